@@ -1,0 +1,20 @@
+#include "cli_common.hpp"
+
+#include <fmt/format.h>
+
+namespace gpupart::cli {
+
+void add_snapshot_options(CLI::App& command, SnapshotOptions& options) {
+    command.add_option("--snapshot", options.snapshot,
+                       "Snapshot to read: a JSON file, or builtin:h200 / builtin:gtx1060 / builtin:rtx6000ada "
+                       "(default: this machine's GPU where readable, else builtin:h200)");
+    command.add_option("--gpu", options.gpu, "GPU index inside the snapshot")->check(CLI::NonNegativeNumber);
+}
+
+ChosenSnapshot load_chosen(const SnapshotOptions& options) { return choose_snapshot(options.snapshot); }
+
+void print_origin(const ChosenSnapshot& chosen) {
+    fmt::print("snapshot: {} ({}; captured {})\n\n", chosen.origin, chosen.why, chosen.snapshot.captured);
+}
+
+}  // namespace gpupart::cli

@@ -1,0 +1,23 @@
+#pragma once
+// What every gpupart subcommand shares: the --snapshot/--gpu options and printing the one line
+// that says which snapshot is shown and why.
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "snapshot/snapshot_choice.hpp"
+
+namespace gpupart::cli {
+
+struct SnapshotOptions {
+    std::optional<std::string> snapshot;
+    int gpu = 0;
+};
+
+void add_snapshot_options(CLI::App& command, SnapshotOptions& options);
+ChosenSnapshot load_chosen(const SnapshotOptions& options);
+// "snapshot: builtin:h200 (no NVIDIA GPU on this machine: ...)", printed before human-readable output.
+void print_origin(const ChosenSnapshot& chosen);
+
+}  // namespace gpupart::cli

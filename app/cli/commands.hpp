@@ -1,0 +1,19 @@
+#pragma once
+// One function per subcommand: each adds its subcommand and options to the app and returns the
+// action to run when that subcommand was given.
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace gpupart::cli {
+
+struct Command {
+    CLI::App* app = nullptr;
+    std::function<int()> run;  // returns the exit code; throws UserError for bad input
+};
+
+Command add_topology_command(CLI::App& app);
+Command add_mask_command(CLI::App& app);
+Command add_export_command(CLI::App& app);
+
+}  // namespace gpupart::cli

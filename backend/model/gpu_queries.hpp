@@ -1,0 +1,30 @@
+#pragma once
+// Questions front ends ask of a Gpu model: which bits are real TPCs, which GPC a mask covers, and
+// whether a model is consistent at all (used when loading a snapshot, so nothing broken gets in).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/gpu.hpp"
+
+namespace gpupart {
+
+std::string gpc_name(int gpc_index);  // "gpc3"
+std::string gpu_display_name(const Gpu& gpu);  // "NVIDIA H200" or "GPU 0" when the name is unknown
+
+TpcMask real_tpcs(const Gpu& gpu);
+TpcMask hole_bits(const Gpu& gpu);
+TpcMask gpc_tpcs(const Gpu& gpu, int gpc_index);
+TpcMask undetermined_gpc_tpcs(const Gpu& gpu);
+const Tpc* find_tpc(const Gpu& gpu, int mask_bit);
+
+std::vector<int> sms_of(const Gpu& gpu, const TpcMask& mask);
+int sm_total(const Gpu& gpu);
+// GPCs whose every real TPC is in `mask` (a GPC with no real TPC never counts).
+std::vector<int> gpcs_fully_covered(const Gpu& gpu, const TpcMask& mask);
+
+// Structural checks: bits inside the mask width and not both TPC and hole, GPC indices and slots
+// valid and unique, SM ids unique. Returns the first problem as "<field>: <what is wrong>".
+std::optional<std::string> find_inconsistency(const Gpu& gpu);
+
+}  // namespace gpupart

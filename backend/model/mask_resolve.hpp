@@ -1,0 +1,23 @@
+#pragma once
+// Turning a mask expression into the TPCs it means on one GPU. Holes are dropped (and reported);
+// an expression that leaves no real TPC is refused, because a kernel allowed only on holes never runs.
+#include <string>
+#include <vector>
+
+#include "model/gpu.hpp"
+#include "model/mask_expression.hpp"
+
+namespace gpupart {
+
+struct ResolvedMask {
+    TpcMask mask;           // real TPCs only
+    TpcMask dropped_holes;  // bits the expression named that have no TPC
+    std::vector<std::string> notes;  // one line each: what was dropped, how a count was placed
+};
+
+// Throws UserError (one line naming the expression and the GPU) when the expression names a GPC
+// that does not exist, a bit beyond the GPU's mask width, or no real TPC at all.
+ResolvedMask resolve_mask(const MaskExpression& expression, const Gpu& gpu);
+ResolvedMask resolve_mask(std::string_view expression, const Gpu& gpu);
+
+}  // namespace gpupart

@@ -1,0 +1,19 @@
+#pragma once
+// The terminal floorplan of one GPU: every GPC as a row of TPC slots (mask bit over SM ids, holes
+// visibly empty), then engines, runlists and copy-engine wiring, each with where it came from.
+// A pure function of the model, shared by `gpupart topology` and (later) `gpupart top`.
+#include <string>
+
+#include "model/gpu.hpp"
+
+namespace gpupart {
+
+std::string topology_text(const Gpu& gpu);
+
+// "66 TPCs, 132 SMs, 8 GPCs, 62 holes": the counts as one line, also used by other reports.
+std::string topology_summary(const Gpu& gpu);
+
+// Pairs of LCEs that share a physical copy engine (seed 003 rule R8), as "LCE0 and LCE2 share PCEs 12,14".
+std::vector<std::string> shared_copy_engine_lines(const Gpu& gpu);
+
+}  // namespace gpupart

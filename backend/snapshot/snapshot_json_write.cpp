@@ -1,0 +1,127 @@
+#include "snapshot/snapshot_json.hpp"
+
+namespace gpupart {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json provenance_json(const Provenance& from) {
+    return Json{{"source", std::string(to_string(from.source))}, {"detail", from.detail}};
+}
+
+template <typename T>
+Json fact_json(const Fact<T>& fact) {
+    Json out;
+    out["value"] = fact.value ? Json(*fact.value) : Json(nullptr);
+    out["from"] = provenance_json(fact.from);
+    if (!fact.unknown_reason.empty()) out["unknown_reason"] = fact.unknown_reason;
+    return out;
+}
+
+template <typename T>
+Json optional_json(const std::optional<T>& value) {
+    return value ? Json(*value) : Json(nullptr);
+}
+
+Json gpc_json(const Gpc& gpc) {
+    return Json{{"index", gpc.index},
+                {"physical_id", optional_json(gpc.physical_id)},
+                {"logical_id", optional_json(gpc.logical_id)},
+                {"tpc_slots", gpc.tpc_slots},
+                {"from", provenance_json(gpc.from)}};
+}
+
+Json tpc_json(const Tpc& tpc) {
+    Json out{{"mask_bit", tpc.mask_bit}, {"gpc", optional_json(tpc.gpc)}, {"slot", optional_json(tpc.slot)},
+             {"sms", tpc.sms}, {"from", provenance_json(tpc.from)}};
+    if (!tpc.gpc_note.empty()) out["gpc_note"] = tpc.gpc_note;
+    return out;
+}
+
+Json hole_json(const Hole& hole) {
+    return Json{{"mask_bit", hole.mask_bit}, {"gpc", optional_json(hole.gpc)}, {"slot", optional_json(hole.slot)},
+                {"from", provenance_json(hole.from)}};
+}
+
+Json channel_json(const Channel& channel) {
+    return Json{{"id", channel.id}, {"pid", optional_json(channel.pid)}, {"from", provenance_json(channel.from)}};
+}
+
+Json tsg_json(const Tsg& tsg) {
+    Json channels = Json::array();
+    for (const Channel& channel : tsg.channels) channels.push_back(channel_json(channel));
+    return Json{{"id", tsg.id}, {"pid", optional_json(tsg.pid)}, {"channels", channels}, {"from", provenance_json(tsg.from)}};
+}
+
+Json runlist_json(const Runlist& runlist) {
+    Json tsgs = Json::array();
+    for (const Tsg& tsg : runlist.tsgs) tsgs.push_back(tsg_json(tsg));
+    return Json{{"id", runlist.id}, {"tsgs", tsgs}, {"tsg_count", fact_json(runlist.tsg_count)},
+                {"channel_ids", runlist.channel_ids}, {"from", provenance_json(runlist.from)}};
+}
+
+Json engine_json(const Engine& engine) {
+    return Json{{"name", engine.name}, {"kind", std::string(to_string(engine.kind))}, {"instance", engine.instance},
+                {"runlist", fact_json(engine.runlist)}, {"from", provenance_json(engine.from)}};
+}
+
+Json lce_json(const LogicalCopyEngine& lce) {
+    return Json{{"index", lce.index}, {"pce_mask", lce.pce_mask}, {"grce", lce.grce}, {"shared", lce.shared},
+                {"caps_hex", lce.caps_hex}, {"from", provenance_json(lce.from)}};
+}
+
+Json process_json(const Process& process) {
+    return Json{{"pid", process.pid},
+                {"start_time", optional_json(process.start_time)},
+                {"uid", optional_json(process.uid)},
+                {"command", process.command},
+                {"tpc_mask", process.tpc_mask ? Json(process.tpc_mask->to_hex_padded()) : Json(nullptr)},
+                {"tpcs", process.tpc_mask ? Json(process.tpc_mask->to_list()) : Json(nullptr)},
+                {"gpu_memory_bytes", fact_json(process.gpu_memory_bytes)},
+                {"from", provenance_json(process.from)}};
+}
+
+template <typename T, typename F>
+Json array_of(const std::vector<T>& items, F to_json) {
+    Json out = Json::array();
+    for (const T& item : items) out.push_back(to_json(item));
+    return out;
+}
+
+}  // namespace
+
+Json gpu_to_json(const Gpu& gpu) {
+    Json lces = array_of(gpu.copy_engines.lces, lce_json);
+    return Json{
+        {"index", gpu.index},
+        {"name", fact_json(gpu.name)},
+        {"uuid", fact_json(gpu.uuid)},
+        {"pci_bus_id", fact_json(gpu.pci_bus_id)},
+        {"architecture", fact_json(gpu.architecture)},
+        {"compute_capability", fact_json(gpu.compute_capability)},
+        {"driver_version", fact_json(gpu.driver_version)},
+        {"cuda_version", fact_json(gpu.cuda_version)},
+        {"sm_count", fact_json(gpu.sm_count)},
+        {"descriptor_version", fact_json(gpu.descriptor_version)},
+        {"mig_enabled", fact_json(gpu.mig_enabled)},
+        {"mask_width", gpu.mask_width},
+        {"gpcs", array_of(gpu.gpcs, gpc_json)},
+        {"tpcs", array_of(gpu.tpcs, tpc_json)},
+        {"holes", array_of(gpu.holes, hole_json)},
+        {"engines", array_of(gpu.engines, engine_json)},
+        {"runlists", array_of(gpu.runlists, runlist_json)},
+        {"copy_engines", Json{{"lces", lces}, {"pce_count", fact_json(gpu.copy_engines.pce_count)}}},
+        {"processes", array_of(gpu.processes, process_json)},
+        {"notes", gpu.notes},
+    };
+}
+
+Json snapshot_to_json(const Snapshot& snapshot) {
+    return Json{{"format", kSnapshotFormatName},
+                {"version", Snapshot::kFormatVersion},
+                {"captured", snapshot.captured},
+                {"description", snapshot.description},
+                {"gpus", array_of(snapshot.gpus, gpu_to_json)}};
+}
+
+}  // namespace gpupart

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The gpupart CLI as a user runs it: outputs, exit codes, and one-line errors that change nothing.
+#   cli_end_to_end.sh PATH/TO/gpupart WORK_DIR
+set -u
+gpupart=$1
+work=$2
+rm -rf "$work" && mkdir -p "$work"
+failures=0
+passes=0
+
+check() {  # check NAME CONDITION...
+    local name=$1
+    shift
+    if "$@"; then
+        passes=$((passes + 1))
+    else
+        failures=$((failures + 1))
+        echo "FAIL: $name" >&2
+    fi
+}
+contains() { grep -qF -- "$2" "$1"; }
+lines() { [ "$(wc -l < "$1")" -eq "$2" ]; }
+
+# topology on the built-in H200 (CI has no GPU)
+"$gpupart" topology > "$work/topology.txt" 2> "$work/topology.err"; rc=$?
+check "topology exits 0" [ "$rc" -eq 0 ]
+check "topology says which snapshot" contains "$work/topology.txt" "snapshot: builtin:h200 ("
+check "topology says why" contains "$work/topology.txt" "showing the built-in recorded H200"
+check "topology counts" contains "$work/topology.txt" "66 TPCs, 132 SMs, 8 GPCs (+4 TPCs of undetermined GPC), 62 holes"
+check "topology floorplan" contains "$work/topology.txt" "gpc6      9   18   bit       54"
+
+"$gpupart" topology --json > "$work/topology.json"; rc=$?
+check "topology --json exits 0" [ "$rc" -eq 0 ]
+check "topology --json summary" contains "$work/topology.json" '"tpcs": 66'
+check "topology --json builtin" contains "$work/topology.json" '"builtin": true'
+check "topology --json undetermined" contains "$work/topology.json" '"undetermined_gpc_tpcs": "75,78,81,83"'
+
+# mask parse
+"$gpupart" mask parse 0-8 > "$work/mask.txt"; rc=$?
+check "mask parse exits 0" [ "$rc" -eq 0 ]
+check "mask parse normalises" contains "$work/mask.txt" "tpcs  0-3"
+check "mask parse reports holes" contains "$work/mask.txt" "note  dropped bits 4-8: no TPC there (holes)"
+"$gpupart" mask parse "8 tpcs" --json > "$work/mask.json"; rc=$?
+check "mask parse --json exits 0" [ "$rc" -eq 0 ]
+check "mask parse --json places a count" contains "$work/mask.json" '"tpcs": "9-16"'
+check "mask parse --json whole gpcs" contains "$work/mask.json" '"gpc1"'
+
+"$gpupart" mask parse 4-8 > "$work/holes.out" 2> "$work/holes.err"; rc=$?
+check "mask of holes is refused" [ "$rc" -eq 1 ]
+check "mask of holes: one line" lines "$work/holes.err" 1
+check "mask of holes: message" contains "$work/holes.err" "gpupart: mask '4-8' selects no real TPC on NVIDIA H200: bits 4-8 are holes"
+check "mask of holes: nothing on stdout" [ ! -s "$work/holes.out" ]
+
+"$gpupart" mask parse "gpc9" 2> "$work/gpc.err" > /dev/null; rc=$?
+check "unknown gpc refused" [ "$rc" -eq 1 ]
+check "unknown gpc: one line" lines "$work/gpc.err" 1
+
+"$gpupart" mask parse "" 2> "$work/empty.err" > /dev/null; rc=$?
+check "empty mask refused" [ "$rc" -eq 1 ]
+check "empty mask: message" contains "$work/empty.err" "gpupart: mask is empty"
+
+# export, then read the export back
+"$gpupart" export --json "$work/h200.json" 2> "$work/export.err"; rc=$?
+check "export exits 0" [ "$rc" -eq 0 ]
+"$gpupart" topology --snapshot "$work/h200.json" > "$work/topology2.txt"; rc=$?
+check "exported file loads" [ "$rc" -eq 0 ]
+check "exported file has the same floorplan" diff <(tail -n +2 "$work/topology.txt") <(tail -n +2 "$work/topology2.txt")
+
+# a malformed snapshot: one line naming file and field
+sed 's/"version": 1/"version": 7/' "$work/h200.json" > "$work/v7.json"
+"$gpupart" topology --snapshot "$work/v7.json" > "$work/v7.out" 2> "$work/v7.err"; rc=$?
+check "unknown version refused" [ "$rc" -eq 1 ]
+check "unknown version: one line naming file and field" contains "$work/v7.err" "gpupart: snapshot $work/v7.json: field version: 7 is not supported"
+check "unknown version: one line" lines "$work/v7.err" 1
+check "unknown version: nothing printed" [ ! -s "$work/v7.out" ]
+
+# export onto an existing file from a bad snapshot leaves the file as it was
+cp "$work/h200.json" "$work/keep.json"
+"$gpupart" export --json "$work/keep.json" --snapshot "$work/v7.json" 2> /dev/null; rc=$?
+check "failed export exits non-zero" [ "$rc" -eq 1 ]
+check "failed export changed nothing" cmp -s "$work/h200.json" "$work/keep.json"
+
+"$gpupart" topology --gpu 3 2> "$work/gpu.err" > /dev/null; rc=$?
+check "bad --gpu refused" [ "$rc" -eq 1 ]
+check "bad --gpu: message" contains "$work/gpu.err" "gpupart: --gpu 3: snapshot builtin:h200 has GPU 0"
+
+"$gpupart" frobnicate > /dev/null 2>&1; rc=$?
+check "unknown subcommand refused" [ "$rc" -ne 0 ]
+
+echo "cli_end_to_end: $passes passed, $failures failed"
+[ "$failures" -eq 0 ]

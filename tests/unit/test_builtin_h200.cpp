@@ -1,0 +1,177 @@
+// The built-in H200 snapshot agrees with the raw logs in tests/fixtures/h200 and h100-rmctrl.
+// The logs are read here with this test's own small parsing, independent of the generator's.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "model/gpu_queries.hpp"
+#include "snapshot/snapshot_file.hpp"
+
+using namespace gpupart;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+    std::ifstream in(std::string(GPUPART_FIXTURES) + "/" + name);
+    EXPECT_TRUE(in) << name;
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+const Gpu& h200() {
+    static const Snapshot snapshot = load_snapshot("builtin:h200");
+    return snapshot.gpus.at(0);
+}
+
+// bit -> SM ids from the maskbits log's "bit->sm" line ("-" = no SM).
+std::map<int, std::vector<int>> logged_bit_map() {
+    const std::string log = fixture("h200/2026-11-22-maskbits.log");
+    const auto start = log.find("bit->sm (anchored on bit 0):\n");
+    const std::string line = log.substr(start, log.find('\n', log.find('\n', start) + 1) - start);
+    std::map<int, std::vector<int>> map;
+    const std::regex entry(R"((\d+):(-|[\d,]+))");
+    for (auto it = std::sregex_iterator(line.begin(), line.end(), entry); it != std::sregex_iterator(); ++it) {
+        std::vector<int> sms;
+        std::stringstream list((*it)[2].str());
+        for (std::string sm; std::getline(list, sm, ',');)
+            if (sm != "-") sms.push_back(std::stoi(sm));
+        map[std::stoi((*it)[1])] = sms;
+    }
+    return map;
+}
+
+std::set<int> sms_in_gpc(int gpc) {
+    const auto sms = sms_of(h200(), gpc_tpcs(h200(), gpc));
+    return {sms.begin(), sms.end()};
+}
+
+}  // namespace
+
+TEST(BuiltinH200, CountsMatchHardwareDoc) {
+    EXPECT_EQ(h200().tpcs.size(), 66u);
+    EXPECT_EQ(sm_total(h200()), 132);
+    EXPECT_EQ(h200().holes.size(), 62u);
+    EXPECT_EQ(h200().gpcs.size(), 8u);
+    EXPECT_EQ(*h200().sm_count.value, 132);
+    EXPECT_EQ(*h200().descriptor_version.value, 0x40);
+    EXPECT_EQ(h200().mask_width, 128);
+}
+
+TEST(BuiltinH200, EveryLoggedBitHasTheLoggedSms) {
+    const auto logged = logged_bit_map();
+    ASSERT_EQ(logged.size(), 127u);  // bits 1..127; bit 0 is the anchor
+    for (const auto& [bit, sms] : logged) {
+        const Tpc* tpc = find_tpc(h200(), bit);
+        if (sms.empty()) {
+            EXPECT_EQ(tpc, nullptr) << "bit " << bit << " is a hole in the log";
+            EXPECT_TRUE(hole_bits(h200()).test(bit)) << bit;
+        } else {
+            ASSERT_NE(tpc, nullptr) << "bit " << bit << " drives SMs in the log";
+            EXPECT_EQ(tpc->sms, sms) << "bit " << bit;
+        }
+    }
+}
+
+TEST(BuiltinH200, AnchorBitZeroDrivesSmsZeroAndOne) {
+    // "masked (TPC0-3 only) distinct SMs: 8 : 0 1 16 17 32 33 48 49", less bits 1-3 (16,17 32,33 48,49).
+    ASSERT_NE(find_tpc(h200(), 0), nullptr);
+    EXPECT_EQ(find_tpc(h200(), 0)->sms, (std::vector<int>{0, 1}));
+    EXPECT_NE(fixture("h200/2026-11-22-maskbits.log").find("masked (TPC0-3 only) distinct SMs: 8 : 0 1 16 17 32 33 48 49"),
+              std::string::npos);
+}
+
+TEST(BuiltinH200, GpcsAreTheLoggedClusterGroups) {
+    const std::string corun = fixture("h200/2026-11-22-corun.log");
+    const std::string block = corun.substr(corun.find("cluster8:"), corun.find("---") - corun.find("cluster8:"));
+    std::vector<std::set<int>> groups;
+    const std::regex group(R"(\[([ \d]+)\])");
+    for (auto it = std::sregex_iterator(block.begin(), block.end(), group); it != std::sregex_iterator(); ++it) {
+        std::stringstream list((*it)[1].str());
+        std::set<int> sms;
+        for (int sm; list >> sm;) sms.insert(sm);
+        if (sms.size() > 1) groups.push_back(sms);
+    }
+    ASSERT_EQ(groups.size(), 8u);
+    for (int gpc = 0; gpc < 8; ++gpc) EXPECT_EQ(sms_in_gpc(gpc), groups[static_cast<std::size_t>(gpc)]) << "gpc" << gpc;
+    // The measured group sizes: one GPC of 8 SMs, five of 16, two of 18.
+    std::multiset<std::size_t> sizes;
+    for (const auto& g : groups) sizes.insert(g.size());
+    EXPECT_EQ(sizes, (std::multiset<std::size_t>{8, 16, 16, 16, 16, 16, 18, 18}));
+}
+
+TEST(BuiltinH200, GpcsFollowTheNineBitGroups) {
+    EXPECT_EQ(gpc_tpcs(h200(), 0).to_list(), "0-3");
+    EXPECT_EQ(gpc_tpcs(h200(), 1).to_list(), "9-16");
+    EXPECT_EQ(gpc_tpcs(h200(), 2).to_list(), "18-25");
+    EXPECT_EQ(gpc_tpcs(h200(), 3).to_list(), "27-34");
+    EXPECT_EQ(gpc_tpcs(h200(), 4).to_list(), "36-43");
+    EXPECT_EQ(gpc_tpcs(h200(), 5).to_list(), "45-52");
+    EXPECT_EQ(gpc_tpcs(h200(), 6).to_list(), "54-62");
+    EXPECT_EQ(gpc_tpcs(h200(), 7).to_list(), "63-71");
+    for (const Gpc& gpc : h200().gpcs) {
+        EXPECT_EQ(gpc.tpc_slots, 9);
+        EXPECT_FALSE(gpc.physical_id.has_value()) << "hardware GPC ids were not recorded";
+    }
+}
+
+TEST(BuiltinH200, FourTpcsHaveNoGuessedGpc) {
+    EXPECT_EQ(undetermined_gpc_tpcs(h200()).to_list(), "75,78,81,83");
+    for (int bit : {75, 78, 81, 83}) {
+        const Tpc* tpc = find_tpc(h200(), bit);
+        ASSERT_NE(tpc, nullptr);
+        EXPECT_FALSE(tpc->gpc.has_value());
+        EXPECT_FALSE(tpc->slot.has_value());
+        EXPECT_NE(tpc->gpc_note.find("not determined"), std::string::npos);
+    }
+    EXPECT_EQ(find_tpc(h200(), 83)->sms, (std::vector<int>{130, 131}));
+}
+
+TEST(BuiltinH200, HolesInsideGpcsAreEmptySlots) {
+    EXPECT_EQ(hole_bits(h200()).to_list(), "4-8,17,26,35,44,53,72-74,76-77,79-80,82,84-127");
+    for (const Hole& hole : h200().holes) {
+        if (hole.mask_bit < 72) {
+            ASSERT_TRUE(hole.gpc.has_value()) << hole.mask_bit;
+            EXPECT_EQ(*hole.gpc, hole.mask_bit / 9);
+            EXPECT_EQ(*hole.slot, hole.mask_bit % 9);
+        } else {
+            EXPECT_FALSE(hole.gpc.has_value()) << hole.mask_bit;
+        }
+    }
+}
+
+TEST(BuiltinH200, EveryFactSaysWhereItCameFrom) {
+    for (const Tpc& tpc : h200().tpcs) {
+        EXPECT_EQ(tpc.from.source, Source::recorded);
+        EXPECT_NE(tpc.from.detail.find("2026-11-22-maskbits.log"), std::string::npos);
+    }
+    for (const Engine& engine : h200().engines) EXPECT_NE(engine.from.detail.find("H100"), std::string::npos) << engine.name;
+    EXPECT_FALSE(h200().uuid.known());
+    EXPECT_EQ(h200().uuid.unknown_reason, "not recorded");
+}
+
+TEST(BuiltinH200, EnginesAndCopyWiringMatchTheRmReplies) {
+    const std::string replies = fixture("h100-rmctrl/replies-root.txt");
+    EXPECT_NE(replies.find("23 (1, 9, 10, 11, 12, 13, 20, 21, 22, 23, 24, 25, 26, 34, 38, 43, 45, 46, 47, 48, 49, 50, 51)"),
+              std::string::npos);
+    ASSERT_EQ(h200().engines.size(), 23u);
+    std::map<std::string, int> runlists;
+    for (const Engine& engine : h200().engines)
+        if (engine.runlist.known()) runlists[engine.name] = *engine.runlist.value;
+    // replies2-root.txt: "rlId (0, 0, 0, 1, 3, 10)" for GR0, COPY0..4.
+    EXPECT_EQ(runlists, (std::map<std::string, int>{{"GR0", 0}, {"COPY0", 0}, {"COPY1", 0}, {"COPY2", 1}, {"COPY3", 3}, {"COPY4", 10}}));
+    const auto& lces = h200().copy_engines.lces;
+    ASSERT_EQ(lces.size(), 5u);
+    const std::uint32_t masks[] = {0x5000, 0xa000, 0x5000, 0xa000, 0x0fff};
+    for (std::size_t i = 0; i < 5; ++i) {
+        EXPECT_EQ(lces[i].index, static_cast<int>(i));
+        EXPECT_EQ(lces[i].pce_mask, masks[i]) << "LCE" << i;
+        EXPECT_EQ(lces[i].grce, i < 2) << "LCE" << i;
+        EXPECT_EQ(lces[i].shared, i < 4) << "LCE" << i;
+    }
+    EXPECT_EQ(*h200().copy_engines.pce_count.value, 16);
+}

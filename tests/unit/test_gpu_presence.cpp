@@ -1,0 +1,64 @@
+// GPU detection over a constructed sysfs tree.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "platform/gpu_presence.hpp"
+#include "snapshot/snapshot_choice.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+class FakeSysfs : public ::testing::Test {
+protected:
+    void SetUp() override {
+        root_ = fs::temp_directory_path() / ("gpupart-sysfs-" + std::to_string(::getpid()) + "-" +
+                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::create_directories(root_ / "bus/pci/devices");
+    }
+    void TearDown() override { fs::remove_all(root_); }
+    void add_device(const std::string& bdf, const std::string& vendor, const std::string& device, const std::string& pci_class) {
+        const fs::path dir = root_ / "bus/pci/devices" / bdf;
+        fs::create_directories(dir);
+        std::ofstream(dir / "vendor") << vendor << "\n";
+        std::ofstream(dir / "device") << device << "\n";
+        std::ofstream(dir / "class") << pci_class << "\n";
+    }
+    fs::path root_;
+};
+
+}  // namespace
+
+TEST_F(FakeSysfs, FindsNvidiaDisplayAnd3dControllersOnly) {
+    add_device("0000:00:06.0", "0x10de", "0x2335", "0x030200");  // H200: 3D controller
+    add_device("0000:01:00.0", "0x10de", "0x2684", "0x030000");  // VGA
+    add_device("0000:01:00.1", "0x10de", "0x22ba", "0x040300");  // the GPU's audio function
+    add_device("0000:00:02.0", "0x8086", "0x4680", "0x030000");  // another vendor's GPU
+    const auto gpus = gpupart::find_nvidia_gpus(root_.string());
+    ASSERT_EQ(gpus.size(), 2u);
+    EXPECT_EQ(gpus[0].bus_id, "0000:00:06.0");
+    EXPECT_EQ(gpus[0].device_id, "0x2335");
+    EXPECT_EQ(gpus[1].bus_id, "0000:01:00.0");
+}
+
+TEST_F(FakeSysfs, NoGpuMeansBuiltinH200AndSaysSo) {
+    add_device("0000:00:02.0", "0x8086", "0x4680", "0x030000");
+    const auto chosen = gpupart::choose_snapshot(std::nullopt, root_.string());
+    EXPECT_TRUE(chosen.builtin);
+    EXPECT_EQ(chosen.origin, "builtin:h200");
+    EXPECT_EQ(chosen.why, "no NVIDIA GPU on this machine: showing the built-in recorded H200");
+}
+
+TEST_F(FakeSysfs, AGpuWithoutLiveReadersIsNotPassedOffAsThisMachines) {
+    add_device("0000:00:06.0", "0x10de", "0x2335", "0x030200");
+    const auto chosen = gpupart::choose_snapshot(std::nullopt, root_.string());
+    EXPECT_TRUE(chosen.builtin);
+    EXPECT_NE(chosen.why.find("1 NVIDIA GPU(s) found (first at 0000:00:06.0)"), std::string::npos);
+    EXPECT_NE(chosen.why.find("not this machine's GPU"), std::string::npos);
+}
+
+TEST_F(FakeSysfs, MissingSysfsIsNoGpu) {
+    EXPECT_TRUE(gpupart::find_nvidia_gpus((root_ / "absent").string()).empty());
+}

@@ -1,0 +1,59 @@
+#include <gtest/gtest.h>
+
+#include "report/topology_text.hpp"
+#include "snapshot/snapshot_file.hpp"
+
+using namespace gpupart;
+
+namespace {
+const Gpu& h200() {
+    static const Snapshot snapshot = load_snapshot("builtin:h200");
+    return snapshot.gpus.at(0);
+}
+}  // namespace
+
+TEST(TopologyText, SummaryHasTheMeasuredCounts) {
+    EXPECT_EQ(topology_summary(h200()),
+              "66 TPCs, 132 SMs, 8 GPCs (+4 TPCs of undetermined GPC), 62 holes in the 128-bit TPC mask");
+}
+
+TEST(TopologyText, FloorplanRowsShowBitsSmsAndHoles) {
+    const std::string text = topology_text(h200());
+    // gpc0: 4 TPCs, 8 SMs, then five hole slots.
+    EXPECT_NE(text.find("gpc0      4    8   bit        0       1       2       3       .       .       .       .       .\n"
+                        "                   SMs      0-1   16-17   32-33   48-49       .       .       .       .       .\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("gpc7      9   18   bit       63      64      65      66      67      68      69      70      71\n"),
+              std::string::npos);
+    EXPECT_NE(text.find("no GPC    4    8   bit       75      78      81      83\n"
+                        "                   SMs  124-125 126-127 128-129 130-131\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("source: recorded: tests/fixtures/h200/2026-11-22-maskbits.log\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("holes: 62 of 128 mask bits have no TPC: 4-8,17,26,35,44,53,72-74,76-77,79-80,82,84-127"), std::string::npos);
+}
+
+TEST(TopologyText, EnginesRunlistsAndSharedCopyEngines) {
+    const std::string text = topology_text(h200());
+    EXPECT_NE(text.find("runlist 0    GR0, COPY0 (GRCE), COPY1 (GRCE)"), std::string::npos) << text;
+    EXPECT_NE(text.find("runlist 10   COPY4"), std::string::npos);
+    EXPECT_NE(text.find("LCE4                PCEs 0-11"), std::string::npos) << text;
+    EXPECT_NE(text.find("LCE0 and LCE2 share PCEs 12,14: their copies interfere (seed 003 R8)"), std::string::npos);
+    EXPECT_NE(text.find("LCE1 and LCE3 share PCEs 13,15"), std::string::npos);
+}
+
+TEST(TopologyText, SharedCopyEnginesAreOnlyRealOverlaps) {
+    EXPECT_EQ(shared_copy_engine_lines(h200()).size(), 2u);
+    Gpu gpu;
+    gpu.copy_engines.lces = {LogicalCopyEngine{0, 0x1, true, false, "", {}}, LogicalCopyEngine{1, 0x2, true, false, "", {}}};
+    EXPECT_TRUE(shared_copy_engine_lines(gpu).empty());
+}
+
+TEST(TopologyText, GpuWithoutTpcMapSaysSo) {
+    const Snapshot ada = load_snapshot("builtin:rtx6000ada");
+    const std::string text = topology_text(ada.gpus.at(0));
+    EXPECT_NE(text.find("TPC layout: not known for this GPU"), std::string::npos);
+    EXPECT_NE(text.find("runlist 7    (no engine named)"), std::string::npos) << text;
+    EXPECT_NE(text.find("runlist 16   SEQ"), std::string::npos);
+}
