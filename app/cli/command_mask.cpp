@@ -29,8 +29,8 @@ Command add_mask_command(CLI::App& app) {
                 const Gpu& gpu = select_gpu(chosen, options->snapshot.gpu);
                 const ResolvedMask resolved = resolve_mask(options->expression, gpu);
                 if (options->json) {
-                    auto out = mask_report_json(options->expression, resolved, gpu);
-                    out["snapshot"] = chosen.origin;
+                    nlohmann::ordered_json out{{"snapshot", chosen.origin}};
+                    out.update(mask_report_json(options->expression, resolved, gpu));
                     fmt::print("{}\n", out.dump(2));
                 } else {
                     print_origin(chosen);
