@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "model/user_error.hpp"
+#include "platform/gpu_presence.hpp"
+
 namespace gpupart::cli {
 
 void add_snapshot_options(CLI::App& command, SnapshotOptions& options) {
@@ -15,6 +18,13 @@ ChosenSnapshot load_chosen(const SnapshotOptions& options) { return choose_snaps
 
 void print_origin(const ChosenSnapshot& chosen) {
     fmt::print("snapshot: {} ({}; captured {})\n\n", chosen.origin, chosen.why, chosen.snapshot.captured);
+}
+
+ChosenSnapshot partition_topology(const SnapshotOptions& options) {
+    if (!options.snapshot && !find_nvidia_gpus().empty())
+        throw UserError("this machine's TPC map is not known (no live topology reader in this build): pass --snapshot "
+                        "with a recording of this GPU; a wrong map could allow only holes and hang kernels");
+    return load_chosen(options);
 }
 
 }  // namespace gpupart::cli

@@ -20,4 +20,8 @@ ChosenSnapshot load_chosen(const SnapshotOptions& options);
 // "snapshot: builtin:h200 (no NVIDIA GPU on this machine: ...)", printed before human-readable output.
 void print_origin(const ChosenSnapshot& chosen);
 
+// The topology a partition is checked against. On a machine with an NVIDIA GPU the built-in recording
+// is not this GPU (mask-bit holes differ between chips), so it is used only when named with --snapshot.
+ChosenSnapshot partition_topology(const SnapshotOptions& options);
+
 }  // namespace gpupart::cli

@@ -15,5 +15,9 @@ struct Command {
 Command add_topology_command(CLI::App& app);
 Command add_mask_command(CLI::App& app);
 Command add_export_command(CLI::App& app);
+Command add_run_command(CLI::App& app);
+Command add_set_command(CLI::App& app);
+Command add_list_command(CLI::App& app);
+Command add_mps_command(CLI::App& app);
 
 }  // namespace gpupart::cli

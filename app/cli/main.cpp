@@ -17,6 +17,10 @@ int main(int argc, char** argv) {
         gpupart::cli::add_topology_command(app),
         gpupart::cli::add_mask_command(app),
         gpupart::cli::add_export_command(app),
+        gpupart::cli::add_run_command(app),
+        gpupart::cli::add_set_command(app),
+        gpupart::cli::add_list_command(app),
+        gpupart::cli::add_mps_command(app),
     };
     try {
         app.parse(argc, argv);

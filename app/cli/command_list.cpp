@@ -1,0 +1,123 @@
+// gpupart list: every partitioned process with its requested and applied mask, counters and liveness.
+#include <chrono>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "platform/mps_control.hpp"
+#include "registry/registry.hpp"
+
+namespace gpupart::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string requested_text(const SlotRecord& record) {
+    if (!record.control) return "(being changed)";
+    return record.control->has_mask ? record.control->allowed.to_list() : "all";
+}
+
+std::string applied_text(const SlotRecord& record) {
+    if (!record.status) return "(publishing)";
+    if (record.counters.launches == 0) return "-";
+    return record.status->mask_applied ? record.status->applied.to_list() : "all";
+}
+
+std::string age_text(std::uint64_t realtime_ns) {
+    if (realtime_ns == 0) return "never";
+    const auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    const double seconds = static_cast<double>(static_cast<std::int64_t>(now) - static_cast<std::int64_t>(realtime_ns)) / 1e9;
+    return seconds < 0 ? "now" : fmt::format("{:.1f}s ago", seconds);
+}
+
+// Requested and applied agree once the shim applied the latest generation.
+bool pending(const SlotRecord& record) {
+    return record.control && record.status && record.counters.launches > 0 &&
+           record.status->applied_generation != record.control->generation;
+}
+
+Json entry_json(const RegistryEntry& entry) {
+    Json out{{"slot", entry.path}};
+    if (!entry.record) {
+        out["problem"] = entry.problem;
+        return out;
+    }
+    const SlotRecord& r = *entry.record;
+    out["pid"] = r.pid;
+    out["start_time"] = r.start_time;
+    out["uid"] = r.uid;
+    out["user"] = user_name(r.uid);
+    out["command"] = r.command;
+    out["liveness"] = std::string(to_string(entry.liveness));
+    out["shim_version"] = r.shim_version;
+    if (r.control)
+        out["requested"] = Json{{"partitioned", r.control->has_mask}, {"tpcs", r.control->allowed.to_list()},
+                                {"mask", r.control->allowed.to_hex_padded()}, {"generation", r.control->generation},
+                                {"writer_pid", r.control->writer_pid}, {"writer_uid", r.control->writer_uid}};
+    else
+        out["requested"] = nullptr;
+    if (r.status)
+        out["shim"] = Json{{"state", std::string(to_string(r.status->state))}, {"state_code", static_cast<int>(r.status->state)},
+                           {"descriptor_version", r.status->descriptor_version},
+                           {"applied_generation", r.status->applied_generation}, {"mask_applied", r.status->mask_applied},
+                           {"applied_tpcs", r.status->applied.to_list()}, {"pending", pending(r)}};
+    else
+        out["shim"] = nullptr;
+    out["counters"] = Json{{"launches", r.counters.launches}, {"masked_launches", r.counters.masked_launches},
+                           {"last_launch_realtime_ns", r.counters.last_launch_ns}, {"errors", r.counters.errors},
+                           {"refused_masks", r.counters.refused_masks}};
+    return out;
+}
+
+}  // namespace
+
+Command add_list_command(CLI::App& app) {
+    struct Options {
+        bool json = false;
+        bool keep = false;
+    };
+    auto options = std::make_shared<Options>();
+    CLI::App* list = app.add_subcommand("list", "List partitioned processes, their masks, counters and liveness");
+    list->add_flag("--json", options->json, "Machine-readable output (docs/json-output.md)");
+    list->add_flag("--keep-exited", options->keep, "Do not remove the slots of processes that have exited");
+    return {list, [options] {
+                const Registry registry(Registry::default_directory());
+                const int reclaimed = options->keep ? 0 : registry.collect_garbage();
+                const auto entries = registry.list();
+                const MpsState mps = mps_status();
+                if (options->json) {
+                    Json out{{"registry", registry.directory()}, {"reclaimed_exited_slots", reclaimed},
+                             {"mps", Json{{"running", mps.control_running}, {"detail", mps.detail}}}};
+                    out["processes"] = Json::array();
+                    for (const auto& entry : entries) out["processes"].push_back(entry_json(entry));
+                    fmt::print("{}\n", out.dump(2));
+                    return 0;
+                }
+                fmt::print("registry {} · MPS {}{}\n", registry.directory(), mps.detail,
+                           reclaimed ? fmt::format(" · reclaimed {} exited slot{}", reclaimed, reclaimed == 1 ? "" : "s") : "");
+                if (entries.empty()) {
+                    fmt::print("no partitioned process (start one with `gpupart run --tpcs EXPR -- CMD`)\n");
+                    return 0;
+                }
+                fmt::print("{:>8} {:<10} {:<8} {:<16} {:<16} {:>10} {:>12}  {:<28} {}\n", "PID", "USER", "STATE", "TPCS",
+                           "APPLIED", "LAUNCHES", "LAST", "SHIM", "COMMAND");
+                for (const auto& entry : entries) {
+                    if (!entry.record) {
+                        fmt::print("{:>8} {}\n", "?", entry.problem);
+                        continue;
+                    }
+                    const SlotRecord& r = *entry.record;
+                    const std::string shim = r.status ? std::string(to_string(r.status->state)) : "(publishing)";
+                    fmt::print("{:>8} {:<10} {:<8} {:<16} {:<16} {:>10} {:>12}  {:<28} {}\n", r.pid, user_name(r.uid).substr(0, 10),
+                               entry.liveness == Liveness::alive ? "alive" : "exited", requested_text(r),
+                               pending(r) ? "(next launch)" : applied_text(r), r.counters.launches,
+                               age_text(r.counters.last_launch_ns), shim.substr(0, 28), r.command.substr(0, 60));
+                }
+                return 0;
+            }};
+}
+
+}  // namespace gpupart::cli

@@ -1,0 +1,148 @@
+#include "platform/mps_control.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+#include <thread>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "model/user_error.hpp"
+
+extern char** environ;
+
+namespace gpupart {
+namespace {
+
+constexpr const char* kControl = "nvidia-cuda-mps-control";
+
+}  // namespace
+
+CommandResult run_command(const std::vector<std::string>& argv, const std::string& input, int timeout_ms) {
+    int to_child[2];
+    int from_child[2];
+    if (::pipe2(to_child, O_CLOEXEC) != 0) throw UserError(fmt::format("pipe: {}", std::strerror(errno)));
+    if (::pipe2(from_child, O_CLOEXEC) != 0) {
+        ::close(to_child[0]);
+        ::close(to_child[1]);
+        throw UserError(fmt::format("pipe: {}", std::strerror(errno)));
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, to_child[0], 0);
+    posix_spawn_file_actions_adddup2(&actions, from_child[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, from_child[1], 2);
+    std::vector<char*> args;
+    for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    pid_t pid = 0;
+    const int error = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(to_child[0]);
+    ::close(from_child[1]);
+    if (error != 0) {
+        ::close(to_child[1]);
+        ::close(from_child[0]);
+        throw UserError(fmt::format("cannot run {}: {}", argv[0], std::strerror(error)));
+    }
+    if (!input.empty() && ::write(to_child[1], input.data(), input.size()) < 0) { /* the child may not read */ }
+    ::close(to_child[1]);
+    CommandResult result;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    char buffer[4096];
+    while (true) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+        if (left <= 0) {
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, nullptr, 0);
+            ::close(from_child[0]);
+            throw UserError(fmt::format("{} did not answer within {} s", argv[0], timeout_ms / 1000));
+        }
+        pollfd wait_for{from_child[0], POLLIN, 0};
+        if (::poll(&wait_for, 1, static_cast<int>(left)) <= 0) continue;
+        const ssize_t n = ::read(from_child[0], buffer, sizeof buffer);
+        if (n <= 0) break;
+        result.output.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(from_child[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return result;
+}
+
+std::string mps_pipe_directory() {
+    const char* dir = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
+    return dir != nullptr && dir[0] != '\0' ? dir : "/tmp/nvidia-mps";
+}
+
+MpsState mps_status() {
+    MpsState state;
+    state.pipe_directory = mps_pipe_directory();
+    const std::string socket = state.pipe_directory + "/control";
+    if (!std::filesystem::exists(socket)) {
+        state.detail = fmt::format("not running (no control socket {})", socket);
+        return state;
+    }
+    CommandResult result;
+    try {
+        result = run_command({kControl}, "get_server_list\n", 10000);
+    } catch (const UserError& error) {
+        state.detail = fmt::format("control socket {} exists but the daemon did not answer: {}", socket, error.what());
+        return state;
+    }
+    if (result.exit_code != 0) {
+        state.detail = fmt::format("control socket {} exists but {} failed: {}", socket, kControl, result.output);
+        return state;
+    }
+    state.control_running = true;
+    std::istringstream lines(result.output);
+    for (int pid; lines >> pid;) state.server_pids.push_back(pid);
+    state.detail = state.server_pids.empty() ? fmt::format("running (pipe directory {}; no server yet: it starts with the first client)", state.pipe_directory)
+                                             : fmt::format("running (pipe directory {}; server pid {})", state.pipe_directory,
+                                                           fmt::join(state.server_pids, ", "));
+    return state;
+}
+
+std::string mps_start() {
+    const MpsState before = mps_status();
+    if (before.control_running) return "MPS is already " + before.detail;
+    const std::string pipe = mps_pipe_directory();
+    const char* log_env = std::getenv("CUDA_MPS_LOG_DIRECTORY");
+    const std::string log = log_env != nullptr && log_env[0] != '\0' ? log_env : "/tmp/nvidia-mps-log";
+    std::error_code ignored;
+    std::filesystem::create_directories(pipe, ignored);
+    std::filesystem::create_directories(log, ignored);
+    ::setenv("CUDA_MPS_PIPE_DIRECTORY", pipe.c_str(), 1);
+    ::setenv("CUDA_MPS_LOG_DIRECTORY", log.c_str(), 1);
+    const CommandResult result = run_command({kControl, "-d"}, "", 20000);
+    if (result.exit_code != 0)
+        throw UserError(fmt::format("{} -d failed (exit {}): {}", kControl, result.exit_code, result.output));
+    for (int i = 0; i < 50; ++i) {  // the daemon creates its socket shortly after forking
+        if (std::filesystem::exists(pipe + "/control")) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    const MpsState after = mps_status();
+    if (!after.control_running) throw UserError("MPS control daemon started but does not answer: " + after.detail);
+    return fmt::format("MPS started: pipe directory {}, logs {}. Clients must use the same CUDA_MPS_PIPE_DIRECTORY.", pipe, log);
+}
+
+std::string mps_stop() {
+    const MpsState before = mps_status();
+    if (!before.control_running) return "MPS is " + before.detail;
+    const CommandResult result = run_command({kControl}, "quit\n", 20000);
+    if (result.exit_code != 0) throw UserError(fmt::format("{} quit failed: {}", kControl, result.output));
+    return "MPS stopped";
+}
+
+}  // namespace gpupart

@@ -1,0 +1,30 @@
+#pragma once
+// NVIDIA MPS through its control program (nvidia-cuda-mps-control): start, stop, status. Without MPS
+// the contexts of different processes time-slice the GPU (seed 003 R4), so TPC partitions only
+// separate processes that run under one MPS server (HARDWARE.md section 2).
+#include <string>
+#include <vector>
+
+namespace gpupart {
+
+struct MpsState {
+    std::string pipe_directory;     // $CUDA_MPS_PIPE_DIRECTORY or /tmp/nvidia-mps
+    bool control_running = false;   // the control daemon's socket answers
+    std::vector<int> server_pids;   // get_server_list
+    std::string detail;             // one line: what was found, or why not
+};
+
+std::string mps_pipe_directory();
+MpsState mps_status();
+// Both throw UserError with one line (binary missing, daemon refused, timeout).
+std::string mps_start();
+std::string mps_stop();
+
+// Runs argv with `input` on stdin, returns stdout; throws UserError after `timeout_ms` or if it cannot start.
+struct CommandResult {
+    int exit_code = -1;
+    std::string output;
+};
+CommandResult run_command(const std::vector<std::string>& argv, const std::string& input, int timeout_ms);
+
+}  // namespace gpupart

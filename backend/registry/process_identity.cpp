@@ -1,0 +1,48 @@
+#include "registry/process_identity.hpp"
+
+#include <pwd.h>
+#include <sys/stat.h>
+
+#include <fmt/format.h>
+
+#include "registry/registry_slot.h"
+
+namespace gpupart {
+
+std::string_view to_string(Liveness liveness) {
+    switch (liveness) {
+        case Liveness::alive: return "alive";
+        case Liveness::gone: return "exited";
+        case Liveness::reused: return "exited (pid reused)";
+    }
+    return "unknown";
+}
+
+std::optional<std::uint64_t> process_start_time(int pid) {
+    if (pid <= 0) return std::nullopt;
+    const std::uint64_t start = gpupart_process_start_time(pid);
+    if (start == 0) return std::nullopt;
+    return start;
+}
+
+std::optional<unsigned> process_uid(int pid) {
+    struct stat info {};
+    if (pid <= 0 || ::stat(fmt::format("/proc/{}", pid).c_str(), &info) != 0) return std::nullopt;
+    return info.st_uid;
+}
+
+Liveness process_liveness(int pid, std::uint64_t start_time) {
+    const auto now = process_start_time(pid);
+    if (!now) return Liveness::gone;
+    return *now == start_time ? Liveness::alive : Liveness::reused;
+}
+
+std::string user_name(unsigned uid) {
+    struct passwd entry {};
+    struct passwd* found = nullptr;
+    char buffer[4096];
+    if (::getpwuid_r(uid, &entry, buffer, sizeof buffer, &found) == 0 && found != nullptr) return found->pw_name;
+    return fmt::format("uid {}", uid);
+}
+
+}  // namespace gpupart

@@ -1,0 +1,18 @@
+#pragma once
+// Who a process is, from /proc: pid plus start time names a process for its whole life, so a reused
+// pid is never mistaken for the process that registered.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace gpupart {
+
+enum class Liveness { alive, gone, reused };
+std::string_view to_string(Liveness liveness);
+
+std::optional<std::uint64_t> process_start_time(int pid);  // nullopt: no such process
+std::optional<unsigned> process_uid(int pid);
+Liveness process_liveness(int pid, std::uint64_t start_time);
+std::string user_name(unsigned uid);  // "alice", or "uid 1234" when unknown
+
+}  // namespace gpupart

@@ -1,0 +1,143 @@
+/*
+ * The gpupart registry layout: the only contract between the preloaded shim (C) and every front end.
+ *
+ * The registry is a directory on a tmpfs (/run/gpupart when installed, else /dev/shm/gpupart, or
+ * $GPUPART_REGISTRY_DIR). Each partitioned CUDA process owns one fixed-size slot file in it, named
+ * "<pid>-<start time>.slot", created by the shim with the process's uid and mode 0664. One file per
+ * process, not one shared file, because only then can the kernel enforce who may change what: the owner
+ * (and, through the directory's setgid group, members of the admin group) may write it, everybody may
+ * read it, and the directory's sticky bit stops users from deleting each other's slots.
+ *
+ * Concurrency:
+ *  - header: written once by the shim before `state` is set LIVE with a release store; immutable after.
+ *  - control: written by controllers (gpupart set) that hold an OFD write lock on the file (released by
+ *    the kernel if the writer dies) and publish through the `seq` seqlock; read lock-free by the shim.
+ *    A writer killed mid-update leaves `seq` odd: readers keep what they had, and the next writer (who
+ *    gets the lock) rewrites the whole block and makes `seq` even again.
+ *  - status: written by the shim only, under a try-lock among its own threads, published by `seq`.
+ *  - counters: written by the shim with relaxed atomic adds, read relaxed.
+ * Every field shared between processes is accessed with __atomic builtins (registry_seqlock.h), never
+ * with plain loads and stores, so the protocol is free of data races by construction.
+ *
+ * Any change to this layout bumps GPUPART_REGISTRY_LAYOUT_VERSION; readers refuse other versions.
+ */
+#ifndef GPUPART_REGISTRY_LAYOUT_H
+#define GPUPART_REGISTRY_LAYOUT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPUPART_REGISTRY_MAGIC "gpupart"  /* 8 bytes with the NUL */
+#define GPUPART_REGISTRY_LAYOUT_VERSION 1u
+#define GPUPART_SLOT_FILE_SIZE 4096u
+#define GPUPART_SLOT_SUFFIX ".slot"
+#define GPUPART_COMMAND_BYTES 1024u
+#define GPUPART_UUID_BYTES 48u
+
+/* Environment understood by the shim (set by `gpupart run`). */
+#define GPUPART_ENV_REGISTRY_DIR "GPUPART_REGISTRY_DIR"
+#define GPUPART_ENV_TPCS "GPUPART_TPCS"           /* allowed TPC mask, hex, bit 0 lowest */
+#define GPUPART_ENV_REAL_TPCS "GPUPART_REAL_TPCS" /* the GPU's real TPC bits, hex */
+
+enum gpupart_slot_state {
+    GPUPART_SLOT_INITIALISING = 0,
+    GPUPART_SLOT_LIVE = 1,
+};
+
+/* control.flags */
+#define GPUPART_CONTROL_HAS_MASK 0x1u /* 0: no partition, the process may use every TPC */
+
+/* What the shim is doing, published in status.state. */
+enum gpupart_shim_state {
+    GPUPART_SHIM_WAITING = 0,            /* registered, no kernel launched yet */
+    GPUPART_SHIM_ACTIVE = 1,             /* masks are applied to launches */
+    GPUPART_SHIM_UNSUPPORTED_DESCRIPTOR = 2, /* descriptor version not in the shim's table: pass-through */
+    GPUPART_SHIM_CALLBACK_FAILED = 3,    /* CUDA's callback table could not be used: pass-through */
+    GPUPART_SHIM_MASK_REFUSED = 4,       /* the requested mask has no real TPC: previous mask kept */
+    GPUPART_SHIM_BAD_ENVIRONMENT = 5,    /* GPUPART_TPCS / GPUPART_REAL_TPCS malformed: no mask applied */
+};
+
+/* Immutable after the slot is published (state LIVE). 256 bytes. */
+struct gpupart_slot_header {
+    char magic[8];                 /* GPUPART_REGISTRY_MAGIC */
+    uint32_t layout_version;       /* GPUPART_REGISTRY_LAYOUT_VERSION */
+    uint32_t file_size;            /* GPUPART_SLOT_FILE_SIZE */
+    uint32_t state;                /* enum gpupart_slot_state; atomic, set LIVE last */
+    int32_t pid;
+    uint32_t uid;
+    uint32_t reserved0;
+    uint64_t start_time;           /* field 22 of /proc/PID/stat: with pid, names the process */
+    uint64_t created_realtime_ns;
+    char shim_version[32];         /* NUL-terminated */
+    uint8_t reserved1[256 - 80];
+};
+
+/* Written by controllers under the file's OFD lock; seqlock-published. 128 bytes. */
+struct gpupart_control {
+    uint32_t seq;                  /* odd while a write is in progress */
+    uint32_t flags;                /* GPUPART_CONTROL_* */
+    uint64_t generation;           /* +1 on every change */
+    uint32_t allowed[4];           /* allowed TPCs (set bit = may run there), bit 0 lowest */
+    uint32_t real_tpcs[4];         /* the GPU's real TPC bits as the writer knew them */
+    int32_t writer_pid;
+    uint32_t writer_uid;
+    uint64_t written_realtime_ns;
+    uint8_t reserved[128 - 64];
+};
+
+/* Written by the shim only; seqlock-published. 128 bytes. */
+struct gpupart_status {
+    uint32_t seq;
+    uint32_t writer_busy;          /* try-lock among the process's own threads */
+    uint32_t state;                /* enum gpupart_shim_state */
+    uint32_t descriptor_version;   /* last launch descriptor version byte seen (0 = none yet) */
+    uint64_t applied_generation;   /* control generation the shim applies now (0 = initial mask) */
+    uint32_t applied[4];           /* mask written into descriptors now */
+    uint32_t applied_flags;        /* GPUPART_CONTROL_HAS_MASK when a mask is applied */
+    uint32_t reserved0;
+    char gpu_uuid[GPUPART_UUID_BYTES]; /* reserved for the device the process uses; "" = unknown */
+    uint8_t reserved[128 - 96];
+};
+
+/* Relaxed atomic counters, written by the shim only. 128 bytes. */
+struct gpupart_counters {
+    uint64_t launches;             /* kernel descriptors the callback saw */
+    uint64_t masked_launches;      /* ... into which a mask was written */
+    uint64_t last_launch_realtime_ns;
+    uint64_t errors;               /* callbacks with parameters the shim could not use */
+    uint64_t refused_masks;        /* control updates refused (no real TPC) */
+    uint8_t reserved[128 - 40];
+};
+
+struct gpupart_slot_file {
+    struct gpupart_slot_header header;   /* offset 0 */
+    struct gpupart_control control;      /* offset 256 */
+    struct gpupart_status status;        /* offset 384 */
+    struct gpupart_counters counters;    /* offset 512 */
+    char command[GPUPART_COMMAND_BYTES]; /* offset 640: immutable, args joined by spaces, NUL-terminated */
+    uint8_t reserved[GPUPART_SLOT_FILE_SIZE - 640 - GPUPART_COMMAND_BYTES];
+};
+
+#ifdef __cplusplus
+#define GPUPART_STATIC_ASSERT static_assert
+#else
+#define GPUPART_STATIC_ASSERT _Static_assert
+#endif
+GPUPART_STATIC_ASSERT(sizeof(struct gpupart_slot_header) == 256, "header is 256 bytes");
+GPUPART_STATIC_ASSERT(sizeof(struct gpupart_control) == 128, "control is one 128-byte block");
+GPUPART_STATIC_ASSERT(sizeof(struct gpupart_status) == 128, "status is one 128-byte block");
+GPUPART_STATIC_ASSERT(sizeof(struct gpupart_counters) == 128, "counters are one 128-byte block");
+GPUPART_STATIC_ASSERT(sizeof(struct gpupart_slot_file) == GPUPART_SLOT_FILE_SIZE, "slot file is one page");
+GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, control) == 256, "control offset");
+GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, status) == 384, "status offset");
+GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, counters) == 512, "counters offset");
+GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, command) == 640, "command offset");
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUPART_REGISTRY_LAYOUT_H */

@@ -1,0 +1,96 @@
+#pragma once
+// One process's slot file, seen from a front end: open it read-only (anyone) or read-write (its owner,
+// the admin group, root), read a consistent copy of every block, and change its mask.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "model/tpc_mask.hpp"
+#include "model/user_error.hpp"
+#include "registry/registry_layout.h"
+
+namespace gpupart {
+
+// A registry problem the user can act on (permission, version, a process that is gone).
+class RegistryError : public UserError {
+public:
+    explicit RegistryError(const std::string& message) : UserError(message) {}
+};
+
+struct SlotControl {
+    bool has_mask = false;
+    std::uint64_t generation = 0;
+    TpcMask allowed;
+    TpcMask real_tpcs;
+    int writer_pid = 0;
+    unsigned writer_uid = 0;
+    std::uint64_t written_ns = 0;
+};
+
+struct SlotStatus {
+    gpupart_shim_state state = GPUPART_SHIM_WAITING;
+    unsigned descriptor_version = 0;
+    std::uint64_t applied_generation = 0;
+    bool mask_applied = false;
+    TpcMask applied;
+};
+
+struct SlotCounters {
+    std::uint64_t launches = 0;
+    std::uint64_t masked_launches = 0;
+    std::uint64_t last_launch_ns = 0;
+    std::uint64_t errors = 0;
+    std::uint64_t refused_masks = 0;
+};
+
+struct SlotRecord {
+    std::string path;
+    int pid = 0;
+    std::uint64_t start_time = 0;
+    unsigned uid = 0;
+    std::string command;
+    std::string shim_version;
+    std::uint64_t created_ns = 0;
+    std::optional<SlotControl> control;  // empty: a write was in progress (or its writer died in it)
+    std::optional<SlotStatus> status;    // empty: the shim was publishing
+    SlotCounters counters;
+};
+
+std::string_view to_string(gpupart_shim_state state);
+TpcMask mask_from_words(const std::uint32_t words[4]);
+void mask_to_words(const TpcMask& mask, std::uint32_t words[4]);
+
+class SlotFile {
+public:
+    // Throws RegistryError: missing, not a slot, unknown layout version, or (write) permission denied.
+    static SlotFile open(const std::string& path, bool writable);
+    SlotFile(SlotFile&& other) noexcept;
+    SlotFile& operator=(SlotFile&&) = delete;
+    SlotFile(const SlotFile&) = delete;
+    ~SlotFile();
+
+    SlotRecord read() const;
+
+    // Takes the file's OFD write lock (waiting up to `lock_timeout_ms`; the kernel drops the lock of a
+    // writer that dies), then publishes the new control block through the seqlock.
+    void write_control(bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs, int lock_timeout_ms = 2000);
+
+    const std::string& path() const { return path_; }
+    gpupart_slot_file* raw() const { return slot_; }
+
+    // Test hook for crash-safety tests: lock and leave the control block half written (odd seq),
+    // exactly as a writer killed mid-update would.
+    void begin_write_and_stop_for_test();
+
+private:
+    SlotFile(std::string path, int fd, gpupart_slot_file* slot, bool writable);
+    void lock(int timeout_ms);
+    void unlock();
+
+    std::string path_;
+    int fd_ = -1;
+    gpupart_slot_file* slot_ = nullptr;
+    bool writable_ = false;
+};
+
+}  // namespace gpupart

@@ -1,0 +1,207 @@
+// gpupart-dev-smid: an ordinary CUDA program (it knows nothing about gpupart) that reports,
+// launch after launch, on which SMs its blocks ran. The device tests run it under the shim
+// and compare the SM ids it prints with the TPC mask they asked for.
+//
+//   gpupart-dev-smid [--launches N] [--blocks B] [--interval-ms M] [--graph]
+//                    [--pause-after K --resume-file PATH]
+//
+// stdout, each line flushed as soon as it is written:
+//   pid <pid> sms_total <multiProcessorCount>
+//   launch <i> sms <count> : <sorted distinct SM ids, single spaces>     (i counts from 0)
+//   PAUSED                                   (after K launches, with --pause-after K)
+// Errors go to stderr as "error <where>: <what>". Exit codes: 0 ok, 1 CUDA or usage error,
+// 2 resume file not seen within 30 s, 3 watchdog (the whole run took over 60 s).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <unistd.h>
+
+namespace {
+
+constexpr unsigned kNotWritten = 0xffffffffu;
+constexpr unsigned long long kSpinNs = 20000;  // ~20 us per block, so blocks spread over SMs
+constexpr unsigned kWatchdogS = 60;
+constexpr int kResumeTimeoutS = 30;
+
+void check(cudaError_t err, const char* where) {
+  if (err != cudaSuccess) {
+    std::fprintf(stderr, "error %s: %s\n", where, cudaGetErrorString(err));
+    std::exit(1);
+  }
+}
+
+[[noreturn]] void usage(const char* what) {
+  std::fprintf(stderr,
+               "error usage: %s\n"
+               "usage: gpupart-dev-smid [--launches N] [--blocks B] [--interval-ms M] [--graph]\n"
+               "                        [--pause-after K --resume-file PATH]\n",
+               what);
+  std::exit(1);
+}
+
+long parse_long(const char* text, long lo, long hi, const char* option) {
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || v < lo || v > hi) usage(option);
+  return v;
+}
+
+// SIGALRM handler: only async-signal-safe calls. A hung GPU or a lost resume file must not
+// leave the test waiting forever.
+void on_watchdog(int) {
+  static const char msg[] = "error watchdog-timeout\n";
+  ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+  (void)ignored;
+  _exit(3);
+}
+
+__device__ __forceinline__ unsigned long long global_timer_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+}  // namespace
+
+// Every block writes the id of the SM it runs on. Thread 0 does the work; the other
+// threads only make the block a realistic size.
+__global__ void record_smid(unsigned* out, unsigned long long spin_ns) {
+  if (threadIdx.x != 0) return;
+  unsigned smid;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+  const unsigned long long t0 = global_timer_ns();
+  while (global_timer_ns() - t0 < spin_ns) {
+  }
+  out[blockIdx.x] = smid;
+}
+
+namespace {
+
+void wait_for_resume(const char* path) {
+  std::printf("PAUSED\n");
+  std::fflush(stdout);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kResumeTimeoutS);
+  while (access(path, F_OK) != 0) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      std::fprintf(stderr, "error resume-timeout\n");
+      std::exit(2);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::signal(SIGALRM, on_watchdog);
+  alarm(kWatchdogS);
+
+  long launches = 20;
+  long blocks = 0;  // 0: 4 * number of SMs
+  long interval_ms = 0;
+  long pause_after = -1;
+  const char* resume_file = nullptr;
+  bool use_graph = false;
+
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (std::strcmp(a, "--graph") == 0) {
+      use_graph = true;
+    } else if (std::strcmp(a, "--launches") == 0 && has_value) {
+      launches = parse_long(argv[++i], 1, 100000, "--launches");
+    } else if (std::strcmp(a, "--blocks") == 0 && has_value) {
+      blocks = parse_long(argv[++i], 1, 1L << 20, "--blocks");
+    } else if (std::strcmp(a, "--interval-ms") == 0 && has_value) {
+      interval_ms = parse_long(argv[++i], 0, 60000, "--interval-ms");
+    } else if (std::strcmp(a, "--pause-after") == 0 && has_value) {
+      pause_after = parse_long(argv[++i], 0, 100000, "--pause-after");
+    } else if (std::strcmp(a, "--resume-file") == 0 && has_value) {
+      resume_file = argv[++i];
+    } else {
+      usage(a);
+    }
+  }
+  if ((pause_after >= 0) != (resume_file != nullptr))
+    usage("--pause-after and --resume-file go together");
+  if (pause_after > launches) usage("--pause-after is larger than --launches");
+
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  int sm_count = 0;
+  check(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device),
+        "cudaDeviceGetAttribute");
+  if (blocks == 0) blocks = 4L * sm_count;
+  std::printf("pid %ld sms_total %d\n", static_cast<long>(getpid()), sm_count);
+  std::fflush(stdout);
+
+  const auto n = static_cast<size_t>(blocks);
+  unsigned* d_ids = nullptr;
+  check(cudaMalloc(&d_ids, n * sizeof(unsigned)), "cudaMalloc");
+  cudaStream_t stream;
+  check(cudaStreamCreate(&stream), "cudaStreamCreate");
+
+  const dim3 grid(static_cast<unsigned>(blocks));
+  const dim3 block(64);
+
+  // --graph: capture the kernel once; every launch then replays the same executable graph.
+  cudaGraphExec_t graph_exec = nullptr;
+  if (use_graph) {
+    cudaGraph_t graph;
+    check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
+          "cudaStreamBeginCapture");
+    record_smid<<<grid, block, 0, stream>>>(d_ids, kSpinNs);
+    check(cudaGetLastError(), "capture record_smid");
+    check(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
+    check(cudaGraphInstantiate(&graph_exec, graph, 0), "cudaGraphInstantiate");
+    check(cudaGraphDestroy(graph), "cudaGraphDestroy");
+  }
+
+  std::vector<unsigned> ids(n);
+  for (long i = 0; i <= launches; ++i) {
+    if (i == pause_after) wait_for_resume(resume_file);
+    if (i == launches) break;
+    if (i > 0 && interval_ms > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(interval_ms));
+
+    // Mark every slot unwritten, so a block that never ran is caught below.
+    check(cudaMemsetAsync(d_ids, 0xff, n * sizeof(unsigned), stream), "cudaMemsetAsync");
+    if (use_graph) {
+      check(cudaGraphLaunch(graph_exec, stream), "cudaGraphLaunch");
+    } else {
+      record_smid<<<grid, block, 0, stream>>>(d_ids, kSpinNs);
+      check(cudaGetLastError(), "launch record_smid");
+    }
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    check(cudaMemcpy(ids.data(), d_ids, n * sizeof(unsigned), cudaMemcpyDeviceToHost),
+          "cudaMemcpy");
+
+    if (std::find(ids.begin(), ids.end(), kNotWritten) != ids.end()) {
+      std::fprintf(stderr, "error launch %ld: a block recorded no SM id\n", i);
+      return 1;
+    }
+    std::sort(ids.begin(), ids.end());
+    const auto last = std::unique(ids.begin(), ids.end());
+    std::string line = "launch " + std::to_string(i) + " sms " +
+                       std::to_string(last - ids.begin()) + " :";
+    for (auto it = ids.begin(); it != last; ++it) line += " " + std::to_string(*it);
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+  }
+
+  if (graph_exec != nullptr) check(cudaGraphExecDestroy(graph_exec), "cudaGraphExecDestroy");
+  check(cudaStreamDestroy(stream), "cudaStreamDestroy");
+  check(cudaFree(d_ids), "cudaFree");
+  return 0;
+}
