@@ -1,0 +1,76 @@
+#include "registry_test_support.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "registry/registry_slot.h"
+
+namespace gpupart::test {
+
+TempRegistry::TempRegistry() {
+    char name[] = "/dev/shm/gpupart-test-XXXXXX";
+    if (::mkdtemp(name) == nullptr) throw std::runtime_error("mkdtemp failed");
+    dir = name;
+    std::filesystem::permissions(dir, std::filesystem::perms(01777));
+}
+
+TempRegistry::~TempRegistry() {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+}
+
+gpupart_control control_with(const char* allowed_hex, const char* real_hex) {
+    gpupart_control control{};
+    if (allowed_hex != nullptr) {
+        gpupart_parse_hex_mask(allowed_hex, control.allowed);
+        gpupart_parse_hex_mask(real_hex, control.real_tpcs);
+        control.flags = GPUPART_CONTROL_HAS_MASK;
+        control.generation = 1;
+    }
+    control.writer_pid = ::getpid();
+    return control;
+}
+
+RegisteredChild::RegisteredChild(const std::string& dir, const char* tpcs_hex) {
+    int ready[2];
+    int hold[2];
+    if (::pipe(ready) != 0 || ::pipe(hold) != 0) throw std::runtime_error("pipe failed");
+    pid = ::fork();
+    if (pid == 0) {
+        ::close(ready[0]);
+        ::close(hold[1]);
+        const gpupart_control initial = control_with(tpcs_hex, "0xffffffffffffffffffffffffffffffff");
+        gpupart_slot_file* slot = nullptr;
+        char path[512];
+        const int error = gpupart_slot_create(dir.c_str(), ::getpid(), gpupart_process_start_time(::getpid()), ::getuid(),
+                                              "registered-child --test", "test", &initial, &slot, path, sizeof path);
+        const char status = error == 0 ? 'y' : 'n';
+        if (::write(ready[1], &status, 1) != 1) ::_exit(3);
+        char byte;
+        while (::read(hold[0], &byte, 1) > 0) {
+        }
+        ::_exit(0);
+    }
+    ::close(ready[1]);
+    ::close(hold[0]);
+    to_child = hold[1];
+    char status = 'n';
+    if (::read(ready[0], &status, 1) != 1 || status != 'y') throw std::runtime_error("child could not register");
+    ::close(ready[0]);
+}
+
+void RegisteredChild::finish() {
+    if (to_child >= 0) ::close(to_child);
+    to_child = -1;
+    if (pid > 0) ::waitpid(pid, nullptr, 0);
+    pid = -1;
+}
+
+RegisteredChild::~RegisteredChild() { finish(); }
+
+}  // namespace gpupart::test

@@ -1,0 +1,289 @@
+// The registry with real shared memory (files on /dev/shm), real forked processes and SIGKILL.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <thread>
+
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "registry/registry.hpp"
+#include "registry/registry_seqlock.h"
+#include "registry/registry_slot.h"
+#include "registry_test_support.hpp"
+
+using namespace gpupart;
+using gpupart::test::control_with;
+using gpupart::test::RegisteredChild;
+using gpupart::test::TempRegistry;
+
+namespace {
+
+std::string error_of(const std::function<void()>& action) {
+    try {
+        action();
+    } catch (const RegistryError& error) {
+        return error.what();
+    }
+    return "no error";
+}
+
+// Registers the calling process itself (the test), as the shim would.
+std::string register_self(const std::string& dir, std::uint64_t start_time, const char* allowed = nullptr) {
+    const gpupart_control initial = control_with(allowed, "0xffffffffffffffffffffffffffffffff");
+    gpupart_slot_file* slot = nullptr;
+    char path[512];
+    EXPECT_EQ(gpupart_slot_create(dir.c_str(), ::getpid(), start_time, ::getuid(), "test-self", "test", &initial, &slot,
+                                  path, sizeof path),
+              0);
+    ::munmap(slot, GPUPART_SLOT_FILE_SIZE);
+    return path;
+}
+
+int wait_exit_code(pid_t pid) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
+TEST(Registry, ListsARegisteredLiveProcess) {
+    TempRegistry registry_dir;
+    RegisteredChild child(registry_dir.dir, "0xf");
+    const Registry registry(registry_dir.dir);
+    const auto entries = registry.list();
+    ASSERT_EQ(entries.size(), 1u);
+    ASSERT_TRUE(entries[0].record.has_value()) << entries[0].problem;
+    const SlotRecord& record = *entries[0].record;
+    EXPECT_EQ(record.pid, child.pid);
+    EXPECT_EQ(record.start_time, *process_start_time(child.pid));
+    EXPECT_EQ(record.uid, ::getuid());
+    EXPECT_EQ(record.command, "registered-child --test");
+    EXPECT_EQ(entries[0].liveness, Liveness::alive);
+    ASSERT_TRUE(record.control.has_value());
+    EXPECT_TRUE(record.control->has_mask);
+    EXPECT_EQ(record.control->allowed.to_list(), "0-3");
+    EXPECT_EQ(record.control->generation, 1u);
+}
+
+TEST(Registry, SetMaskReachesTheRegisteredProcess) {
+    TempRegistry registry_dir;
+    RegisteredChild child(registry_dir.dir, "0xf");
+    const Registry registry(registry_dir.dir);
+    const SlotRecord after = registry.set_mask(child.pid, true, TpcMask::range(9, 16), TpcMask::range(0, 127));
+    ASSERT_TRUE(after.control.has_value());
+    EXPECT_EQ(after.control->allowed.to_list(), "9-16");
+    EXPECT_EQ(after.control->generation, 2u);
+    EXPECT_EQ(after.control->writer_pid, ::getpid());
+    // Another process (a fresh fork) reads the same block through its own mapping.
+    const pid_t reader = ::fork();
+    if (reader == 0) {
+        const SlotRecord seen = registry.find_live(child.pid);
+        ::_exit(seen.control && seen.control->allowed.to_list() == "9-16" ? 0 : 1);
+    }
+    EXPECT_EQ(wait_exit_code(reader), 0);
+}
+
+TEST(Registry, ExitedProcessIsReportedAndReclaimed) {
+    TempRegistry registry_dir;
+    RegisteredChild child(registry_dir.dir, nullptr);
+    const pid_t pid = child.pid;
+    child.finish();  // the child exits without removing its slot, as a killed shim would
+    const Registry registry(registry_dir.dir);
+    auto entries = registry.list();
+    ASSERT_EQ(entries.size(), 1u);
+    EXPECT_EQ(entries[0].liveness, Liveness::gone);
+    EXPECT_NE(error_of([&] { registry.set_mask(pid, true, TpcMask::range(0, 3), TpcMask::range(0, 3)); }).find("no process"),
+              std::string::npos);
+    EXPECT_EQ(registry.collect_garbage(), 1);
+    EXPECT_TRUE(registry.list().empty());
+}
+
+TEST(Registry, ReusedPidIsNeverTakenForTheRegisteredProcess) {
+    TempRegistry registry_dir;
+    // A slot for "this pid" but an older start time: the process that registered is gone and the
+    // kernel gave its pid to us.
+    const std::uint64_t now = *process_start_time(::getpid());
+    register_self(registry_dir.dir, now - 1);
+    const Registry registry(registry_dir.dir);
+    const auto entries = registry.list();
+    ASSERT_EQ(entries.size(), 1u);
+    EXPECT_EQ(entries[0].liveness, Liveness::reused);
+    EXPECT_EQ(error_of([&] { registry.find_live(::getpid()); }),
+              fmt::format("process {} is not the one gpupart registered: that one exited and its pid now belongs to another process",
+                          ::getpid()));
+    EXPECT_NE(error_of([&] { registry.set_mask(::getpid(), true, TpcMask::range(0, 3), TpcMask::range(0, 3)); }).find("not the one"),
+              std::string::npos);
+    EXPECT_EQ(registry.collect_garbage(), 1);
+}
+
+TEST(Registry, BadPidsAreOneLineErrors) {
+    TempRegistry registry_dir;
+    const Registry registry(registry_dir.dir);
+    EXPECT_EQ(error_of([&] { registry.find_live(-5); }), "-5 is not a process id");
+    EXPECT_EQ(error_of([&] { registry.find_live(999999999); }), "no process 999999999 is running");
+    const std::string unregistered = error_of([&] { registry.find_live(::getpid()); });
+    EXPECT_EQ(unregistered.rfind(fmt::format("process {} is not partitioned by gpupart", ::getpid()), 0), 0u) << unregistered;
+}
+
+TEST(Registry, UnknownLayoutVersionIsRefusedClearly) {
+    TempRegistry registry_dir;
+    const std::string path = register_self(registry_dir.dir, *process_start_time(::getpid()));
+    {
+        SlotFile slot = SlotFile::open(path, true);
+        gpupart_store32(&slot.raw()->header.layout_version, 999);
+    }
+    const Registry registry(registry_dir.dir);
+    const auto entries = registry.list();
+    ASSERT_EQ(entries.size(), 1u);
+    EXPECT_FALSE(entries[0].record.has_value());
+    EXPECT_EQ(entries[0].problem, path + ": registry layout version 999 is not the 1 this gpupart reads; use the gpupart that "
+                                         "matches the shim of this process");
+    EXPECT_NE(error_of([&] { registry.set_mask(::getpid(), true, TpcMask::range(0, 3), TpcMask::range(0, 3)); }).find("version 999"),
+              std::string::npos);
+}
+
+TEST(Registry, TruncatedOrForeignFilesAreRefused) {
+    TempRegistry registry_dir;
+    const std::string path = registry_dir.dir + "/1-1.slot";
+    { std::ofstream(path) << "not a slot"; }
+    const auto entries = Registry(registry_dir.dir).list();
+    ASSERT_EQ(entries.size(), 1u);
+    EXPECT_EQ(entries[0].problem, path + ": not a gpupart slot file (size 10, expected 4096)");
+}
+
+TEST(Registry, OtherUsersCannotChangeAProcess) {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as another user (CI runs as root)";
+    TempRegistry registry_dir;
+    RegisteredChild child(registry_dir.dir, "0xf");  // owned by root, mode 0664
+    const pid_t intruder = ::fork();
+    if (intruder == 0) {
+        if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(10);
+        const Registry registry(registry_dir.dir);
+        const std::string error = error_of([&] { registry.set_mask(child.pid, true, TpcMask::range(9, 16), TpcMask::range(0, 127)); });
+        if (error.find("belongs to root: only its owner, root or members of the registry's admin group may change it") == std::string::npos)
+            ::_exit(11);
+        // Reading stays open to everybody.
+        const SlotRecord seen = registry.find_live(child.pid);
+        ::_exit(seen.control && seen.control->allowed.to_list() == "0-3" ? 0 : 12);
+    }
+    EXPECT_EQ(wait_exit_code(intruder), 0);
+    EXPECT_EQ(Registry(registry_dir.dir).find_live(child.pid).control->allowed.to_list(), "0-3");  // unchanged
+}
+
+TEST(Registry, WriterKilledMidUpdateLeavesNothingStuck) {
+    TempRegistry registry_dir;
+    RegisteredChild child(registry_dir.dir, "0xf");
+    const Registry registry(registry_dir.dir);
+    const std::string path = registry.list().at(0).path;
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
+    const pid_t writer = ::fork();
+    if (writer == 0) {
+        SlotFile slot = SlotFile::open(path, true);
+        slot.begin_write_and_stop_for_test();  // holds the lock, control block half written
+        const char byte = 'x';
+        if (::write(ready[1], &byte, 1) != 1) ::_exit(1);
+        ::pause();
+        ::_exit(0);
+    }
+    char byte;
+    ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+    ::kill(writer, SIGKILL);
+    EXPECT_EQ(wait_exit_code(writer), 128 + SIGKILL);
+
+    // Readers see no consistent control block (never the half-written one) and say so.
+    const SlotRecord torn = registry.find_live(child.pid);
+    EXPECT_FALSE(torn.control.has_value());
+    // The kernel dropped the dead writer's lock: the next writer completes the block at once.
+    const auto started = std::chrono::steady_clock::now();
+    const SlotRecord fixed = registry.set_mask(child.pid, true, TpcMask::range(9, 16), TpcMask::range(0, 127));
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(500));
+    ASSERT_TRUE(fixed.control.has_value());
+    EXPECT_EQ(fixed.control->allowed.to_list(), "9-16");
+    EXPECT_EQ(fixed.control->generation, 2u);
+}
+
+TEST(Registry, ConcurrentWritersAndReadersNeverSeeATornMask) {
+    TempRegistry registry_dir;
+    RegisteredChild child(registry_dir.dir, "0x1");
+    const Registry registry(registry_dir.dir);
+    const std::string path = registry.list().at(0).path;
+    const auto run_for = std::chrono::milliseconds(1500);
+
+    // Writers store masks whose four words are all equal, and real_tpcs equal to the mask: any mix of
+    // two writes shows as unequal words.
+    std::vector<pid_t> writers;
+    for (int w = 0; w < 2; ++w) {
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            SlotFile slot = SlotFile::open(path, true);
+            std::mt19937 random(static_cast<unsigned>(w + 1));
+            const auto end = std::chrono::steady_clock::now() + run_for;
+            while (std::chrono::steady_clock::now() < end) {
+                const auto word = static_cast<std::uint32_t>(random() | 1u);
+                const std::uint64_t wide = word | (static_cast<std::uint64_t>(word) << 32);
+                const TpcMask mask = TpcMask::from_words(wide, wide);
+                slot.write_control(true, mask, mask);
+            }
+            ::_exit(0);
+        }
+        writers.push_back(pid);
+    }
+    std::vector<pid_t> readers;
+    for (int r = 0; r < 2; ++r) {
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            const SlotFile slot = SlotFile::open(path, false);
+            long consistent = 0;
+            const auto end = std::chrono::steady_clock::now() + run_for;
+            while (std::chrono::steady_clock::now() < end) {
+                gpupart_control copy{};
+                if (gpupart_control_read(&slot.raw()->control, &copy, 16) != 0) continue;
+                for (int i = 1; i < 4; ++i)
+                    if (copy.allowed[i] != copy.allowed[0] || copy.real_tpcs[i] != copy.allowed[0]) ::_exit(1);  // torn
+                ++consistent;
+            }
+            ::_exit(consistent > 1000 ? 0 : 2);
+        }
+        readers.push_back(pid);
+    }
+    for (pid_t pid : readers) EXPECT_EQ(wait_exit_code(pid), 0) << "1: torn read, 2: too few consistent reads";
+    for (pid_t pid : writers) EXPECT_EQ(wait_exit_code(pid), 0);
+    const SlotRecord last = registry.find_live(child.pid);
+    ASSERT_TRUE(last.control.has_value());
+    EXPECT_GT(last.control->generation, 100u);
+}
+
+TEST(Registry, DirectoryIsCreatedStickyAndWorldWritable) {
+    TempRegistry parent;
+    const std::string dir = parent.dir + "/registry";
+    ASSERT_EQ(gpupart_registry_dir_ensure(dir.c_str()), 0);
+    const auto perms = std::filesystem::status(dir).permissions();
+    EXPECT_EQ(perms & std::filesystem::perms::sticky_bit, std::filesystem::perms::sticky_bit);
+    EXPECT_EQ(perms & std::filesystem::perms::others_write, std::filesystem::perms::others_write);
+    EXPECT_EQ(gpupart_registry_dir_ensure(dir.c_str()), 0);  // idempotent
+}
+
+TEST(Registry, HexMasksParseAsTheShimReadsThem) {
+    std::uint32_t words[4];
+    ASSERT_EQ(gpupart_parse_hex_mask("0x1fe00", words), 0);
+    EXPECT_EQ(words[0], 0x1fe00u);
+    ASSERT_EQ(gpupart_parse_hex_mask(TpcMask::range(60, 127).to_hex().c_str(), words), 0);
+    EXPECT_EQ(mask_from_words(words), TpcMask::range(60, 127));
+    const std::string too_wide = "0x1" + std::string(32, '0');
+    EXPECT_EQ(gpupart_parse_hex_mask(too_wide.c_str(), words), -EINVAL);
+    EXPECT_EQ(gpupart_parse_hex_mask("0x", words), -EINVAL);
+    EXPECT_EQ(gpupart_parse_hex_mask("12", words), -EINVAL);
+    EXPECT_EQ(gpupart_parse_hex_mask("0xfg", words), -EINVAL);
+    EXPECT_EQ(gpupart_parse_hex_mask(nullptr, words), -EINVAL);
+}

@@ -1,0 +1,91 @@
+/*
+ * TEST DOUBLE of the CUDA driver library (libcuda.so.1), for CI machines that have no GPU and no CUDA.
+ * It is never installed and never used outside tests/shim: it lets shim_end_to_end.sh load the REAL
+ * libgpupart-shim.so into a real process and drive the shim's launch callback exactly as the driver
+ * does (the real driver is exercised separately by tests/device on a GPU machine).
+ *
+ * It implements only what the shim uses (backend/shim/gpupart_shim.c, HARDWARE.md section 1):
+ *  - cuGetExportTable with the tools-callback table id: a table whose entry 3 subscribes a callback and
+ *    whose entry 6 enables one (domain, cbid);
+ *  - fake_cuda_launch, the test's stand-in for a kernel launch: it builds a 512-byte launch descriptor
+ *    filled with FAKE_CUDA_FILL, with the version byte at offset 72, and hands it to the subscribed
+ *    callback as "launch descriptor about to be uploaded" (domain 0xb, cbid 1) with the parameter block
+ *    the shim reads: first u32 = its size, pointer-sized element 4 = the descriptor.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+#define FAKE_CUDA_DESCRIPTOR_BYTES 512
+/* Bit 31 of the descriptor's first u32 must start clear so the test can see the shim set it. */
+#define FAKE_CUDA_FILL 0x5a
+#define FAKE_CUDA_VERSION_OFFSET 72
+#define DOMAIN_LAUNCH 0xb
+#define CBID_DESCRIPTOR_UPLOAD 1
+#define FAKE_CUDA_HANDLE 0x6a7ea5u
+
+static const unsigned char kCallbackTableId[16] = {0x2c, 0x8e, 0x0a, 0xd8, 0x07, 0x10, 0xab, 0x4e,
+                                                   0x90, 0xdd, 0x54, 0x71, 0x9f, 0xe5, 0xf7, 0x4b};
+
+typedef void (*launch_callback)(void* user, int domain, int cbid, const void* params);
+
+static launch_callback g_callback;
+static void* g_user;
+static int g_subscribed;
+static int g_launch_enabled;
+
+static int fake_subscribe(uint32_t* handle, launch_callback callback, void* user) {
+    if (handle == NULL || callback == NULL) return 1;
+    if (g_subscribed) return 1; /* like the driver: one subscriber */
+    g_callback = callback;
+    g_user = user;
+    g_subscribed = 1;
+    *handle = FAKE_CUDA_HANDLE;
+    return 0;
+}
+
+static int fake_enable(uint32_t on, uint32_t handle, int domain, int cbid) {
+    if (!g_subscribed || handle != FAKE_CUDA_HANDLE) return 1;
+    if (domain == DOMAIN_LAUNCH && cbid == CBID_DESCRIPTOR_UPLOAD) g_launch_enabled = on != 0;
+    return 0;
+}
+
+static int fake_unused(void) { return 1; }
+
+/* ISO C has no conversion between function and object pointers; POSIX tables hold them as void*. */
+#define TABLE_ENTRY(entry, function)                                                  \
+    do {                                                                              \
+        _Static_assert(sizeof(function) == sizeof(void*), "function pointers fit"); \
+        const void* object_;                                                          \
+        memcpy(&object_, &(function), sizeof object_);                                \
+        (entry) = object_;                                                            \
+    } while (0)
+
+static const void* g_table[8];
+
+EXPORT int cuGetExportTable(const void** table, const void* id) {
+    if (table == NULL || id == NULL || memcmp(id, kCallbackTableId, sizeof kCallbackTableId) != 0) return 1;
+    int (*const unused)(void) = fake_unused;
+    int (*const subscribe)(uint32_t*, launch_callback, void*) = fake_subscribe;
+    int (*const enable)(uint32_t, uint32_t, int, int) = fake_enable;
+    for (int i = 0; i < 8; ++i) TABLE_ENTRY(g_table[i], unused);
+    TABLE_ENTRY(g_table[3], subscribe);
+    TABLE_ENTRY(g_table[6], enable);
+    *table = g_table;
+    return 0;
+}
+
+/* The test's kernel launch: returns 1 if the launch callback ran, 0 if none is subscribed and enabled. */
+EXPORT int fake_cuda_launch(unsigned version, unsigned char* descriptor) {
+    memset(descriptor, FAKE_CUDA_FILL, FAKE_CUDA_DESCRIPTOR_BYTES);
+    descriptor[FAKE_CUDA_VERSION_OFFSET] = (unsigned char)version;
+    if (!g_subscribed || !g_launch_enabled) return 0;
+    void* params[8];
+    memset(params, 0, sizeof params);
+    const uint32_t size = (uint32_t)sizeof params; /* >= 5 * sizeof(void*): the shim checks it */
+    memcpy(params, &size, sizeof size);
+    params[4] = descriptor;
+    g_callback(g_user, DOMAIN_LAUNCH, CBID_DESCRIPTOR_UPLOAD, params);
+    return 1;
+}
