@@ -112,15 +112,15 @@ int gpupart_control_read(const struct gpupart_control* control, struct gpupart_c
     for (int attempt = 0; attempt < tries; ++attempt) {
         const uint32_t begin = gpupart_seq_read_begin(&control->seq);
         copy->seq = begin;
-        copy->flags = gpupart_load32(&control->flags);
-        copy->generation = gpupart_load64(&control->generation);
+        copy->flags = gpupart_payload_load32(&control->flags);
+        copy->generation = gpupart_payload_load64(&control->generation);
         for (int i = 0; i < 4; ++i) {
-            copy->allowed[i] = gpupart_load32(&control->allowed[i]);
-            copy->real_tpcs[i] = gpupart_load32(&control->real_tpcs[i]);
+            copy->allowed[i] = gpupart_payload_load32(&control->allowed[i]);
+            copy->real_tpcs[i] = gpupart_payload_load32(&control->real_tpcs[i]);
         }
-        copy->writer_pid = (int32_t)gpupart_load32((const uint32_t*)&control->writer_pid);
-        copy->writer_uid = gpupart_load32(&control->writer_uid);
-        copy->written_realtime_ns = gpupart_load64(&control->written_realtime_ns);
+        copy->writer_pid = (int32_t)gpupart_payload_load32((const uint32_t*)&control->writer_pid);
+        copy->writer_uid = gpupart_payload_load32(&control->writer_uid);
+        copy->written_realtime_ns = gpupart_payload_load64(&control->written_realtime_ns);
         if (!gpupart_seq_read_retry(&control->seq, begin)) return 0;
     }
     return -EAGAIN;
@@ -128,15 +128,15 @@ int gpupart_control_read(const struct gpupart_control* control, struct gpupart_c
 
 void gpupart_control_write(struct gpupart_control* control, const struct gpupart_control* value) {
     const uint32_t odd = gpupart_seq_write_begin(&control->seq);
-    gpupart_store32(&control->flags, value->flags);
-    gpupart_store64(&control->generation, value->generation);
+    gpupart_payload_store32(&control->flags, value->flags);
+    gpupart_payload_store64(&control->generation, value->generation);
     for (int i = 0; i < 4; ++i) {
-        gpupart_store32(&control->allowed[i], value->allowed[i]);
-        gpupart_store32(&control->real_tpcs[i], value->real_tpcs[i]);
+        gpupart_payload_store32(&control->allowed[i], value->allowed[i]);
+        gpupart_payload_store32(&control->real_tpcs[i], value->real_tpcs[i]);
     }
-    gpupart_store32((uint32_t*)&control->writer_pid, (uint32_t)value->writer_pid);
-    gpupart_store32(&control->writer_uid, value->writer_uid);
-    gpupart_store64(&control->written_realtime_ns, value->written_realtime_ns);
+    gpupart_payload_store32((uint32_t*)&control->writer_pid, (uint32_t)value->writer_pid);
+    gpupart_payload_store32(&control->writer_uid, value->writer_uid);
+    gpupart_payload_store64(&control->written_realtime_ns, value->written_realtime_ns);
     gpupart_seq_write_end(&control->seq, odd);
 }
 
@@ -144,11 +144,11 @@ int gpupart_status_read(const struct gpupart_status* status, struct gpupart_stat
     for (int attempt = 0; attempt < tries; ++attempt) {
         const uint32_t begin = gpupart_seq_read_begin(&status->seq);
         copy->seq = begin;
-        copy->state = gpupart_load32(&status->state);
-        copy->descriptor_version = gpupart_load32(&status->descriptor_version);
-        copy->applied_generation = gpupart_load64(&status->applied_generation);
-        for (int i = 0; i < 4; ++i) copy->applied[i] = gpupart_load32(&status->applied[i]);
-        copy->applied_flags = gpupart_load32(&status->applied_flags);
+        copy->state = gpupart_payload_load32(&status->state);
+        copy->descriptor_version = gpupart_payload_load32(&status->descriptor_version);
+        copy->applied_generation = gpupart_payload_load64(&status->applied_generation);
+        for (int i = 0; i < 4; ++i) copy->applied[i] = gpupart_payload_load32(&status->applied[i]);
+        copy->applied_flags = gpupart_payload_load32(&status->applied_flags);
         if (!gpupart_seq_read_retry(&status->seq, begin)) return 0;
     }
     return -EAGAIN;
@@ -156,11 +156,11 @@ int gpupart_status_read(const struct gpupart_status* status, struct gpupart_stat
 
 void gpupart_status_write(struct gpupart_status* status, const struct gpupart_status* value) {
     const uint32_t odd = gpupart_seq_write_begin(&status->seq);
-    gpupart_store32(&status->state, value->state);
-    gpupart_store32(&status->descriptor_version, value->descriptor_version);
-    gpupart_store64(&status->applied_generation, value->applied_generation);
-    for (int i = 0; i < 4; ++i) gpupart_store32(&status->applied[i], value->applied[i]);
-    gpupart_store32(&status->applied_flags, value->applied_flags);
+    gpupart_payload_store32(&status->state, value->state);
+    gpupart_payload_store32(&status->descriptor_version, value->descriptor_version);
+    gpupart_payload_store64(&status->applied_generation, value->applied_generation);
+    for (int i = 0; i < 4; ++i) gpupart_payload_store32(&status->applied[i], value->applied[i]);
+    gpupart_payload_store32(&status->applied_flags, value->applied_flags);
     gpupart_seq_write_end(&status->seq, odd);
 }
 

@@ -81,6 +81,7 @@ struct applied {
     uint32_t disable[4];        /* descriptor disable mask: the complement of the allowed TPCs */
     uint32_t low64_usable;      /* allowed bits 0-63 include a real TPC (needed for 64-bit layouts) */
     uint32_t published_version; /* descriptor version this thread last published */
+    uint32_t refused;           /* the current control generation was refused (no real TPC) */
 };
 static __thread struct applied t_applied __attribute__((tls_model("initial-exec")));
 
@@ -107,6 +108,13 @@ static void publish_status(struct gpupart_slot_file* slot, uint32_t state, uint3
     __atomic_store_n(&slot->status.writer_busy, 0u, __ATOMIC_RELEASE);
 }
 
+/* What a thread applying `a` to descriptors of `version` reports. A refused request stays reported
+ * until the next control change; an unknown descriptor overrides it (nothing is partitioned at all). */
+static uint32_t state_of(const struct applied* a, uint32_t version) {
+    if (layout_of(version) == LAYOUT_UNKNOWN) return GPUPART_SHIM_UNSUPPORTED_DESCRIPTOR;
+    return a->refused ? GPUPART_SHIM_MASK_REFUSED : GPUPART_SHIM_ACTIVE;
+}
+
 /* Reads the control block (bounded, never blocks) and adopts it unless its mask has no real TPC. */
 static void refresh(struct applied* a, struct gpupart_slot_file* slot, uint32_t version) {
     struct gpupart_control c;
@@ -120,17 +128,21 @@ static void refresh(struct applied* a, struct gpupart_slot_file* slot, uint32_t 
         for (int i = 0; i < 4; ++i) usable |= c.allowed[i] & c.real_tpcs[i];
         if (usable == 0) { /* the kernel would never run: keep the previous mask, say so */
             gpupart_add64(&slot->counters.refused_masks, 1);
+            a->refused = 1;
+            a->published_version = version;
             publish_status(slot, GPUPART_SHIM_MASK_REFUSED, version, a);
             return;
         }
+        a->refused = 0;
         a->has_mask = 1;
         for (int i = 0; i < 4; ++i) a->disable[i] = ~c.allowed[i];
         a->low64_usable = ((c.allowed[0] & c.real_tpcs[0]) | (c.allowed[1] & c.real_tpcs[1])) != 0;
     } else {
+        a->refused = 0;
         a->has_mask = 0;
     }
-    publish_status(slot, layout_of(version) == LAYOUT_UNKNOWN ? GPUPART_SHIM_UNSUPPORTED_DESCRIPTOR : GPUPART_SHIM_ACTIVE,
-                   version, a);
+    a->published_version = version;
+    publish_status(slot, state_of(a, version), version, a);
 }
 
 /* The launch path: a size check, a pointer, a version byte, a sequence compare and 2-5 stores. */
@@ -155,7 +167,7 @@ static void on_launch(void* user, int domain, int cbid, const void* params) {
     const enum layout layout = layout_of(version);
     if (version != a->published_version) {
         a->published_version = version;
-        publish_status(slot, layout == LAYOUT_UNKNOWN ? GPUPART_SHIM_UNSUPPORTED_DESCRIPTOR : GPUPART_SHIM_ACTIVE, version, a);
+        publish_status(slot, state_of(a, version), version, a);
     }
     if (!a->has_mask) return;
     if (layout == LAYOUT_MASK128) {

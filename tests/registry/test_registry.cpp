@@ -287,3 +287,40 @@ TEST(Registry, HexMasksParseAsTheShimReadsThem) {
     EXPECT_EQ(gpupart_parse_hex_mask("0xfg", words), -EINVAL);
     EXPECT_EQ(gpupart_parse_hex_mask(nullptr, words), -EINVAL);
 }
+
+// The same protocol with threads sharing one mapping, so ThreadSanitizer (--preset tsan) sees every access.
+TEST(Registry, ThreadsSharingAMappingNeverSeeATornMask) {
+    TempRegistry registry_dir;
+    RegisteredChild child(registry_dir.dir, "0x1");
+    const std::string path = Registry(registry_dir.dir).list().at(0).path;
+    std::atomic<bool> stop{false};
+    std::atomic<long> torn{0};
+    std::atomic<long> consistent{0};
+    std::vector<std::thread> threads;
+    for (int w = 0; w < 2; ++w)
+        threads.emplace_back([&, w] {
+            SlotFile slot = SlotFile::open(path, true);  // its own open file description: its own OFD lock
+            std::uint32_t word = static_cast<std::uint32_t>(w) << 16;
+            while (!stop.load()) {
+                ++word;
+                const std::uint64_t wide = word | (static_cast<std::uint64_t>(word) << 32);
+                slot.write_control(true, TpcMask::from_words(wide, wide), TpcMask::from_words(wide, wide));
+            }
+        });
+    const SlotFile shared = SlotFile::open(path, false);
+    for (int r = 0; r < 2; ++r)
+        threads.emplace_back([&] {
+            while (!stop.load()) {
+                gpupart_control copy{};
+                if (gpupart_control_read(&shared.raw()->control, &copy, 16) != 0) continue;
+                bool same = true;
+                for (int i = 1; i < 4; ++i) same = same && copy.allowed[i] == copy.allowed[0] && copy.real_tpcs[i] == copy.allowed[0];
+                (same ? consistent : torn)++;
+            }
+        });
+    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    stop = true;
+    for (auto& thread : threads) thread.join();
+    EXPECT_EQ(torn.load(), 0);
+    EXPECT_GT(consistent.load(), 100);
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Shim overhead on a real GPU, side by side in one run (through the `device` tool, after
+# tests/device/stage.sh): host cost of launching an empty kernel and of replaying a graph, and the
+# time to start a small CUDA process, each without the shim, with the shim and every TPC allowed, and
+# with the shim confining to gpc1. Modes are interleaved so clock and thermal drift hit all alike.
+#   run_bench.sh CARRY_DIR OUT_DIR
+set -u
+bin=$(cd "$1" && pwd)
+out=$2
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export GPUPART_SHIM="$bin/libgpupart-shim.so"
+export GPUPART_REGISTRY_DIR=/dev/shm/gpupart-bench
+gp="$bin/gpupart"
+rm -rf "$GPUPART_REGISTRY_DIR"
+trap 'rm -rf "$GPUPART_REGISTRY_DIR"' EXIT
+
+as_mode() {  # as_mode MODE CMD...: runs CMD as MODE says
+    local mode=$1; shift
+    case $mode in
+        plain) "$@" ;;
+        shim-all) "$gp" run --tpcs all --snapshot builtin:h200 -- "$@" ;;
+        shim-gpc1) "$gp" run --tpcs gpc1 --snapshot builtin:h200 -- "$@" ;;
+    esac
+}
+modes=(plain shim-all shim-gpc1)
+
+# 1000 launches a round stay inside CUDA's launch queue, so a round measures the host-side cost of a
+# launch (where the shim's callback runs), not the GPU's pace.
+for rep in 1 2 3; do
+    for mode in "${modes[@]}"; do
+        as_mode "$mode" "$bin/gpupart-bench-launch" --launches 1000 --rounds 20 | sed "s/^/$mode /" >> "$out/launch.txt"
+        as_mode "$mode" "$bin/gpupart-bench-launch" --launches 1000 --rounds 20 --graph | sed "s/^/$mode /" >> "$out/graph.txt"
+    done
+done
+for rep in $(seq 1 15); do
+    for mode in "${modes[@]}"; do
+        start=$(date +%s%N)
+        as_mode "$mode" "$bin/gpupart-bench-start" > /dev/null
+        echo "$mode start_ms $(( ($(date +%s%N) - start) / 1000 ))" >> "$out/start.txt"
+    done
+done
+
+python3 - "$out" <<'PY'
+import statistics, sys, collections
+out = sys.argv[1]
+def collect(name, key):
+    values = collections.defaultdict(list)
+    for line in open(f"{out}/{name}"):
+        parts = line.split()
+        if key in parts: values[parts[0]].append(float(parts[parts.index(key) + 1]))
+    return values
+launch = collect("launch.txt", "launch_ns"); graph = collect("graph.txt", "replay_ns"); start = collect("start.txt", "start_ms")
+base = {k: statistics.median(v[k]["plain"]) for k, v in (("launch", launch), ("graph", graph), ("start", start))}
+print(f"{'mode':<10} {'launch ns (median)':>20} {'added':>8} {'graph replay ns':>16} {'added':>8} {'start ms':>9} {'ratio':>6}")
+for mode in ("plain", "shim-all", "shim-gpc1"):
+    l = statistics.median(launch[mode]); g = statistics.median(graph[mode]); s = statistics.median(start[mode]) / 1000
+    print(f"{mode:<10} {l:>20.1f} {l - base['launch']:>+8.1f} {g:>16.1f} {g - base['graph']:>+8.1f} {s:>9.1f} {s / (base['start'] / 1000):>6.2f}")
+print(f"samples: {len(launch['plain'])} launch rounds of 1000, {len(graph['plain'])} graph rounds of 10 x 100 kernels, {len(start['plain'])} starts per mode")
+PY

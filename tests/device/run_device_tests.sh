@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Device tests for the shim and `gpupart run/set/list/mps`, on a real H200 (run through the `device`
+# tool after tests/device/stage.sh; CI cannot run them). Usage: run_device_tests.sh CARRY_DIR OUT_DIR
+# Every process it starts is ended, MPS included, also on failure.
+set -u
+bin=$(cd "$1" && pwd)
+out=$2
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export GPUPART_SHIM="$bin/libgpupart-shim.so"
+export GPUPART_REGISTRY_DIR=/dev/shm/gpupart-devtest
+export CUDA_MPS_PIPE_DIRECTORY=/tmp/gpupart-mps CUDA_MPS_LOG_DIRECTORY=/tmp/gpupart-mps-log
+gp="$bin/gpupart"
+snap=(--snapshot builtin:h200)
+rm -rf "$GPUPART_REGISTRY_DIR"
+passes=0 failures=0
+started=()
+cleanup() {
+    for pid in "${started[@]}"; do kill -9 "$pid" 2>/dev/null; done
+    "$gp" mps stop > /dev/null 2>&1
+    rm -rf "$GPUPART_REGISTRY_DIR"
+}
+trap cleanup EXIT
+check() { local name=$1; shift; if "$@"; then passes=$((passes+1)); echo "PASS $name"; else failures=$((failures+1)); echo "FAIL $name"; fi; }
+sms_of() { "$gp" mask parse "$1" "${snap[@]}" --json | python3 -c 'import json,sys; print(" ".join(map(str,json.load(sys.stdin)["sms"])))'; }
+# subset FILE FIRST LAST "SMS": launches FIRST..LAST of FILE used only SMs in SMS, and all of them
+launches_on() {
+    python3 - "$@" <<'PY'
+import sys
+path, first, last, allowed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), set(map(int, sys.argv[4].split()))
+ok = True; seen = 0
+for line in open(path):
+    if not line.startswith("launch "): continue
+    parts = line.split(); i = int(parts[1]); sms = set(map(int, line.split(":")[1].split()))
+    if first <= i <= last:
+        seen += 1
+        if sms != allowed: ok = False; print(f"  launch {i}: {sorted(sms)} != expected {sorted(allowed)}")
+sys.exit(0 if ok and seen == last - first + 1 else 1)
+PY
+}
+wait_for_line() { for _ in $(seq 1 300); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done; return 1; }
+
+nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader | tee "$out/gpu.txt"
+gpc1=$(sms_of gpc1); gpc6=$(sms_of gpc6)
+
+echo "== 1. an unmodified program under gpupart run lands only on the allowed SMs (no MPS)"
+"$bin/gpupart-dev-smid" --launches 2 > "$out/unmasked.txt" 2>&1
+check "unmasked run reaches all 132 SMs" grep -q "launch 1 sms 132 " "$out/unmasked.txt"
+"$gp" run --tpcs gpc1 "${snap[@]}" -- "$bin/gpupart-dev-smid" --launches 5 > "$out/run-gpc1.txt" 2>&1
+cat "$out/run-gpc1.txt"
+check "gpupart run --tpcs gpc1: every launch on exactly gpc1's 16 SMs" launches_on "$out/run-gpc1.txt" 0 4 "$gpc1"
+check "the process removed its slot at exit" [ -z "$(ls "$GPUPART_REGISTRY_DIR" 2>/dev/null)" ]
+
+echo "== 2. gpupart set moves a running process at its next launch"
+resume=$out/resume
+"$gp" run --tpcs gpc1 "${snap[@]}" -- "$bin/gpupart-dev-smid" --launches 6 --pause-after 3 --resume-file "$resume" > "$out/set.txt" 2>&1 &
+started+=($!)
+wait_for_line "$out/set.txt" PAUSED
+pid=$(awk '/^pid /{print $2}' "$out/set.txt")
+"$gp" list | tee "$out/list-before.txt"
+"$gp" set "$pid" gpc6 "${snap[@]}" | tee "$out/set-output.txt"
+touch "$resume"
+wait "${started[-1]}"
+cat "$out/set.txt"
+"$gp" list --keep-exited --json > "$out/list-after.json"
+check "launches before the set ran on gpc1" launches_on "$out/set.txt" 0 2 "$gpc1"
+check "launches after the set ran on gpc6" launches_on "$out/set.txt" 3 5 "$gpc6"
+check "list showed the process with its mask" grep -q " 9-16 " "$out/list-before.txt"
+
+echo "== 3. a CUDA graph keeps the mask of its upload (HARDWARE.md section 1; reported, fixed by a later issue)"
+rm -f "$resume"
+"$gp" run --tpcs gpc1 "${snap[@]}" -- "$bin/gpupart-dev-smid" --graph --launches 6 --pause-after 3 --resume-file "$resume" > "$out/graph.txt" 2>&1 &
+started+=($!)
+wait_for_line "$out/graph.txt" PAUSED
+pid=$(awk '/^pid /{print $2}' "$out/graph.txt")
+"$gp" set "$pid" gpc6 "${snap[@]}" > /dev/null
+touch "$resume"; wait "${started[-1]}"
+cat "$out/graph.txt"
+check "graph launches before the set ran on gpc1" launches_on "$out/graph.txt" 0 2 "$gpc1"
+if launches_on "$out/graph.txt" 3 5 "$gpc6" > /dev/null; then echo "NOTE graph replays followed the set"; else echo "NOTE graph replays kept their upload mask after the set (expected today)"; fi
+
+echo "== 4. a CUDA-free program under the shim is untouched"
+"$gp" run --tpcs gpc1 "${snap[@]}" -- "$bin/gpupart-dev-nocuda" > "$out/nocuda.txt" 2>&1; rc=$?
+cat "$out/nocuda.txt"
+check "CUDA-free program exits 0 with its output" [ "$rc" -eq 0 ]
+check "CUDA-free program computed its result" grep -q "ok 500000500000" "$out/nocuda.txt"
+check "CUDA-free program registered nothing" [ -z "$(ls "$GPUPART_REGISTRY_DIR" 2>/dev/null)" ]
+
+echo "== 5. under MPS, disjoint partitions run side by side and each is confined (checked by timing)"
+half_a="0-3,9-16,18-25,27-34,36-40"; half_b="41-43,45-52,54-62,63-71,75,78,81,83"
+"$gp" mps start | tee "$out/mps.txt"
+"$gp" mps status | tee -a "$out/mps.txt"
+spin=("$bin/gpupart-dev-spin" --spin-ms 100 --repeat 3)
+"${spin[@]}" > "$out/mps-alone-unmasked.txt" 2>&1
+"$gp" run --tpcs "$half_a" "${snap[@]}" -- "${spin[@]}" > "$out/mps-alone-half.txt" 2>&1
+"$gp" run --tpcs "$half_a" "${snap[@]}" -- "${spin[@]}" > "$out/mps-pair-a.txt" 2>&1 &
+a=$!; started+=($a)
+"$gp" run --tpcs "$half_b" "${snap[@]}" -- "${spin[@]}" > "$out/mps-pair-b.txt" 2>&1 &
+b=$!; started+=($b)
+wait $a; wait $b
+"$gp" mps stop | tee -a "$out/mps.txt"
+for f in mps-alone-unmasked mps-alone-half mps-pair-a mps-pair-b; do echo "-- $f"; cat "$out/$f.txt"; done
+ms() { awk '/^run 2 /{print $6}' "$1"; }
+u=$(ms "$out/mps-alone-unmasked.txt"); h=$(ms "$out/mps-alone-half.txt"); pa=$(ms "$out/mps-pair-a.txt"); pb=$(ms "$out/mps-pair-b.txt")
+echo "one-wave kernel: unconfined ${u} ms, half alone ${h} ms, pair ${pa} / ${pb} ms"
+ratio() { python3 -c "import sys; print(abs(float(sys.argv[1])/float(sys.argv[2]) - 2) < 0.3)" "$1" "$2"; }
+check "half of the TPCs alone takes ~2x (mask enforced under MPS)" [ "$(ratio "$h" "$u")" = True ]
+check "client A of a disjoint pair takes ~2x" [ "$(ratio "$pa" "$u")" = True ]
+check "client B of a disjoint pair takes ~2x" [ "$(ratio "$pb" "$u")" = True ]
+
+echo "device tests: $passes passed, $failures failed"
+[ "$failures" -eq 0 ]

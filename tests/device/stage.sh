@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds everything the GPU machine needs (gpu-only preset plus the CUDA test programs) and copies it to
+# .device-carry/ (ignored by git), for the `device` tool's carry. The GPU machine has no fmt: its
+# shared library travels along.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cmake --preset device > /dev/null
+cmake --build --preset device -j2
+rm -rf .device-carry && mkdir -p .device-carry
+cp build/device/app/gpupart build/device/lib/libgpupart-shim.so build/device/device-bin/* .device-carry/
+cp -L /usr/lib/x86_64-linux-gnu/libfmt.so.9 .device-carry/
+strip .device-carry/gpupart  # debug info is not needed there, and the carry is limited to 64 MiB
+mkdir -p .git/info && { grep -qx "/.device-carry/" .git/info/exclude 2>/dev/null || echo "/.device-carry/" >> .git/info/exclude; }
+du -sh .device-carry

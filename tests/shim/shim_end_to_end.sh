@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# The REAL libgpupart-shim.so, preloaded into real processes, driven by a TEST DOUBLE of the CUDA driver
+# (fake_libcuda.c, built as fake-driver/libcuda.so.1): what the shim writes into launch descriptors,
+# what it publishes in its registry slot, how `gpupart set` moves it, and how slots end. No GPU, no CUDA;
+# the real driver is exercised by tests/device on a GPU machine.
+#   shim_end_to_end.sh GPUPART SHIM_SO FAKE_DRIVER_DIR SHIM_HOST WORK_DIR
+set -u
+gpupart=$1
+shim=$2
+fake=$3/libcuda.so.1
+host=$4
+work=$5
+rm -rf "$work" && mkdir -p "$work"
+registry=$work/registry
+export GPUPART_REGISTRY_DIR=$registry  # a private registry: never the machine's
+export GPUPART_SHIM=$shim              # `gpupart run` preloads exactly the shim under test
+unset LD_PRELOAD GPUPART_TPCS GPUPART_REAL_TPCS
+# Under the asan preset the shim carries the sanitizer runtime and is preloaded ahead of it.
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+failures=0
+passes=0
+
+# Nothing started here outlives the test, whatever happens: an unreaped child's pid cannot be reused,
+# so killing what `jobs -p` lists is safe.
+cleanup() {
+    local pid
+    for pid in $(jobs -p); do kill -KILL "$pid" 2> /dev/null; done
+    wait 2> /dev/null
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+check() {  # check NAME CONDITION...
+    local name=$1
+    shift
+    if "$@"; then
+        passes=$((passes + 1))
+    else
+        failures=$((failures + 1))
+        echo "FAIL: $name" >&2
+    fi
+}
+contains() { grep -qF -- "$2" "$1"; }
+matches() { grep -qE -- "$2" "$1"; }
+lines() { [ "$(wc -l < "$1")" -eq "$2" ]; }
+line_is() {  # line_is FILE N TEXT
+    local actual
+    actual=$(sed -n "${2}p" "$1")
+    [ "$actual" = "$3" ] && return 0
+    echo "  line $2 of $1: expected '$3', got '$actual'" >&2
+    return 1
+}
+slot_of() { compgen -G "$registry/$1-*.slot"; }  # the slot file(s) of pid $1
+has_slot() { slot_of "$1" > /dev/null; }
+no_slot() { ! has_slot "$1"; }
+present() { [ -n "$1" ] && [ -e "$1" ]; }
+absent() { [ -n "$1" ] && [ ! -e "$1" ]; }
+no_slot_files() { [ -z "$(find "$registry" -name '*.slot*' 2> /dev/null)" ]; }
+running() {  # running PID: exists and is not a zombie
+    local stat
+    read -r stat 2> /dev/null < "/proc/$1/stat" || return 1
+    stat=${stat##*) }
+    [ "${stat%% *}" != Z ]
+}
+await() {  # await FILE PID: FILE appears (within 10 s) while PID runs
+    local i
+    for ((i = 0; i < 1000; ++i)); do
+        [ -e "$1" ] && return 0
+        running "$2" || break
+        sleep 0.01
+    done
+    [ -e "$1" ] && return 0
+    echo "  $1 did not appear; $2 is $(running "$2" && echo running || echo gone)" >&2
+    return 1
+}
+start() {  # start NAME CMD...: CMD in the background, output in $work/NAME.out/.err, pid in $started
+    local name=$1
+    shift
+    "$@" > "$work/$name.out" 2> "$work/$name.err" &
+    started=$!
+}
+
+# The descriptor as the test double fills it (0x5a: bit 31 of word0 clear), and what the shim writes.
+F=0x5a5a5a5a
+untouched() { echo "launch version=$1 callback=1 word0=$F mask=$F,$F,$F,$F low=$F,$F"; }
+v04_mask() { echo "launch version=0x40 callback=1 word0=0xda5a5a5a mask=$1,0xffffffff,0xffffffff,0xffffffff low=$F,$F"; }
+TPCS_0_3=0xfffffff0  # the disable mask (complement of the allowed TPCs), lowest word
+GPC1=0xfffe01ff      # complement of bits 9-16
+
+# ---- 1. A process that never loads libcuda is untouched: no slot, normal behaviour -------------------
+env LD_PRELOAD="$shim" GPUPART_TPCS=0xf GPUPART_REAL_TPCS=0xf "$host" pid > "$work/plain.out" 2> "$work/plain.err"; rc=$?
+check "no libcuda: exits 0" [ "$rc" -eq 0 ]
+check "no libcuda: runs normally" matches "$work/plain.out" '^pid [0-9]+$'
+check "no libcuda: one line out" lines "$work/plain.out" 1
+check "no libcuda: nothing on stderr" [ ! -s "$work/plain.err" ]
+check "no libcuda: no slot" no_slot_files
+
+# The same under `gpupart run`, checking the shim really is in the process while it runs.
+start plain-run "$gpupart" run --tpcs 0-3 --snapshot builtin:h200 -- "$host" pid ready:"$work/plain-run.ready" \
+    wait:"$work/plain-run.go"
+pid=$started
+check "run without libcuda: reaches its pause" await "$work/plain-run.ready" "$pid"
+check "run without libcuda: the shim is preloaded" grep -qF -- "$(basename "$shim")" "/proc/$pid/maps"
+check "run without libcuda: no slot" no_slot_files
+touch "$work/plain-run.go"
+wait "$pid"; rc=$?
+check "run without libcuda: exits 0" [ "$rc" -eq 0 ]
+check "run without libcuda: its own pid" line_is "$work/plain-run.out" 1 "pid $pid"
+check "run without libcuda: nothing on stderr" [ ! -s "$work/plain-run.err" ]
+check "run without libcuda: still no slot" no_slot_files
+
+# ---- 2. gpupart run --tpcs 0-3: masks per descriptor version, list, set ---------------------------
+start main "$gpupart" run --tpcs 0-3 --snapshot builtin:h200 -- "$host" load:"$fake" \
+    launch:0x40 launch:0x30 launch:0x41 launch:0x50 ready:"$work/main.1" wait:"$work/go.1" \
+    launch:0x40 ready:"$work/main.2" wait:"$work/go.2" \
+    launch:0x40 ready:"$work/main.3" wait:"$work/go.3"
+main=$started
+out=$work/main.out
+check "run: reaches its first pause" await "$work/main.1" "$main"
+check "run: loads the test double" line_is "$out" 1 "loaded"
+check "run: V04 (0x40) gets the 128-bit mask of 0-3 and the enable bit" line_is "$out" 2 "$(v04_mask $TPCS_0_3)"
+check "run: 0x30 gets the 64-bit mask at 84, 304 untouched" line_is "$out" 3 \
+    "launch version=0x30 callback=1 word0=$F mask=$F,$F,$F,$F low=$TPCS_0_3,0xffffffff"
+check "run: unknown 0x41 untouched" line_is "$out" 4 "$(untouched 0x41)"
+check "run: unknown 0x50 untouched" line_is "$out" 5 "$(untouched 0x50)"
+check "run: registered" has_slot "$main"
+
+"$gpupart" list --json > "$work/list1.json" 2> "$work/list1.err"; rc=$?
+check "list --json exits 0" [ "$rc" -eq 0 ]
+check "list: the process" contains "$work/list1.json" "\"pid\": $main,"
+check "list: one process" [ "$(grep -c '"pid":' "$work/list1.json")" -eq 1 ]
+check "list: alive" contains "$work/list1.json" '"liveness": "alive"'
+check "list: its command" contains "$work/list1.json" "\"command\": \"$host load:$fake launch:0x40"
+check "list: partitioned" contains "$work/list1.json" '"partitioned": true'
+check "list: requested 0-3" contains "$work/list1.json" '"tpcs": "0-3"'
+check "list: generation 1" contains "$work/list1.json" '"generation": 1,'
+check "list: 4 launches" contains "$work/list1.json" '"launches": 4,'
+check "list: 2 masked launches" contains "$work/list1.json" '"masked_launches": 2,'
+check "list: no errors" contains "$work/list1.json" '"errors": 0,'
+check "list: unsupported descriptor state" contains "$work/list1.json" '"state_code": 2,'
+check "list: unsupported descriptor text" contains "$work/list1.json" \
+    '"state": "unsupported launch descriptor version: not partitioned"'
+check "list: last descriptor version 0x50" contains "$work/list1.json" '"descriptor_version": 80,'
+check "list: mask applied" contains "$work/list1.json" '"mask_applied": true,'
+check "list: applied 0-3" contains "$work/list1.json" '"applied_tpcs": "0-3"'
+
+"$gpupart" set "$main" gpc1 --snapshot builtin:h200 > "$work/set1.out" 2> "$work/set1.err"; rc=$?
+check "set gpc1 exits 0" [ "$rc" -eq 0 ]
+check "set gpc1 says what changed" contains "$work/set1.out" "process $main ("
+check "set gpc1: 0-3 -> 9-16" contains "$work/set1.out" "TPCs 0-3 -> 9-16 (8 TPCs, 16 SMs), generation 2"
+touch "$work/go.1"
+check "run: reaches its second pause" await "$work/main.2" "$main"
+check "set gpc1: the next launch carries gpc1" line_is "$out" 8 "$(v04_mask $GPC1)"
+
+"$gpupart" list --json > "$work/list2.json"; rc=$?
+check "list after set exits 0" [ "$rc" -eq 0 ]
+check "list after set: requested 9-16" contains "$work/list2.json" '"tpcs": "9-16"'
+check "list after set: generation 2" contains "$work/list2.json" '"generation": 2,'
+check "list after set: applied generation 2" contains "$work/list2.json" '"applied_generation": 2,'
+check "list after set: applied 9-16" contains "$work/list2.json" '"applied_tpcs": "9-16"'
+check "list after set: active" contains "$work/list2.json" '"state_code": 1,'
+check "list after set: not pending" contains "$work/list2.json" '"pending": false'
+check "list after set: 5 launches" contains "$work/list2.json" '"launches": 5,'
+check "list after set: 3 masked launches" contains "$work/list2.json" '"masked_launches": 3,'
+
+"$gpupart" set "$main" 4-8 --snapshot builtin:h200 > "$work/set2.out" 2> "$work/set2.err"; rc=$?
+check "set to holes refused" [ "$rc" -eq 1 ]
+check "set to holes: one line" lines "$work/set2.err" 1
+check "set to holes: message" contains "$work/set2.err" "gpupart: mask '4-8' selects no real TPC on NVIDIA H200: bits 4-8 are holes"
+check "set to holes: nothing on stdout" [ ! -s "$work/set2.out" ]
+touch "$work/go.2"
+check "run: reaches its third pause" await "$work/main.3" "$main"
+check "set to holes: the next launch still carries gpc1" line_is "$out" 11 "$(v04_mask $GPC1)"
+"$gpupart" list --json > "$work/list3.json"
+check "set to holes: generation unchanged" contains "$work/list3.json" '"generation": 2,'
+
+touch "$work/go.3"
+wait "$main"; rc=$?
+check "run: exits 0" [ "$rc" -eq 0 ]
+check "run: every step ran" lines "$out" 13
+check "run: the shim said nothing" [ ! -s "$work/main.err" ]
+check "run: normal exit removes the slot" no_slot "$main"
+
+# ---- 3. A mask with no real TPC is never applied --------------------------------------------------
+start refused env LD_PRELOAD="$shim" GPUPART_TPCS=0x10 GPUPART_REAL_TPCS=0xf "$host" load:"$fake" \
+    launch:0x40 launch:0x30 launch:0x40 ready:"$work/refused.ready" wait:"$work/refused.go"
+pid=$started
+check "holes only: reaches its pause" await "$work/refused.ready" "$pid"
+check "holes only: V04 untouched" line_is "$work/refused.out" 2 "$(untouched 0x40)"
+check "holes only: 0x30 untouched" line_is "$work/refused.out" 3 "$(untouched 0x30)"
+check "holes only: still untouched" line_is "$work/refused.out" 4 "$(untouched 0x40)"
+"$gpupart" list --json > "$work/refused.json"; rc=$?
+check "holes only: list exits 0" [ "$rc" -eq 0 ]
+check "holes only: listed" contains "$work/refused.json" "\"pid\": $pid,"
+check "holes only: requested 4" contains "$work/refused.json" '"tpcs": "4"'
+check "holes only: refused state" contains "$work/refused.json" '"state_code": 4,'
+check "holes only: refused text" contains "$work/refused.json" \
+    '"state": "last requested mask refused (no real TPC): previous mask kept"'
+check "holes only: no mask applied" contains "$work/refused.json" '"mask_applied": false,'
+check "holes only: refused once" contains "$work/refused.json" '"refused_masks": 1'
+check "holes only: 3 launches" contains "$work/refused.json" '"launches": 3,'
+check "holes only: none masked" contains "$work/refused.json" '"masked_launches": 0,'
+touch "$work/refused.go"
+wait "$pid"; rc=$?
+check "holes only: exits 0" [ "$rc" -eq 0 ]
+check "holes only: slot removed at exit" no_slot "$pid"
+
+# ---- 4. A killed process leaves its slot; gpupart list reclaims it ---------------------------------
+start killed env LD_PRELOAD="$shim" GPUPART_TPCS=0xf GPUPART_REAL_TPCS=0xf "$host" load:"$fake" launch:0x40 \
+    ready:"$work/killed.ready" wait:"$work/never"
+pid=$started
+check "killed: reaches its pause" await "$work/killed.ready" "$pid"
+check "killed: masked" line_is "$work/killed.out" 2 "$(v04_mask $TPCS_0_3)"
+slot=$(slot_of "$pid")
+check "killed: registered" [ -n "$slot" ]
+kill -KILL "$pid"
+wait "$pid" 2> /dev/null; rc=$?  # (bash would report "Killed")
+check "killed: died of SIGKILL" [ "$rc" -eq 137 ]
+check "killed: slot left behind" present "$slot"
+"$gpupart" list --keep-exited --json > "$work/killed.json"; rc=$?
+check "killed: list --keep-exited exits 0" [ "$rc" -eq 0 ]
+check "killed: listed" contains "$work/killed.json" "\"pid\": $pid,"
+check "killed: shown as exited" contains "$work/killed.json" '"liveness": "exited"'
+check "killed: --keep-exited reclaims nothing" contains "$work/killed.json" '"reclaimed_exited_slots": 0,'
+check "killed: slot still there" present "$slot"
+"$gpupart" list > "$work/killed.txt"; rc=$?
+check "killed: list exits 0" [ "$rc" -eq 0 ]
+check "killed: list reclaims it" contains "$work/killed.txt" "reclaimed 1 exited slot"
+check "killed: slot removed" absent "$slot"
+check "killed: registry empty" no_slot_files
+check "killed: nothing left to list" contains "$work/killed.txt" "no partitioned process"
+
+echo "shim_end_to_end: $passes passed, $failures failed"
+[ "$failures" -eq 0 ] && rm -rf "$work"
+[ "$failures" -eq 0 ]
