@@ -27,4 +27,8 @@ ChosenSnapshot partition_topology(const SnapshotOptions& options) {
     return load_chosen(options);
 }
 
+void print_partition_notes(const ResolvedMask& resolved) {
+    for (const auto& note : resolved.notes) fmt::print(stderr, "gpupart: {}\n", note);
+}
+
 }  // namespace gpupart::cli

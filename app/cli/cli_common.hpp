@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "model/mask_resolve.hpp"
 #include "snapshot/snapshot_choice.hpp"
 
 namespace gpupart::cli {
@@ -23,5 +24,9 @@ void print_origin(const ChosenSnapshot& chosen);
 // The topology a partition is checked against. On a machine with an NVIDIA GPU the built-in recording
 // is not this GPU (mask-bit holes differ between chips), so it is used only when named with --snapshot.
 ChosenSnapshot partition_topology(const SnapshotOptions& options);
+
+// What a partitioning command tells the user about its mask on stderr: dropped holes and how a count
+// was placed (notes about the topology itself are left to `gpupart mask parse`).
+void print_partition_notes(const ResolvedMask& resolved);
 
 }  // namespace gpupart::cli

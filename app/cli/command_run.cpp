@@ -65,7 +65,7 @@ Command add_run_command(CLI::App& app) {
                 const ChosenSnapshot topology = partition_topology(options->snapshot);
                 const Gpu& gpu = select_gpu(topology, options->snapshot.gpu);
                 const ResolvedMask resolved = resolve_mask(options->tpcs, gpu);
-                for (const auto& note : resolved.notes) fmt::print(stderr, "gpupart: {}\n", note);
+                print_partition_notes(resolved);
                 const std::string shim = find_shim();
                 const Registry registry(Registry::default_directory());
                 if (const int error = gpupart_registry_dir_ensure(registry.directory().c_str()); error != 0)

@@ -30,7 +30,7 @@ Command add_set_command(CLI::App& app) {
                 const Registry registry(Registry::default_directory());
                 const SlotRecord before = registry.find_live(options->pid);
                 const SlotRecord after = registry.set_mask(options->pid, true, resolved.mask, real_tpcs(gpu));
-                for (const auto& note : resolved.notes) fmt::print(stderr, "gpupart: {}\n", note);
+                print_partition_notes(resolved);
                 const std::string old_mask = before.control && before.control->has_mask ? before.control->allowed.to_list() : "all";
                 fmt::print("process {} ({}): TPCs {} -> {} ({} TPCs, {} SMs), generation {}; applies from its next kernel "
                            "launch (kernels in CUDA graphs already uploaded keep their mask)\n",

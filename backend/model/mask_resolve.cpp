@@ -17,7 +17,7 @@ struct Overloaded : Ts... {
 };
 
 TpcMask named_bits(const MaskExpression& expression, const std::vector<MaskTerm>& terms, const Gpu& gpu,
-                   std::vector<std::string>& notes) {
+                   std::vector<std::string>& topology_notes) {
     TpcMask named;
     const int gpcs = static_cast<int>(gpu.gpcs.size());
     for (const MaskTerm& term : terms) {
@@ -42,7 +42,7 @@ TpcMask named_bits(const MaskExpression& expression, const std::vector<MaskTerm>
     if (!undetermined_gpc_tpcs(gpu).empty())
         for (const MaskTerm& term : terms)
             if (std::holds_alternative<GpcRange>(term)) {
-                notes.push_back(fmt::format("TPCs {} have no known GPC, so no gpcN name includes them",
+                topology_notes.push_back(fmt::format("TPCs {} have no known GPC, so no gpcN name includes them",
                                             undetermined_gpc_tpcs(gpu).to_list()));
                 break;
             }
@@ -59,7 +59,7 @@ ResolvedMask resolve_mask(const MaskExpression& expression, const Gpu& gpu) {
     ResolvedMask result;
     std::visit(Overloaded{
                    [&](const std::vector<MaskTerm>& terms) {
-                       const TpcMask named = named_bits(expression, terms, gpu, result.notes);
+                       const TpcMask named = named_bits(expression, terms, gpu, result.topology_notes);
                        result.mask = named & real;
                        result.dropped_holes = named & ~real;
                    },

@@ -12,7 +12,8 @@ namespace gpupart {
 struct ResolvedMask {
     TpcMask mask;           // real TPCs only
     TpcMask dropped_holes;  // bits the expression named that have no TPC
-    std::vector<std::string> notes;  // one line each: what was dropped, how a count was placed
+    std::vector<std::string> notes;           // about this mask: what was dropped, how a count was placed
+    std::vector<std::string> topology_notes;  // about the GPU, e.g. TPCs that no GPC name includes
 };
 
 // Throws UserError (one line naming the expression and the GPU) when the expression names a GPC

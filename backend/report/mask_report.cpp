@@ -25,6 +25,7 @@ std::string mask_report_text(const std::string& expression, const ResolvedMask& 
     out += fmt::format("size  {} of {} TPCs, {} of {} SMs\n", resolved.mask.count(), gpu.tpcs.size(), sms.size(), sm_total(gpu));
     out += fmt::format("gpcs  {}\n", whole.empty() ? std::string("no GPC whole") : fmt::format("whole: {}", fmt::join(gpc_names(whole), ", ")));
     for (const auto& note : resolved.notes) out += "note  " + note + "\n";
+    for (const auto& note : resolved.topology_notes) out += "note  " + note + "\n";
     return out;
 }
 
@@ -41,6 +42,7 @@ nlohmann::ordered_json mask_report_json(const std::string& expression, const Res
         {"whole_gpcs", gpc_names(gpcs_fully_covered(gpu, resolved.mask))},
         {"dropped_holes", resolved.dropped_holes.to_list()},
         {"notes", resolved.notes},
+        {"topology_notes", resolved.topology_notes},
     };
 }
 

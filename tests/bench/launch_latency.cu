@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
     } else if (std::strcmp(a, "--launches") == 0 && has_value) {
       launches = parse_long(argv[++i], 1, 1000000, "--launches");
     } else if (std::strcmp(a, "--rounds") == 0 && has_value) {
-      rounds = parse_long(argv[++i], 1, 20, "--rounds");
+      rounds = parse_long(argv[++i], 1, 5000, "--rounds");
     } else {
       usage(a);
     }

@@ -25,12 +25,12 @@ as_mode() {  # as_mode MODE CMD...: runs CMD as MODE says
 }
 modes=(plain shim-all shim-gpc1)
 
-# 1000 launches a round stay inside CUDA's launch queue, so a round measures the host-side cost of a
-# launch (where the shim's callback runs), not the GPU's pace.
+# 100 launches a round, then a sync: the launch queue never fills, so a round measures the host-side
+# cost of a launch (where the shim's callback runs), not the GPU's pace (an empty kernel takes ~4 us there).
 for rep in 1 2 3; do
     for mode in "${modes[@]}"; do
-        as_mode "$mode" "$bin/gpupart-bench-launch" --launches 1000 --rounds 20 | sed "s/^/$mode /" >> "$out/launch.txt"
-        as_mode "$mode" "$bin/gpupart-bench-launch" --launches 1000 --rounds 20 --graph | sed "s/^/$mode /" >> "$out/graph.txt"
+        as_mode "$mode" "$bin/gpupart-bench-launch" --launches 100 --rounds 400 | sed "s/^/$mode /" >> "$out/launch.txt"
+        as_mode "$mode" "$bin/gpupart-bench-launch" --launches 1000 --rounds 100 --graph | sed "s/^/$mode /" >> "$out/graph.txt"
     done
 done
 for rep in $(seq 1 15); do
@@ -51,10 +51,10 @@ def collect(name, key):
         if key in parts: values[parts[0]].append(float(parts[parts.index(key) + 1]))
     return values
 launch = collect("launch.txt", "launch_ns"); graph = collect("graph.txt", "replay_ns"); start = collect("start.txt", "start_ms")
-base = {k: statistics.median(v[k]["plain"]) for k, v in (("launch", launch), ("graph", graph), ("start", start))}
+base = {"launch": statistics.median(launch["plain"]), "graph": statistics.median(graph["plain"]), "start": statistics.median(start["plain"])}
 print(f"{'mode':<10} {'launch ns (median)':>20} {'added':>8} {'graph replay ns':>16} {'added':>8} {'start ms':>9} {'ratio':>6}")
 for mode in ("plain", "shim-all", "shim-gpc1"):
     l = statistics.median(launch[mode]); g = statistics.median(graph[mode]); s = statistics.median(start[mode]) / 1000
     print(f"{mode:<10} {l:>20.1f} {l - base['launch']:>+8.1f} {g:>16.1f} {g - base['graph']:>+8.1f} {s:>9.1f} {s / (base['start'] / 1000):>6.2f}")
-print(f"samples: {len(launch['plain'])} launch rounds of 1000, {len(graph['plain'])} graph rounds of 10 x 100 kernels, {len(start['plain'])} starts per mode")
+print(f"samples per mode: {len(launch['plain'])} rounds of 100 launches, {len(graph['plain'])} rounds of 10 replays of a 100-kernel graph, {len(start['plain'])} process starts")
 PY
