@@ -219,6 +219,9 @@ TEST(Registry, ConcurrentWritersAndReadersNeverSeeATornMask) {
     const Registry registry(registry_dir.dir);
     const std::string path = registry.list().at(0).path;
     const auto run_for = std::chrono::milliseconds(1500);
+    // Start from a block that already has the shape every write gives it (four equal words).
+    SlotFile::open(path, true).write_control(true, TpcMask::from_words(0x100000001ULL, 0x100000001ULL),
+                                             TpcMask::from_words(0x100000001ULL, 0x100000001ULL));
 
     // Writers store masks whose four words are all equal, and real_tpcs equal to the mask: any mix of
     // two writes shows as unequal words.
@@ -293,6 +296,8 @@ TEST(Registry, ThreadsSharingAMappingNeverSeeATornMask) {
     TempRegistry registry_dir;
     RegisteredChild child(registry_dir.dir, "0x1");
     const std::string path = Registry(registry_dir.dir).list().at(0).path;
+    SlotFile::open(path, true).write_control(true, TpcMask::from_words(0x100000001ULL, 0x100000001ULL),
+                                             TpcMask::from_words(0x100000001ULL, 0x100000001ULL));
     std::atomic<bool> stop{false};
     std::atomic<long> torn{0};
     std::atomic<long> consistent{0};
