@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Shim overhead on a real GPU, side by side in one run (through the `device` tool, after
 # tests/device/stage.sh): host cost of launching an empty kernel and of replaying a graph, and the
-# time to start a small CUDA process, each without the shim, with the shim and every TPC allowed, and
-# with the shim confining to gpc1. Modes are interleaved so clock and thermal drift hit all alike.
+# time to start a small CUDA process, each without the shim (plain), with the shim preloaded by hand
+# (shim-direct, gpc1), and through `gpupart run` with every TPC allowed (shim-all) or gpc1 (shim-gpc1). Modes are interleaved so clock and thermal drift hit all alike.
 #   run_bench.sh CARRY_DIR OUT_DIR
 set -u
 bin=$(cd "$1" && pwd)
@@ -19,24 +19,25 @@ as_mode() {  # as_mode MODE CMD...: runs CMD as MODE says
     local mode=$1; shift
     case $mode in
         plain) "$@" ;;
+        shim-direct) LD_PRELOAD="$GPUPART_SHIM" GPUPART_TPCS=0x1fe00 GPUPART_REAL_TPCS=0xffffffffffffffffffffffffffffffff "$@" ;;
         shim-all) "$gp" run --tpcs all --snapshot builtin:h200 -- "$@" ;;
         shim-gpc1) "$gp" run --tpcs gpc1 --snapshot builtin:h200 -- "$@" ;;
     esac
 }
-modes=(plain shim-all shim-gpc1)
+modes=(plain shim-direct shim-all shim-gpc1)
 
 # 100 launches a round, then a sync: the launch queue never fills, so a round measures the host-side
 # cost of a launch (where the shim's callback runs), not the GPU's pace (an empty kernel takes ~4 us there).
-for rep in 1 2 3; do
+for rep in 1 2 3 4 5 6; do
     for mode in "${modes[@]}"; do
-        as_mode "$mode" "$bin/gpupart-bench-launch" --launches 100 --rounds 400 | sed "s/^/$mode /" >> "$out/launch.txt"
-        as_mode "$mode" "$bin/gpupart-bench-launch" --launches 1000 --rounds 100 --graph | sed "s/^/$mode /" >> "$out/graph.txt"
+        as_mode "$mode" "$bin/gpupart-bench-launch" --launches 100 --rounds 200 | sed "s/^/$mode /" >> "$out/launch.txt"
+        as_mode "$mode" "$bin/gpupart-bench-launch" --launches 1000 --rounds 50 --graph | sed "s/^/$mode /" >> "$out/graph.txt"
     done
 done
-for rep in $(seq 1 15); do
-    for mode in "${modes[@]}"; do
+for rep in $(seq 1 20); do
+    for mode in "${modes[@]}" wrapper-only; do
         start=$(date +%s%N)
-        as_mode "$mode" "$bin/gpupart-bench-start" > /dev/null
+        if [ "$mode" = wrapper-only ]; then "$gp" run --tpcs gpc1 --snapshot builtin:h200 -- true; else as_mode "$mode" "$bin/gpupart-bench-start" > /dev/null; fi
         echo "$mode start_ms $(( ($(date +%s%N) - start) / 1000 ))" >> "$out/start.txt"
     done
 done
@@ -48,13 +49,15 @@ def collect(name, key):
     values = collections.defaultdict(list)
     for line in open(f"{out}/{name}"):
         parts = line.split()
-        if key in parts: values[parts[0]].append(float(parts[parts.index(key) + 1]))
+        if len(parts) > 1 and parts[1] in ("round", "start_ms") and key in parts:
+            values[parts[0]].append(float(parts[parts.index(key) + 1]))
     return values
 launch = collect("launch.txt", "launch_ns"); graph = collect("graph.txt", "replay_ns"); start = collect("start.txt", "start_ms")
 base = {"launch": statistics.median(launch["plain"]), "graph": statistics.median(graph["plain"]), "start": statistics.median(start["plain"])}
 print(f"{'mode':<10} {'launch ns (median)':>20} {'added':>8} {'graph replay ns':>16} {'added':>8} {'start ms':>9} {'ratio':>6}")
-for mode in ("plain", "shim-all", "shim-gpc1"):
+for mode in ("plain", "shim-direct", "shim-all", "shim-gpc1"):
     l = statistics.median(launch[mode]); g = statistics.median(graph[mode]); s = statistics.median(start[mode]) / 1000
     print(f"{mode:<10} {l:>20.1f} {l - base['launch']:>+8.1f} {g:>16.1f} {g - base['graph']:>+8.1f} {s:>9.1f} {s / (base['start'] / 1000):>6.2f}")
+print(f"gpupart run itself (exec of `true`, no CUDA): {statistics.median(start['wrapper-only']) / 1000:.1f} ms")
 print(f"samples per mode: {len(launch['plain'])} rounds of 100 launches, {len(graph['plain'])} rounds of 10 replays of a 100-kernel graph, {len(start['plain'])} process starts")
 PY

@@ -108,5 +108,32 @@ check "half of the TPCs alone takes ~2x (mask enforced under MPS)" [ "$(ratio "$
 check "client A of a disjoint pair takes ~2x" [ "$(ratio "$pa" "$u")" = True ]
 check "client B of a disjoint pair takes ~2x" [ "$(ratio "$pb" "$u")" = True ]
 
+echo "== 6. kernel-enforced permissions: another user cannot move a process; its owner and root can"
+as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+rm -f "$resume"
+"$gp" run --tpcs gpc1 "${snap[@]}" -- "$bin/gpupart-dev-smid" --launches 4 --pause-after 2 --resume-file "$resume" > "$out/perm-root.txt" 2>&1 &
+started+=($!)
+wait_for_line "$out/perm-root.txt" PAUSED
+pid=$(awk '/^pid /{print $2}' "$out/perm-root.txt")
+"${as_nobody[@]}" env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" GPUPART_REGISTRY_DIR="$GPUPART_REGISTRY_DIR" "$gp" set "$pid" gpc6 "${snap[@]}" > "$out/perm-nobody.out" 2> "$out/perm-nobody.err"; rc=$?
+cat "$out/perm-nobody.err"
+lines=$(wc -l < "$out/perm-nobody.err")
+check "another user is refused with one line" [ "$rc" -eq 1 -a "$lines" -eq 1 ]
+check "the refusal names the owner" grep -q "belongs to root" "$out/perm-nobody.err"
+touch "$resume"; wait "${started[-1]}"
+check "the refused change changed nothing" launches_on "$out/perm-root.txt" 2 3 "$gpc1"
+rm -f "$resume"
+"${as_nobody[@]}" env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" GPUPART_REGISTRY_DIR="$GPUPART_REGISTRY_DIR" GPUPART_SHIM="$GPUPART_SHIM" \
+    "$gp" run --tpcs gpc1 "${snap[@]}" -- "$bin/gpupart-dev-smid" --launches 4 --pause-after 2 --resume-file "$resume" > "$out/perm-user.txt" 2>&1 &
+started+=($!)
+wait_for_line "$out/perm-user.txt" PAUSED
+pid=$(awk '/^pid /{print $2}' "$out/perm-user.txt")
+"$gp" list | grep -E "^ *$pid " | tee "$out/perm-list.txt"
+check "the user's process is listed as theirs" grep -q "nobody" "$out/perm-list.txt"
+"$gp" set "$pid" gpc6 "${snap[@]}" > /dev/null; rc=$?
+check "root (admin) may move another user's process" [ "$rc" -eq 0 ]
+touch "$resume"; wait "${started[-1]}"
+check "the user's process moved to gpc6" launches_on "$out/perm-user.txt" 2 3 "$gpc6"
+
 echo "device tests: $passes passed, $failures failed"
 [ "$failures" -eq 0 ]
