@@ -23,7 +23,9 @@ cleanup() {
 trap cleanup EXIT
 check() { local name=$1; shift; if "$@"; then passes=$((passes+1)); echo "PASS $name"; else failures=$((failures+1)); echo "FAIL $name"; fi; }
 sms_of() { "$gp" mask parse "$1" "${snap[@]}" --json | python3 -c 'import json,sys; print(" ".join(map(str,json.load(sys.stdin)["sms"])))'; }
-# subset FILE FIRST LAST "SMS": launches FIRST..LAST of FILE used only SMs in SMS, and all of them
+# launches_on FILE FIRST LAST "SMS": launches FIRST..LAST of FILE used exactly the SMs in SMS. Every
+# smid run launches 4224 blocks (32 per SM of the whole GPU), several waves on any partition, so every
+# allowed SM gets blocks: with one wave's worth the block scheduler may leave an allowed SM idle.
 launches_on() {
     python3 - "$@" <<'PY'
 import sys
@@ -44,16 +46,16 @@ nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader | tee "$ou
 gpc1=$(sms_of gpc1); gpc6=$(sms_of gpc6)
 
 echo "== 1. an unmodified program under gpupart run lands only on the allowed SMs (no MPS)"
-"$bin/gpupart-dev-smid" --launches 2 > "$out/unmasked.txt" 2>&1
+"$bin/gpupart-dev-smid" --blocks 4224 --launches 2 > "$out/unmasked.txt" 2>&1
 check "unmasked run reaches all 132 SMs" grep -q "launch 1 sms 132 " "$out/unmasked.txt"
-"$gp" run --tpcs gpc1 "${snap[@]}" -- "$bin/gpupart-dev-smid" --launches 5 > "$out/run-gpc1.txt" 2>&1
+"$gp" run --tpcs gpc1 "${snap[@]}" -- "$bin/gpupart-dev-smid" --blocks 4224 --launches 5 > "$out/run-gpc1.txt" 2>&1
 cat "$out/run-gpc1.txt"
 check "gpupart run --tpcs gpc1: every launch on exactly gpc1's 16 SMs" launches_on "$out/run-gpc1.txt" 0 4 "$gpc1"
 check "the process removed its slot at exit" [ -z "$(ls "$GPUPART_REGISTRY_DIR" 2>/dev/null)" ]
 
 echo "== 2. gpupart set moves a running process at its next launch"
 resume=$out/resume
-"$gp" run --tpcs gpc1 "${snap[@]}" -- "$bin/gpupart-dev-smid" --launches 6 --pause-after 3 --resume-file "$resume" > "$out/set.txt" 2>&1 &
+"$gp" run --tpcs gpc1 "${snap[@]}" -- "$bin/gpupart-dev-smid" --blocks 4224 --launches 6 --pause-after 3 --resume-file "$resume" > "$out/set.txt" 2>&1 &
 started+=($!)
 wait_for_line "$out/set.txt" PAUSED
 pid=$(awk '/^pid /{print $2}' "$out/set.txt")
@@ -69,7 +71,7 @@ check "list showed the process with its mask" grep -q " 9-16 " "$out/list-before
 
 echo "== 3. a CUDA graph keeps the mask of its upload (HARDWARE.md section 1; reported, fixed by a later issue)"
 rm -f "$resume"
-"$gp" run --tpcs gpc1 "${snap[@]}" -- "$bin/gpupart-dev-smid" --graph --launches 6 --pause-after 3 --resume-file "$resume" > "$out/graph.txt" 2>&1 &
+"$gp" run --tpcs gpc1 "${snap[@]}" -- "$bin/gpupart-dev-smid" --blocks 4224 --graph --launches 6 --pause-after 3 --resume-file "$resume" > "$out/graph.txt" 2>&1 &
 started+=($!)
 wait_for_line "$out/graph.txt" PAUSED
 pid=$(awk '/^pid /{print $2}' "$out/graph.txt")
@@ -111,7 +113,7 @@ check "client B of a disjoint pair takes ~2x" [ "$(ratio "$pb" "$u")" = True ]
 echo "== 6. kernel-enforced permissions: another user cannot move a process; its owner and root can"
 as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
 rm -f "$resume"
-"$gp" run --tpcs gpc1 "${snap[@]}" -- "$bin/gpupart-dev-smid" --launches 4 --pause-after 2 --resume-file "$resume" > "$out/perm-root.txt" 2>&1 &
+"$gp" run --tpcs gpc1 "${snap[@]}" -- "$bin/gpupart-dev-smid" --blocks 4224 --launches 4 --pause-after 2 --resume-file "$resume" > "$out/perm-root.txt" 2>&1 &
 started+=($!)
 wait_for_line "$out/perm-root.txt" PAUSED
 pid=$(awk '/^pid /{print $2}' "$out/perm-root.txt")
@@ -124,7 +126,7 @@ touch "$resume"; wait "${started[-1]}"
 check "the refused change changed nothing" launches_on "$out/perm-root.txt" 2 3 "$gpc1"
 rm -f "$resume"
 "${as_nobody[@]}" env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" GPUPART_REGISTRY_DIR="$GPUPART_REGISTRY_DIR" GPUPART_SHIM="$GPUPART_SHIM" \
-    "$gp" run --tpcs gpc1 "${snap[@]}" -- "$bin/gpupart-dev-smid" --launches 4 --pause-after 2 --resume-file "$resume" > "$out/perm-user.txt" 2>&1 &
+    "$gp" run --tpcs gpc1 "${snap[@]}" -- "$bin/gpupart-dev-smid" --blocks 4224 --launches 4 --pause-after 2 --resume-file "$resume" > "$out/perm-user.txt" 2>&1 &
 started+=($!)
 wait_for_line "$out/perm-user.txt" PAUSED
 pid=$(awk '/^pid /{print $2}' "$out/perm-user.txt")
