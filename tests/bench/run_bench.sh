@@ -19,6 +19,7 @@ as_mode() {  # as_mode MODE CMD...: runs CMD as MODE says
     local mode=$1; shift
     case $mode in
         plain) "$@" ;;
+        plain-8conn) CUDA_DEVICE_MAX_CONNECTIONS=8 "$@" ;;  # what gpupart run sets for MPS clients
         shim-direct) LD_PRELOAD="$GPUPART_SHIM" GPUPART_TPCS=0x1fe00 GPUPART_REAL_TPCS=0xffffffffffffffffffffffffffffffff "$@" ;;
         shim-all) "$gp" run --tpcs all --snapshot builtin:h200 -- "$@" ;;
         shim-gpc1) "$gp" run --tpcs gpc1 --snapshot builtin:h200 -- "$@" ;;
@@ -35,7 +36,7 @@ for rep in 1 2 3 4 5 6; do
     done
 done
 for rep in $(seq 1 20); do
-    for mode in "${modes[@]}" wrapper-only; do
+    for mode in "${modes[@]}" plain-8conn wrapper-only; do
         start=$(date +%s%N)
         if [ "$mode" = wrapper-only ]; then "$gp" run --tpcs gpc1 --snapshot builtin:h200 -- true; else as_mode "$mode" "$bin/gpupart-bench-start" > /dev/null; fi
         echo "$mode start_ms $(( ($(date +%s%N) - start) / 1000 ))" >> "$out/start.txt"
@@ -58,6 +59,7 @@ print(f"{'mode':<10} {'launch ns (median)':>20} {'added':>8} {'graph replay ns':
 for mode in ("plain", "shim-direct", "shim-all", "shim-gpc1"):
     l = statistics.median(launch[mode]); g = statistics.median(graph[mode]); s = statistics.median(start[mode]) / 1000
     print(f"{mode:<10} {l:>20.1f} {l - base['launch']:>+8.1f} {g:>16.1f} {g - base['graph']:>+8.1f} {s:>9.1f} {s / (base['start'] / 1000):>6.2f}")
+print(f"start ms without the shim but with CUDA_DEVICE_MAX_CONNECTIONS=8 (set by gpupart run): {statistics.median(start['plain-8conn']) / 1000:.1f}")
 print(f"gpupart run itself (exec of `true`, no CUDA): {statistics.median(start['wrapper-only']) / 1000:.1f} ms")
 print(f"samples per mode: {len(launch['plain'])} rounds of 100 launches, {len(graph['plain'])} rounds of 10 replays of a 100-kernel graph, {len(start['plain'])} process starts")
 PY
