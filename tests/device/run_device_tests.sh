@@ -124,7 +124,8 @@ check "another user is refused with one line" [ "$rc" -eq 1 -a "$lines" -eq 1 ]
 check "the refusal names the owner" grep -q "belongs to root" "$out/perm-nobody.err"
 touch "$resume"; wait "${started[-1]}"
 check "the refused change changed nothing" launches_on "$out/perm-root.txt" 2 3 "$gpc1"
-rm -f "$resume"
+# The other user cannot look inside $OUT: its resume file lives in a directory it may read.
+shared_dir=$(mktemp -d /tmp/gpupart-devtest.XXXXXX); chmod 755 "$shared_dir"; resume=$shared_dir/resume
 "${as_nobody[@]}" env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" GPUPART_REGISTRY_DIR="$GPUPART_REGISTRY_DIR" GPUPART_SHIM="$GPUPART_SHIM" \
     "$gp" run --tpcs gpc1 "${snap[@]}" -- "$bin/gpupart-dev-smid" --blocks 4224 --launches 4 --pause-after 2 --resume-file "$resume" > "$out/perm-user.txt" 2>&1 &
 started+=($!)
@@ -136,6 +137,7 @@ check "the user's process is listed as theirs" grep -q "nobody" "$out/perm-list.
 check "root (admin) may move another user's process" [ "$rc" -eq 0 ]
 touch "$resume"; wait "${started[-1]}"
 check "the user's process moved to gpc6" launches_on "$out/perm-user.txt" 2 3 "$gpc6"
+rm -rf "$shared_dir"
 
 echo "device tests: $passes passed, $failures failed"
 [ "$failures" -eq 0 ]
