@@ -9,6 +9,21 @@
 
 namespace gpupart {
 
+// A slot is the process's own only if the kernel says the file belongs to the user it claims, and
+// (while it runs) to the user who runs it: anybody may create files in the sticky registry directory,
+// so a file that claims another user's process is a forgery and is never shown or written.
+std::optional<std::string> ownership_problem(const SlotRecord& record) {
+    if (record.file_owner != 0 && record.file_owner != record.uid)
+        return fmt::format("{}: claims process {} of {} but the file belongs to {}: ignored", record.path, record.pid,
+                           user_name(record.uid), user_name(record.file_owner));
+    const auto runner = process_uid(record.pid);
+    if (runner && process_liveness(record.pid, record.start_time) == Liveness::alive && *runner != record.file_owner &&
+        record.file_owner != 0)
+        return fmt::format("{}: process {} runs as {} but the file belongs to {}: ignored", record.path, record.pid,
+                           user_name(*runner), user_name(record.file_owner));
+    return std::nullopt;
+}
+
 Registry::Registry(std::string directory) : directory_(std::move(directory)) {}
 
 std::string Registry::default_directory() {
@@ -29,6 +44,10 @@ std::vector<RegistryEntry> Registry::list() const {
             const SlotFile slot = SlotFile::open(path, false);
             entry.record = slot.read();
             entry.liveness = process_liveness(entry.record->pid, entry.record->start_time);
+            if (auto forged = ownership_problem(*entry.record)) {
+                entry.problem = *forged;
+                entry.record.reset();
+            }
         } catch (const RegistryError& problem) {
             entry.problem = problem.what();
         }
@@ -59,11 +78,18 @@ std::string Registry::slot_path_for(int pid) const {
     return path;
 }
 
-SlotRecord Registry::find_live(int pid) const { return SlotFile::open(slot_path_for(pid), false).read(); }
+namespace {
+SlotRecord checked(SlotRecord record) {
+    if (auto forged = ownership_problem(record)) throw RegistryError(*forged);
+    return record;
+}
+}  // namespace
+
+SlotRecord Registry::find_live(int pid) const { return checked(SlotFile::open(slot_path_for(pid), false).read()); }
 
 SlotRecord Registry::set_mask(int pid, bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs) const {
     SlotFile slot = SlotFile::open(slot_path_for(pid), true);
-    const SlotRecord before = slot.read();
+    const SlotRecord before = checked(slot.read());
     // The file name pins pid and start time; check once more that this process still runs.
     if (process_liveness(before.pid, before.start_time) != Liveness::alive)
         throw RegistryError(fmt::format("process {} exited; nothing changed", pid));

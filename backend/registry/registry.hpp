@@ -17,6 +17,10 @@ struct RegistryEntry {
     std::string problem;               // one line, e.g. an unknown layout version
 };
 
+// Why a slot cannot be trusted as its process's own (file owner differs from the user it claims, or
+// from the user running the process); nullopt when it can. Root-owned slots are trusted (root made them).
+std::optional<std::string> ownership_problem(const SlotRecord& record);
+
 class Registry {
 public:
     explicit Registry(std::string directory);

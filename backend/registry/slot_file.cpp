@@ -52,11 +52,11 @@ void mask_to_words(const TpcMask& mask, std::uint32_t words[4]) {
     for (int i = 0; i < 4; ++i) words[i] = split[static_cast<std::size_t>(i)];
 }
 
-SlotFile::SlotFile(std::string path, int fd, gpupart_slot_file* slot, bool writable)
-    : path_(std::move(path)), fd_(fd), slot_(slot), writable_(writable) {}
+SlotFile::SlotFile(std::string path, int fd, gpupart_slot_file* slot, bool writable, unsigned owner)
+    : path_(std::move(path)), fd_(fd), slot_(slot), writable_(writable), owner_(owner) {}
 
 SlotFile::SlotFile(SlotFile&& other) noexcept
-    : path_(std::move(other.path_)), fd_(other.fd_), slot_(other.slot_), writable_(other.writable_) {
+    : path_(std::move(other.path_)), fd_(other.fd_), slot_(other.slot_), writable_(other.writable_), owner_(other.owner_) {
     other.fd_ = -1;
     other.slot_ = nullptr;
 }
@@ -89,7 +89,7 @@ SlotFile SlotFile::open(const std::string& path, bool writable) {
         throw RegistryError(fmt::format("{}: cannot map: {}", path, std::strerror(error)));
     }
     auto* slot = static_cast<gpupart_slot_file*>(memory);
-    SlotFile file(path, fd, slot, writable);
+    SlotFile file(path, fd, slot, writable, info.st_uid);
     if (std::memcmp(slot->header.magic, GPUPART_REGISTRY_MAGIC, sizeof slot->header.magic) != 0)
         throw RegistryError(fmt::format("{}: not a gpupart slot file (bad magic)", path));
     const std::uint32_t version = gpupart_load32(&slot->header.layout_version);
@@ -105,6 +105,7 @@ SlotFile SlotFile::open(const std::string& path, bool writable) {
 SlotRecord SlotFile::read() const {
     SlotRecord record;
     record.path = path_;
+    record.file_owner = owner_;
     // The header is immutable once the acquire load in open() saw state LIVE.
     record.pid = slot_->header.pid;
     record.start_time = slot_->header.start_time;

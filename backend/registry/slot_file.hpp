@@ -45,6 +45,7 @@ struct SlotCounters {
 
 struct SlotRecord {
     std::string path;
+    unsigned file_owner = 0;  // who owns the slot file (the kernel's word, unlike the header's uid)
     int pid = 0;
     std::uint64_t start_time = 0;
     unsigned uid = 0;
@@ -83,7 +84,7 @@ public:
     void begin_write_and_stop_for_test();
 
 private:
-    SlotFile(std::string path, int fd, gpupart_slot_file* slot, bool writable);
+    SlotFile(std::string path, int fd, gpupart_slot_file* slot, bool writable, unsigned owner);
     void lock(int timeout_ms);
     void unlock();
 
@@ -91,6 +92,7 @@ private:
     int fd_ = -1;
     gpupart_slot_file* slot_ = nullptr;
     bool writable_ = false;
+    unsigned owner_ = 0;
 };
 
 }  // namespace gpupart

@@ -329,3 +329,36 @@ TEST(Registry, ThreadsSharingAMappingNeverSeeATornMask) {
     EXPECT_EQ(torn.load(), 0);
     EXPECT_GT(consistent.load(), 100);
 }
+
+// Anybody may create files in the (sticky, world-writable) registry: a file claiming another user's
+// process is a forgery, shown as a problem and never written to.
+TEST(Registry, ForgedSlotsAreIgnored) {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to create files owned by another user (CI runs as root)";
+    TempRegistry registry_dir;
+    const std::string path = register_self(registry_dir.dir, *process_start_time(::getpid()));
+    ASSERT_EQ(::chown(path.c_str(), 65534, 65534), 0);  // "nobody" made a slot that claims this root process
+    const Registry registry(registry_dir.dir);
+    const auto entries = registry.list();
+    ASSERT_EQ(entries.size(), 1u);
+    EXPECT_FALSE(entries[0].record.has_value());
+    EXPECT_EQ(entries[0].problem, fmt::format("{}: claims process {} of root but the file belongs to nobody: ignored", path, ::getpid()));
+    EXPECT_NE(error_of([&] { registry.set_mask(::getpid(), true, TpcMask::range(0, 3), TpcMask::range(0, 3)); }).find("ignored"),
+              std::string::npos);
+    EXPECT_NE(error_of([&] { registry.find_live(::getpid()); }).find("ignored"), std::string::npos);
+}
+
+TEST(Registry, SlotClaimingItsOwnUserForAnotherUsersProcessIsIgnored) {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to create files owned by another user (CI runs as root)";
+    TempRegistry registry_dir;
+    // The file and its header agree (nobody), but the process it names runs as root.
+    const gpupart_control initial = control_with(nullptr, nullptr);
+    gpupart_slot_file* slot = nullptr;
+    char path[512];
+    ASSERT_EQ(gpupart_slot_create(registry_dir.dir.c_str(), ::getpid(), *process_start_time(::getpid()), 65534, "forged",
+                                  "test", &initial, &slot, path, sizeof path), 0);
+    ::munmap(slot, GPUPART_SLOT_FILE_SIZE);
+    ASSERT_EQ(::chown(path, 65534, 65534), 0);
+    const auto entries = Registry(registry_dir.dir).list();
+    ASSERT_EQ(entries.size(), 1u);
+    EXPECT_EQ(entries[0].problem, fmt::format("{}: process {} runs as root but the file belongs to nobody: ignored", path, ::getpid()));
+}
