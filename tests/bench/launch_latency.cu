@@ -12,18 +12,14 @@
 //   round <r> replay_ns <ns per graph launch, 1 decimal> with_sync_ns <...>
 //   median_replay_ns <...>
 // r counts from 0. Errors: "error <where>: <what>" on stderr, exit 1; exit 3: watchdog (120 s).
-#include <cuda_runtime.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <vector>
 
-#include <unistd.h>
+#include "../device/device_program.cuh"
+
+using gpupart_dev::check;
 
 __global__ void empty() {}
 
@@ -32,36 +28,8 @@ namespace {
 constexpr unsigned kWatchdogS = 120;
 constexpr long kKernelsPerGraph = 100;
 constexpr long kWarmupLaunches = 1000;
-
-void check(cudaError_t err, const char* where) {
-  if (err != cudaSuccess) {
-    std::fprintf(stderr, "error %s: %s\n", where, cudaGetErrorString(err));
-    std::exit(1);
-  }
-}
-
-[[noreturn]] void usage(const char* what) {
-  std::fprintf(stderr,
-               "error usage: %s\n"
-               "usage: gpupart-bench-launch [--launches N] [--rounds R] [--graph]\n",
-               what);
-  std::exit(1);
-}
-
-long parse_long(const char* text, long lo, long hi, const char* option) {
-  char* end = nullptr;
-  errno = 0;
-  const long v = std::strtol(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || v < lo || v > hi) usage(option);
-  return v;
-}
-
-void on_watchdog(int) {
-  static const char msg[] = "error watchdog-timeout\n";
-  ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
-  (void)ignored;
-  _exit(3);
-}
+constexpr gpupart_dev::Usage kUsage{
+    "usage: gpupart-bench-launch [--launches N] [--rounds R] [--graph]\n"};
 
 // `count` launches of one unit: a kernel, or a replay of graph_exec when it is set.
 void launch_many(long count, cudaStream_t stream, cudaGraphExec_t graph_exec) {
@@ -83,25 +51,15 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::signal(SIGALRM, on_watchdog);
-  alarm(kWatchdogS);
+  gpupart_dev::start_watchdog(kWatchdogS);
 
   long launches = 100000;
   long rounds = 5;
   bool use_graph = false;
-  for (int i = 1; i < argc; ++i) {
-    const char* a = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (std::strcmp(a, "--graph") == 0) {
-      use_graph = true;
-    } else if (std::strcmp(a, "--launches") == 0 && has_value) {
-      launches = parse_long(argv[++i], 1, 1000000, "--launches");
-    } else if (std::strcmp(a, "--rounds") == 0 && has_value) {
-      rounds = parse_long(argv[++i], 1, 5000, "--rounds");
-    } else {
-      usage(a);
-    }
-  }
+  kUsage.parse(argc, argv,
+               {{"--graph", &use_graph},
+                {"--launches", &launches, 1, 1000000},
+                {"--rounds", &rounds, 1, 5000}});
 
   check(cudaFree(nullptr), "cudaFree(0)");
   cudaStream_t stream;

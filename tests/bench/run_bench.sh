@@ -5,14 +5,8 @@
 # (shim-direct, gpc1), and through `gpupart run` with every TPC allowed (shim-all) or gpc1 (shim-gpc1). Modes are interleaved so clock and thermal drift hit all alike.
 #   run_bench.sh CARRY_DIR OUT_DIR
 set -u
-bin=$(cd "$1" && pwd)
-out=$2
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export GPUPART_SHIM="$bin/libgpupart-shim.so"
-export GPUPART_REGISTRY_DIR=/dev/shm/gpupart-bench
-gp="$bin/gpupart"
-rm -rf "$GPUPART_REGISTRY_DIR"
+# shellcheck source-path=SCRIPTDIR source=../device/device_env.sh
+. "$(dirname "$0")/../device/device_env.sh" "$1" "$2" gpupart-bench  # bin, out, gp, GPUPART_*
 trap 'rm -rf "$GPUPART_REGISTRY_DIR"' EXIT
 
 as_mode() {  # as_mode MODE CMD...: runs CMD as MODE says

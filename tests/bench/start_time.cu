@@ -1,21 +1,11 @@
 // gpupart-bench-start: the smallest whole CUDA program: create the context, launch one empty
 // kernel, wait for it, exit. A script outside times the process start with and without the
 // shim. stdout: "start ok". Errors: "error <where>: <what>" on stderr, exit 1.
-#include <cuda_runtime.h>
-
 #include <cstdio>
-#include <cstdlib>
 
-namespace {
+#include "../device/device_program.cuh"
 
-void check(cudaError_t err, const char* where) {
-  if (err != cudaSuccess) {
-    std::fprintf(stderr, "error %s: %s\n", where, cudaGetErrorString(err));
-    std::exit(1);
-  }
-}
-
-}  // namespace
+using gpupart_dev::check;
 
 __global__ void empty() {}
 

@@ -3,17 +3,13 @@
 # tool after tests/device/stage.sh; CI cannot run them). Usage: run_device_tests.sh CARRY_DIR OUT_DIR
 # Every process it starts is ended, MPS included, also on failure.
 set -u
-bin=$(cd "$1" && pwd)
-out=$2
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export GPUPART_SHIM="$bin/libgpupart-shim.so"
-export GPUPART_REGISTRY_DIR=/dev/shm/gpupart-devtest
+# shellcheck source-path=SCRIPTDIR source=device_env.sh
+. "$(dirname "$0")/device_env.sh" "$1" "$2" gpupart-devtest  # bin, out, gp, GPUPART_*
+# shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
+. "$(dirname "$0")/../lib/checks.sh"  # check, checks_summary
+checks_verbose=1  # "PASS NAME" / "FAIL NAME" on stdout
 export CUDA_MPS_PIPE_DIRECTORY=/tmp/gpupart-mps CUDA_MPS_LOG_DIRECTORY=/tmp/gpupart-mps-log
-gp="$bin/gpupart"
 snap=(--snapshot builtin:h200)
-rm -rf "$GPUPART_REGISTRY_DIR"
-passes=0 failures=0
 started=()
 cleanup() {
     for pid in "${started[@]}"; do kill -9 "$pid" 2>/dev/null; done
@@ -21,7 +17,6 @@ cleanup() {
     rm -rf "$GPUPART_REGISTRY_DIR"
 }
 trap cleanup EXIT
-check() { local name=$1; shift; if "$@"; then passes=$((passes+1)); echo "PASS $name"; else failures=$((failures+1)); echo "FAIL $name"; fi; }
 sms_of() { "$gp" mask parse "$1" "${snap[@]}" --json | python3 -c 'import json,sys; print(" ".join(map(str,json.load(sys.stdin)["sms"])))'; }
 # launches_on FILE FIRST LAST "SMS": launches FIRST..LAST of FILE used exactly the SMs in SMS. Every
 # smid run launches 4224 blocks (32 per SM of the whole GPU), several waves on any partition, so every
@@ -139,5 +134,4 @@ touch "$resume"; wait "${started[-1]}"
 check "the user's process moved to gpc6" launches_on "$out/perm-user.txt" 2 3 "$gpc6"
 rm -rf "$shared_dir"
 
-echo "device tests: $passes passed, $failures failed"
-[ "$failures" -eq 0 ]
+checks_summary "device tests"

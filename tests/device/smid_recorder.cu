@@ -11,20 +11,20 @@
 //   PAUSED                                   (after K launches, with --pause-after K)
 // Errors go to stderr as "error <where>: <what>". Exit codes: 0 ok, 1 CUDA or usage error,
 // 2 resume file not seen within 30 s, 3 watchdog (the whole run took over 60 s).
-#include <cuda_runtime.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <unistd.h>
+
+#include "device_program.cuh"
+
+using gpupart_dev::check;
+using gpupart_dev::global_timer_ns;
 
 namespace {
 
@@ -32,45 +32,9 @@ constexpr unsigned kNotWritten = 0xffffffffu;
 constexpr unsigned long long kSpinNs = 20000;  // ~20 us per block, so blocks spread over SMs
 constexpr unsigned kWatchdogS = 60;
 constexpr int kResumeTimeoutS = 30;
-
-void check(cudaError_t err, const char* where) {
-  if (err != cudaSuccess) {
-    std::fprintf(stderr, "error %s: %s\n", where, cudaGetErrorString(err));
-    std::exit(1);
-  }
-}
-
-[[noreturn]] void usage(const char* what) {
-  std::fprintf(stderr,
-               "error usage: %s\n"
-               "usage: gpupart-dev-smid [--launches N] [--blocks B] [--interval-ms M] [--graph]\n"
-               "                        [--pause-after K --resume-file PATH]\n",
-               what);
-  std::exit(1);
-}
-
-long parse_long(const char* text, long lo, long hi, const char* option) {
-  char* end = nullptr;
-  errno = 0;
-  const long v = std::strtol(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || v < lo || v > hi) usage(option);
-  return v;
-}
-
-// SIGALRM handler: only async-signal-safe calls. A hung GPU or a lost resume file must not
-// leave the test waiting forever.
-void on_watchdog(int) {
-  static const char msg[] = "error watchdog-timeout\n";
-  ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
-  (void)ignored;
-  _exit(3);
-}
-
-__device__ __forceinline__ unsigned long long global_timer_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
+constexpr gpupart_dev::Usage kUsage{
+    "usage: gpupart-dev-smid [--launches N] [--blocks B] [--interval-ms M] [--graph]\n"
+    "                        [--pause-after K --resume-file PATH]\n"};
 
 }  // namespace
 
@@ -104,8 +68,7 @@ void wait_for_resume(const char* path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::signal(SIGALRM, on_watchdog);
-  alarm(kWatchdogS);
+  gpupart_dev::start_watchdog(kWatchdogS);
 
   long launches = 20;
   long blocks = 0;  // 0: 4 * number of SMs
@@ -114,28 +77,16 @@ int main(int argc, char** argv) {
   const char* resume_file = nullptr;
   bool use_graph = false;
 
-  for (int i = 1; i < argc; ++i) {
-    const char* a = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (std::strcmp(a, "--graph") == 0) {
-      use_graph = true;
-    } else if (std::strcmp(a, "--launches") == 0 && has_value) {
-      launches = parse_long(argv[++i], 1, 100000, "--launches");
-    } else if (std::strcmp(a, "--blocks") == 0 && has_value) {
-      blocks = parse_long(argv[++i], 1, 1L << 20, "--blocks");
-    } else if (std::strcmp(a, "--interval-ms") == 0 && has_value) {
-      interval_ms = parse_long(argv[++i], 0, 60000, "--interval-ms");
-    } else if (std::strcmp(a, "--pause-after") == 0 && has_value) {
-      pause_after = parse_long(argv[++i], 0, 100000, "--pause-after");
-    } else if (std::strcmp(a, "--resume-file") == 0 && has_value) {
-      resume_file = argv[++i];
-    } else {
-      usage(a);
-    }
-  }
+  kUsage.parse(argc, argv,
+               {{"--graph", &use_graph},
+                {"--launches", &launches, 1, 100000},
+                {"--blocks", &blocks, 1, 1L << 20},
+                {"--interval-ms", &interval_ms, 0, 60000},
+                {"--pause-after", &pause_after, 0, 100000},
+                {"--resume-file", &resume_file}});
   if ((pause_after >= 0) != (resume_file != nullptr))
-    usage("--pause-after and --resume-file go together");
-  if (pause_after > launches) usage("--pause-after is larger than --launches");
+    kUsage.error("--pause-after and --resume-file go together");
+  if (pause_after > launches) kUsage.error("--pause-after is larger than --launches");
 
   int device = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");

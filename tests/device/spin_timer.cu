@@ -11,55 +11,20 @@
 //       block start by %globaltimer, 1 decimal>          (one line per repeat, r counts from 0)
 //   pid <pid> done
 // Errors go to stderr as "error <where>: <what>"; exit 1. Exit 3: watchdog (over 120 s).
-#include <cuda_runtime.h>
-
-#include <cerrno>
-#include <csignal>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 
 #include <unistd.h>
+
+#include "device_program.cuh"
+
+using gpupart_dev::check;
+using gpupart_dev::global_timer_ns;
 
 namespace {
 
 constexpr unsigned kWatchdogS = 120;
-
-void check(cudaError_t err, const char* where) {
-  if (err != cudaSuccess) {
-    std::fprintf(stderr, "error %s: %s\n", where, cudaGetErrorString(err));
-    std::exit(1);
-  }
-}
-
-[[noreturn]] void usage(const char* what) {
-  std::fprintf(stderr,
-               "error usage: %s\n"
-               "usage: gpupart-dev-spin [--blocks B] [--threads T] [--spin-ms S] [--repeat R]\n",
-               what);
-  std::exit(1);
-}
-
-long parse_long(const char* text, long lo, long hi, const char* option) {
-  char* end = nullptr;
-  errno = 0;
-  const long v = std::strtol(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || v < lo || v > hi) usage(option);
-  return v;
-}
-
-void on_watchdog(int) {
-  static const char msg[] = "error watchdog-timeout\n";
-  ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
-  (void)ignored;
-  _exit(3);
-}
-
-__device__ __forceinline__ unsigned long long global_timer_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
+constexpr gpupart_dev::Usage kUsage{
+    "usage: gpupart-dev-spin [--blocks B] [--threads T] [--spin-ms S] [--repeat R]\n"};
 
 }  // namespace
 
@@ -104,28 +69,17 @@ Timing run_once(unsigned blocks, unsigned threads, unsigned long long spin_ns,
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::signal(SIGALRM, on_watchdog);
-  alarm(kWatchdogS);
+  gpupart_dev::start_watchdog(kWatchdogS);
 
   long blocks = 0;  // 0: one full wave
   long threads = 256;
   long spin_ms = 150;
   long repeat = 3;
-  for (int i = 1; i < argc; ++i) {
-    const char* a = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (std::strcmp(a, "--blocks") == 0 && has_value) {
-      blocks = parse_long(argv[++i], 1, 1L << 22, "--blocks");
-    } else if (std::strcmp(a, "--threads") == 0 && has_value) {
-      threads = parse_long(argv[++i], 1, 1024, "--threads");
-    } else if (std::strcmp(a, "--spin-ms") == 0 && has_value) {
-      spin_ms = parse_long(argv[++i], 1, 5000, "--spin-ms");
-    } else if (std::strcmp(a, "--repeat") == 0 && has_value) {
-      repeat = parse_long(argv[++i], 1, 100, "--repeat");
-    } else {
-      usage(a);
-    }
-  }
+  kUsage.parse(argc, argv,
+               {{"--blocks", &blocks, 1, 1L << 22},
+                {"--threads", &threads, 1, 1024},
+                {"--spin-ms", &spin_ms, 1, 5000},
+                {"--repeat", &repeat, 1, 100}});
 
   int device = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
@@ -136,7 +90,7 @@ int main(int argc, char** argv) {
     int per_sm = 0;
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, spin, static_cast<int>(threads), 0),
           "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    if (per_sm < 1) usage("--threads: the kernel does not fit on an SM");
+    if (per_sm < 1) kUsage.error("--threads: the kernel does not fit on an SM");
     blocks = static_cast<long>(sm_count) * per_sm;
   }
 

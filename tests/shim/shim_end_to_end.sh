@@ -17,8 +17,8 @@ export GPUPART_SHIM=$shim              # `gpupart run` preloads exactly the shim
 unset LD_PRELOAD GPUPART_TPCS GPUPART_REAL_TPCS
 # Under the asan preset the shim carries the sanitizer runtime and is preloaded ahead of it.
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
-failures=0
-passes=0
+# shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
+. "$(dirname "$0")/../lib/checks.sh"  # check, contains, matches, lines, checks_summary
 
 # Nothing started here outlives the test, whatever happens: an unreaped child's pid cannot be reused,
 # so killing what `jobs -p` lists is safe.
@@ -30,19 +30,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-check() {  # check NAME CONDITION...
-    local name=$1
-    shift
-    if "$@"; then
-        passes=$((passes + 1))
-    else
-        failures=$((failures + 1))
-        echo "FAIL: $name" >&2
-    fi
-}
-contains() { grep -qF -- "$2" "$1"; }
-matches() { grep -qE -- "$2" "$1"; }
-lines() { [ "$(wc -l < "$1")" -eq "$2" ]; }
 line_is() {  # line_is FILE N TEXT
     local actual
     actual=$(sed -n "${2}p" "$1")
@@ -230,6 +217,5 @@ check "killed: slot removed" absent "$slot"
 check "killed: registry empty" no_slot_files
 check "killed: nothing left to list" contains "$work/killed.txt" "no partitioned process"
 
-echo "shim_end_to_end: $passes passed, $failures failed"
-[ "$failures" -eq 0 ] && rm -rf "$work"
+checks_summary shim_end_to_end && rm -rf "$work"
 [ "$failures" -eq 0 ]

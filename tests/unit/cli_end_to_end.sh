@@ -5,21 +5,8 @@ set -u
 gpupart=$1
 work=$2
 rm -rf "$work" && mkdir -p "$work"
-failures=0
-passes=0
-
-check() {  # check NAME CONDITION...
-    local name=$1
-    shift
-    if "$@"; then
-        passes=$((passes + 1))
-    else
-        failures=$((failures + 1))
-        echo "FAIL: $name" >&2
-    fi
-}
-contains() { grep -qF -- "$2" "$1"; }
-lines() { [ "$(wc -l < "$1")" -eq "$2" ]; }
+# shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
+. "$(dirname "$0")/../lib/checks.sh"  # check, contains, lines, checks_summary
 
 # topology on the built-in H200 (CI has no GPU)
 "$gpupart" topology > "$work/topology.txt" 2> "$work/topology.err"; rc=$?
@@ -87,5 +74,4 @@ check "bad --gpu: message" contains "$work/gpu.err" "gpupart: --gpu 3: snapshot 
 "$gpupart" frobnicate > /dev/null 2>&1; rc=$?
 check "unknown subcommand refused" [ "$rc" -ne 0 ]
 
-echo "cli_end_to_end: $passes passed, $failures failed"
-[ "$failures" -eq 0 ]
+checks_summary cli_end_to_end

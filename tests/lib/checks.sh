@@ -1,0 +1,31 @@
+# shellcheck shell=bash
+# Checks for the test scripts, sourced by each relative to its own location:
+#   . "$(dirname "$0")/../lib/checks.sh"
+# check NAME CONDITION...  runs CONDITION and counts it as passed or failed. A failure prints
+#                          "FAIL: NAME" on stderr, a pass nothing; with checks_verbose=1 (set after
+#                          sourcing) each prints "PASS NAME" or "FAIL NAME" on stdout instead.
+# checks_summary LABEL     prints "LABEL: N passed, M failed"; its status is 0 when none failed.
+# contains FILE TEXT, matches FILE REGEX, lines FILE N: conditions on a file.
+passes=0
+failures=0
+checks_verbose=0
+
+check() {  # check NAME CONDITION...
+    local name=$1
+    shift
+    if "$@"; then
+        passes=$((passes + 1))
+        if [ "$checks_verbose" = 1 ]; then echo "PASS $name"; fi
+    else
+        failures=$((failures + 1))
+        if [ "$checks_verbose" = 1 ]; then echo "FAIL $name"; else echo "FAIL: $name" >&2; fi
+    fi
+    return 0
+}
+checks_summary() {  # checks_summary LABEL
+    echo "$1: $passes passed, $failures failed"
+    [ "$failures" -eq 0 ]
+}
+contains() { grep -qF -- "$2" "$1"; }
+matches() { grep -qE -- "$2" "$1"; }
+lines() { [ "$(wc -l < "$1")" -eq "$2" ]; }
