@@ -53,6 +53,7 @@ Json entry_json(const RegistryEntry& entry) {
     out["command"] = r.command;
     out["liveness"] = std::string(to_string(entry.liveness));
     out["shim_version"] = r.shim_version;
+    out["start_rule"] = r.start_rule;
     if (r.control)
         out["requested"] = Json{{"partitioned", r.control->has_mask}, {"tpcs", r.control->allowed.to_list()},
                                 {"mask", r.control->allowed.to_hex_padded()}, {"generation", r.control->generation},

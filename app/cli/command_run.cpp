@@ -14,7 +14,7 @@
 #include "model/gpu_queries.hpp"
 #include "model/mask_resolve.hpp"
 #include "model/user_error.hpp"
-#include "platform/mps_control.hpp"
+#include "controller/controller.hpp"
 #include "registry/registry.hpp"
 #include "registry/registry_layout.h"
 #include "registry/registry_slot.h"
@@ -37,17 +37,6 @@ std::string find_shim() {
     throw UserError(fmt::format("libgpupart-shim.so not found next to {}; set GPUPART_SHIM to its path", exe.string()));
 }
 
-void warn_without_mps(const Registry& registry) {
-    int others = 0;
-    for (const auto& entry : registry.list())
-        if (entry.record && entry.liveness == Liveness::alive) ++others;
-    if (others == 0 || mps_status().control_running) return;
-    fmt::print(stderr,
-               "gpupart: warning: {} other partitioned process{} run{} without MPS: processes time-slice the GPU, so "
-               "their partitions do not run side by side (seed 003 R4); start MPS with `gpupart mps start`\n",
-               others, others == 1 ? "" : "es", others == 1 ? "s" : "");
-}
-
 }  // namespace
 
 Command add_run_command(CLI::App& app) {
@@ -55,22 +44,51 @@ Command add_run_command(CLI::App& app) {
         SnapshotOptions snapshot;
         std::string tpcs;
         std::vector<std::string> command;
+        bool spread = false;
+        bool dry_run = false;
     };
     auto options = std::make_shared<Options>();
     CLI::App* run = app.add_subcommand("run", "Start a command confined to some TPCs (it can be moved later with `gpupart set`)");
     run->add_option("--tpcs", options->tpcs, "TPCs the command may use: 0-3,9-16 | gpc2 | 8 tpcs | 25% | all")->required();
     add_snapshot_options(*run, options->snapshot);
+    run->add_flag("--spread", options->spread, "Place a count over as many GPCs as possible (default: GPC-packed)");
+    run->add_flag("--dry-run", options->dry_run, "Show the placement and findings; start nothing");
     run->add_option("command", options->command, "The command and its arguments (after --)")->required();
     return {run, [options] {
                 const ChosenSnapshot topology = partition_topology(options->snapshot);
                 const Gpu& gpu = select_gpu(topology, options->snapshot.gpu);
-                const ResolvedMask resolved = resolve_mask(options->tpcs, gpu);
-                print_partition_notes(resolved);
-                const std::string shim = find_shim();
                 const Registry registry(Registry::default_directory());
+                const Controller controller(registry, gpu, Journal(Journal::default_path()));
+                // The new process as the controller would see it: counts land on TPCs nobody holds.
+                const MaskExpression expression = parse_mask_expression(options->tpcs);
+                const auto placed = place_request(gpu, expression, controller.free_for(0),
+                                                  options->spread ? Placement::spread : Placement::packed);
+                const ResolvedMask resolved = placed ? ResolvedMask{*placed, {}, {}, {}} : resolve_mask(expression, gpu);
+                print_partition_notes(resolved);
+                PlannedChange start;
+                start.command = fmt::format("{}", fmt::join(options->command, " "));
+                start.uid = ::getuid();
+                start.after = resolved.mask;
+                SystemState with_new = controller.state();
+                with_new.processes.push_back(ProcessState{0, 0, start.uid, start.command, true, resolved.mask, 1, Liveness::alive});
+                std::vector<Finding> findings = check_change(controller.state(), start);
+                // Starting processes one by one leaves TPCs idle until the last one: no warning for that here.
+                for (const Finding& finding : check_result(with_new))
+                    if (finding.id != "idle-tpcs") findings.push_back(finding);
+                std::erase_if(findings, [](const Finding& f) { return f.id == "graphs-keep-mask" || f.id == "no-change"; });
+                if (options->dry_run) {
+                    fmt::print("would start {} on TPCs {} ({} TPCs, {} SMs)\n", start.command, resolved.mask.to_list(),
+                               resolved.mask.count(), sms_of(gpu, resolved.mask).size());
+                    for (const Finding& finding : findings) fmt::print("{}\n", finding_line(finding));
+                    fmt::print("dry run: nothing started\n");
+                    return has_error(findings) ? 1 : 0;
+                }
+                for (const Finding& finding : findings)
+                    if (finding.severity != Severity::info) fmt::print(stderr, "gpupart: {}\n", finding_line(finding));
+                if (has_error(findings)) return 1;
+                const std::string shim = find_shim();
                 if (const int error = gpupart_registry_dir_ensure(registry.directory().c_str()); error != 0)
                     throw UserError(fmt::format("registry {}: {}", registry.directory(), std::strerror(-error)));
-                warn_without_mps(registry);
 
                 const char* preload = std::getenv("LD_PRELOAD");
                 const std::string preload_value = preload != nullptr && preload[0] != '\0' ? shim + ":" + preload : shim;

@@ -1,13 +1,12 @@
-// gpupart set PID EXPR: changes the TPCs of a running partitioned process, from its next kernel launch.
+// gpupart set PID EXPR: changes the TPCs of a running partitioned process, from its next kernel launch,
+// through the controller (findings, refusal, journal).
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "model/gpu_queries.hpp"
-#include "model/mask_resolve.hpp"
-#include "registry/registry.hpp"
+#include "plan_output.hpp"
 
 namespace gpupart::cli {
 
@@ -16,27 +15,26 @@ Command add_set_command(CLI::App& app) {
         SnapshotOptions snapshot;
         int pid = 0;
         std::string tpcs;
+        bool spread = false;
+        bool dry_run = false;
+        bool json = false;
     };
     auto options = std::make_shared<Options>();
     CLI::App* set = app.add_subcommand("set", "Change the TPCs of a running partitioned process");
     set->add_option("PID", options->pid, "Process id (see `gpupart list`)")->required();
-    set->add_option("EXPR", options->tpcs, "TPCs it may use from its next launch: 0-3,9-16 | gpc2 | 8 tpcs | all")->required();
+    set->add_option("EXPR", options->tpcs, "TPCs it may use from its next launch: 0-3,9-16 | gpc2 | 8 tpcs | 25% | all")->required();
+    set->add_flag("--spread", options->spread, "Place a count over as many GPCs as possible (default: GPC-packed)");
+    set->add_flag("--dry-run", options->dry_run, "Show the placement and findings; change nothing");
+    set->add_flag("--json", options->json, "Machine-readable output (docs/json-output.md)");
     add_snapshot_options(*set, options->snapshot);
     return {set, [options] {
                 const ChosenSnapshot topology = partition_topology(options->snapshot);
-                const Gpu& gpu = select_gpu(topology, options->snapshot.gpu);
-                // Everything is checked before anything is written: the mask, then the process and permission.
-                const ResolvedMask resolved = resolve_mask(options->tpcs, gpu);
-                const Registry registry(Registry::default_directory());
-                const SlotRecord before = registry.find_live(options->pid);
-                const SlotRecord after = registry.set_mask(options->pid, true, resolved.mask, real_tpcs(gpu));
-                print_partition_notes(resolved);
-                const std::string old_mask = before.control && before.control->has_mask ? before.control->allowed.to_list() : "all";
-                fmt::print("process {} ({}): TPCs {} -> {} ({} TPCs, {} SMs), generation {}; applies from its next kernel "
-                           "launch (kernels in CUDA graphs already uploaded keep their mask)\n",
-                           options->pid, before.command.substr(0, 60), old_mask, resolved.mask.to_list(), resolved.mask.count(),
-                           sms_of(gpu, resolved.mask).size(), after.control ? after.control->generation : 0);
-                return 0;
+                Controller controller(Registry(Registry::default_directory()), select_gpu(topology, options->snapshot.gpu),
+                                      Journal(Journal::default_path()));
+                const Plan plan = controller.plan_set(
+                    {{options->pid, options->tpcs, options->spread ? Placement::spread : Placement::packed}},
+                    fmt::format("set {} {}", options->pid, options->tpcs));
+                return plan_and_apply(controller, plan, options->json, options->dry_run);
             }};
 }
 

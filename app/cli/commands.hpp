@@ -19,5 +19,8 @@ Command add_run_command(CLI::App& app);
 Command add_set_command(CLI::App& app);
 Command add_list_command(CLI::App& app);
 Command add_mps_command(CLI::App& app);
+Command add_history_command(CLI::App& app);
+Command add_undo_command(CLI::App& app);
+Command add_profile_command(CLI::App& app);
 
 }  // namespace gpupart::cli

@@ -21,6 +21,9 @@ int main(int argc, char** argv) {
         gpupart::cli::add_set_command(app),
         gpupart::cli::add_list_command(app),
         gpupart::cli::add_mps_command(app),
+        gpupart::cli::add_history_command(app),
+        gpupart::cli::add_undo_command(app),
+        gpupart::cli::add_profile_command(app),
     };
     try {
         app.parse(argc, argv);

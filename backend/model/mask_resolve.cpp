@@ -15,6 +15,8 @@ template <class... Ts>
 struct Overloaded : Ts... {
     using Ts::operator()...;
 };
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;  // C++20 deduces this itself; clang before 17 needs it said
 
 TpcMask named_bits(const MaskExpression& expression, const std::vector<MaskTerm>& terms, const Gpu& gpu,
                    std::vector<std::string>& topology_notes) {

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -81,6 +83,27 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::strin
     return result;
 }
 
+bool mps_static_partitioning_active(const std::string& proc_root) {
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(proc_root, error)) {
+        const std::string name = entry.path().filename().string();
+        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+        std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::vector<std::string> args;
+        std::size_t start = 0;
+        for (std::size_t i = 0; i <= cmdline.size(); ++i)
+            if (i == cmdline.size() || cmdline[i] == '\0') {
+                if (i > start) args.emplace_back(cmdline.substr(start, i - start));
+                start = i + 1;
+            }
+        if (args.empty() || std::filesystem::path(args[0]).filename() != kControl) continue;
+        for (const auto& arg : args)
+            if (arg == "-S" || arg == "--static-partitioning") return true;
+    }
+    return false;
+}
+
 std::string mps_pipe_directory() {
     const char* dir = std::getenv("CUDA_MPS_PIPE_DIRECTORY");
     return dir != nullptr && dir[0] != '\0' ? dir : "/tmp/nvidia-mps";
@@ -89,6 +112,7 @@ std::string mps_pipe_directory() {
 MpsState mps_status() {
     MpsState state;
     state.pipe_directory = mps_pipe_directory();
+    state.static_partitioning = mps_static_partitioning_active();
     const std::string socket = state.pipe_directory + "/control";
     if (!std::filesystem::exists(socket)) {
         state.detail = fmt::format("not running (no control socket {})", socket);

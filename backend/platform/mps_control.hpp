@@ -11,11 +11,14 @@ struct MpsState {
     std::string pipe_directory;     // $CUDA_MPS_PIPE_DIRECTORY or /tmp/nvidia-mps
     bool control_running = false;   // the control daemon's socket answers
     std::vector<int> server_pids;   // get_server_list
+    bool static_partitioning = false;  // the control daemon runs with -S (MPS static SM partitioning, HARDWARE.md section 2)
     std::string detail;             // one line: what was found, or why not
 };
 
 std::string mps_pipe_directory();
 MpsState mps_status();
+// Whether an nvidia-cuda-mps-control daemon under `proc_root` was started with -S / --static-partitioning.
+bool mps_static_partitioning_active(const std::string& proc_root = "/proc");
 // Both throw UserError with one line (binary missing, daemon refused, timeout).
 std::string mps_start();
 std::string mps_stop();

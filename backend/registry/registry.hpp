@@ -35,9 +35,17 @@ public:
     // or its pid now names another process.
     SlotRecord find_live(int pid) const;
 
+    // What a change expects to find, so that a plan made earlier is never applied to a process that was
+    // replaced (start time) or changed by someone else meanwhile (generation).
+    struct Expectation {
+        std::optional<std::uint64_t> start_time;
+        std::optional<std::uint64_t> generation;
+    };
+
     // Changes the mask of live process `pid` (checked again right before writing). Throws RegistryError
-    // (not registered, gone, pid reused, permission). The caller has validated the mask itself.
-    SlotRecord set_mask(int pid, bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs) const;
+    // (not registered, gone, pid reused, permission, expectation not met). The caller validated the mask.
+    SlotRecord set_mask(int pid, bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs,
+                        const Expectation& expect = {}) const;
 
     // Unlinks slots of processes that are gone and that this user may remove; returns how many.
     int collect_garbage() const;

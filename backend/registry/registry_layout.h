@@ -72,7 +72,8 @@ struct gpupart_slot_header {
     uint64_t start_time;           /* field 22 of /proc/PID/stat: with pid, names the process */
     uint64_t created_realtime_ns;
     char shim_version[32];         /* NUL-terminated */
-    uint8_t reserved1[256 - 80];
+    char start_rule[80];           /* where the start mask came from: "" (none), "GPUPART_TPCS", "profile P rule N (uid U)" */
+    uint8_t reserved1[256 - 160];
 };
 
 /* Written by controllers under the file's OFD lock; seqlock-published. 128 bytes. */
@@ -121,6 +122,44 @@ struct gpupart_slot_file {
     uint8_t reserved[GPUPART_SLOT_FILE_SIZE - 640 - GPUPART_COMMAND_BYTES];
 };
 
+/*
+ * Profile rules for processes that start later: "<dir>/rules-<uid>", written by `gpupart profile apply`
+ * of user <uid>, read by the shim when it registers a process that `gpupart run` gave no mask. A shim
+ * reads only its own user's rules file and root's (rules-0), and only files that its owner really owns.
+ * Writers hold an OFD write lock and write with pwrite; readers take an OFD read lock and pread, so no
+ * reader ever sees half a table (nothing here is read on the launch path).
+ */
+#define GPUPART_RULES_PREFIX "rules-"
+#define GPUPART_RULES_MAGIC "gprules"  /* 8 bytes with the NUL */
+#define GPUPART_RULES_MAX 32u
+#define GPUPART_RULE_MATCH_EXE 0x1u      /* base name of argv[0] equals `exe` */
+#define GPUPART_RULE_MATCH_CMDLINE 0x2u  /* fnmatch(cmdline, the command line, 0) == 0 */
+#define GPUPART_RULE_MATCH_UID 0x4u      /* the process's uid equals `uid` */
+
+struct gpupart_rule {              /* 512 bytes */
+    uint32_t match;                /* GPUPART_RULE_MATCH_* that must all hold (never 0) */
+    uint32_t uid;
+    uint32_t gpu;
+    uint32_t line;                 /* the rule's line in its profile, for the slot's start_rule */
+    uint32_t allowed[4];           /* resolved when the profile was applied */
+    uint32_t real_tpcs[4];
+    char exe[64];
+    char cmdline[384];
+    uint8_t reserved[512 - 48 - 64 - 384];
+};
+
+struct gpupart_rules_file {
+    char magic[8];                 /* GPUPART_RULES_MAGIC */
+    uint32_t layout_version;       /* GPUPART_REGISTRY_LAYOUT_VERSION */
+    uint32_t file_size;            /* sizeof(struct gpupart_rules_file) */
+    uint32_t count;
+    uint32_t owner_uid;
+    uint64_t written_realtime_ns;
+    char profile[64];              /* the profile's name */
+    uint8_t reserved[128 - 96];
+    struct gpupart_rule rules[GPUPART_RULES_MAX];
+};
+
 #ifdef __cplusplus
 #define GPUPART_STATIC_ASSERT static_assert
 #else
@@ -135,6 +174,8 @@ GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, control) == 2
 GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, status) == 384, "status offset");
 GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, counters) == 512, "counters offset");
 GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, command) == 640, "command offset");
+GPUPART_STATIC_ASSERT(sizeof(struct gpupart_rule) == 512, "a rule is 512 bytes");
+GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_rules_file, rules) == 128, "rules follow a 128-byte header");
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +64,7 @@ static uint64_t realtime_ns(void) {
 }
 
 int gpupart_slot_create(const char* dir, int pid, uint64_t start_time, uint32_t uid, const char* command,
-                        const char* shim_version, const struct gpupart_control* initial,
+                        const char* shim_version, const char* start_rule, const struct gpupart_control* initial,
                         struct gpupart_slot_file** mapped, char* path, size_t path_size) {
     char temporary[512];
     int written = snprintf(path, path_size, "%s/%d-%llu%s", dir, pid, (unsigned long long)start_time, GPUPART_SLOT_SUFFIX);
@@ -96,6 +97,7 @@ int gpupart_slot_create(const char* dir, int pid, uint64_t start_time, uint32_t 
     slot->header.created_realtime_ns = realtime_ns();
     snprintf(slot->header.shim_version, sizeof slot->header.shim_version, "%s", shim_version ? shim_version : "");
     snprintf(slot->command, sizeof slot->command, "%s", command ? command : "");
+    snprintf(slot->header.start_rule, sizeof slot->header.start_rule, "%s", start_rule ? start_rule : "");
     if (initial != NULL) gpupart_control_write(&slot->control, initial);
     __atomic_store_n(&slot->header.state, (uint32_t)GPUPART_SLOT_LIVE, __ATOMIC_RELEASE);
     if (rename(temporary, path) != 0) {
@@ -162,6 +164,70 @@ void gpupart_status_write(struct gpupart_status* status, const struct gpupart_st
     for (int i = 0; i < 4; ++i) gpupart_payload_store32(&status->applied[i], value->applied[i]);
     gpupart_payload_store32(&status->applied_flags, value->applied_flags);
     gpupart_seq_write_end(&status->seq, odd);
+}
+
+static void rules_path(char* out, size_t size, const char* dir, uint32_t uid) {
+    snprintf(out, size, "%s/%s%u", dir, GPUPART_RULES_PREFIX, (unsigned)uid);
+}
+
+/* Takes an OFD lock of `type`, retrying for up to a second: never blocks for long. */
+static int lock_file(int fd, short type) {
+    struct flock request;
+    memset(&request, 0, sizeof request);
+    request.l_type = type;
+    request.l_whence = SEEK_SET;
+    for (int attempt = 0; attempt < 500; ++attempt) {
+        if (fcntl(fd, F_OFD_SETLK, &request) == 0) return 0;
+        if (errno != EAGAIN && errno != EACCES && errno != EINTR) return -errno;
+        struct timespec pause = {0, 2000000};
+        nanosleep(&pause, NULL);
+    }
+    return -EAGAIN;
+}
+
+int gpupart_rules_write(const char* dir, uint32_t uid, const struct gpupart_rules_file* rules) {
+    char path[512];
+    rules_path(path, sizeof path, dir, uid);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) return -errno;
+    int error = lock_file(fd, F_WRLCK);
+    if (error == 0 && (fchmod(fd, 0644) != 0 || ftruncate(fd, (off_t)sizeof *rules) != 0)) error = -errno;
+    if (error == 0 && pwrite(fd, rules, sizeof *rules, 0) != (ssize_t)sizeof *rules) error = errno ? -errno : -EIO;
+    close(fd); /* closing drops the OFD lock */
+    return error;
+}
+
+int gpupart_rules_read(const char* dir, uint32_t uid, struct gpupart_rules_file* rules) {
+    char path[512];
+    rules_path(path, sizeof path, dir, uid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return -errno;
+    struct stat info;
+    int error = 0;
+    if (fstat(fd, &info) != 0) error = -errno;
+    else if (info.st_uid != uid || info.st_size != (off_t)sizeof *rules) error = -EPERM; /* not really that user's */
+    if (error == 0) error = lock_file(fd, F_RDLCK);
+    if (error == 0 && pread(fd, rules, sizeof *rules, 0) != (ssize_t)sizeof *rules) error = -EIO;
+    close(fd);
+    if (error != 0) return error;
+    if (memcmp(rules->magic, GPUPART_RULES_MAGIC, sizeof rules->magic) != 0 ||
+        rules->layout_version != GPUPART_REGISTRY_LAYOUT_VERSION || rules->count > GPUPART_RULES_MAX)
+        return -EPROTO;
+    return 0;
+}
+
+int gpupart_rules_match(const struct gpupart_rules_file* rules, const char* exe, const char* cmdline, uint32_t uid) {
+    for (uint32_t i = 0; i < rules->count && i < GPUPART_RULES_MAX; ++i) {
+        const struct gpupart_rule* rule = &rules->rules[i];
+        if (rule->match == 0 || memchr(rule->exe, 0, sizeof rule->exe) == NULL ||
+            memchr(rule->cmdline, 0, sizeof rule->cmdline) == NULL)
+            continue; /* malformed: never matched */
+        if ((rule->match & GPUPART_RULE_MATCH_UID) && rule->uid != uid) continue;
+        if ((rule->match & GPUPART_RULE_MATCH_EXE) && strncmp(rule->exe, exe, sizeof rule->exe) != 0) continue;
+        if ((rule->match & GPUPART_RULE_MATCH_CMDLINE) && fnmatch(rule->cmdline, cmdline, 0) != 0) continue;
+        return (int)i;
+    }
+    return -1;
 }
 
 int gpupart_parse_hex_mask(const char* text, uint32_t words[4]) {

@@ -28,7 +28,7 @@ uint64_t gpupart_process_start_time(int pid);
 /* Creates "<dir>/<pid>-<start time>.slot" fully formed (written under a temporary name, then renamed),
  * with `initial` as its control block, and maps it. Returns 0 or -errno. */
 int gpupart_slot_create(const char* dir, int pid, uint64_t start_time, uint32_t uid, const char* command,
-                        const char* shim_version, const struct gpupart_control* initial,
+                        const char* shim_version, const char* start_rule, const struct gpupart_control* initial,
                         struct gpupart_slot_file** mapped, char* path, size_t path_size);
 
 /* Seqlock read of a control block into a private copy; 0, or -EAGAIN if no consistent copy was seen in
@@ -41,6 +41,16 @@ void gpupart_control_write(struct gpupart_control* control, const struct gpupart
 /* Seqlock read/write of the shim's status block; the writer holds status.writer_busy. */
 int gpupart_status_read(const struct gpupart_status* status, struct gpupart_status* copy, int tries);
 void gpupart_status_write(struct gpupart_status* status, const struct gpupart_status* value);
+
+/* Writes "<dir>/rules-<uid>" whole under an OFD write lock (mode 0644). 0 or -errno. */
+int gpupart_rules_write(const char* dir, uint32_t uid, const struct gpupart_rules_file* rules);
+
+/* Reads "<dir>/rules-<uid>" under an OFD read lock into `rules`, if it exists, is owned by `uid`, and
+ * has this layout. 0, -ENOENT (no rules), or another -errno. */
+int gpupart_rules_read(const char* dir, uint32_t uid, struct gpupart_rules_file* rules);
+
+/* The first rule of `rules` that matches a process (exe = base name of argv[0]); -1 if none. */
+int gpupart_rules_match(const struct gpupart_rules_file* rules, const char* exe, const char* cmdline, uint32_t uid);
 
 /* Parses "0x..." (1..32 hex digits) into four words, lowest first; 0 or -EINVAL. */
 int gpupart_parse_hex_mask(const char* text, uint32_t words[4]);

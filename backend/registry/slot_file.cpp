@@ -113,6 +113,7 @@ SlotRecord SlotFile::read() const {
     record.created_ns = slot_->header.created_realtime_ns;
     record.shim_version = bounded_string(slot_->header.shim_version, sizeof slot_->header.shim_version);
     record.command = bounded_string(slot_->command, sizeof slot_->command);
+    record.start_rule = bounded_string(slot_->header.start_rule, sizeof slot_->header.start_rule);
 
     gpupart_control control{};
     if (gpupart_control_read(&slot_->control, &control, kReadTries) == 0)
@@ -152,13 +153,20 @@ void SlotFile::unlock() {
     ::fcntl(fd_, F_OFD_SETLK, &request);
 }
 
-void SlotFile::write_control(bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs, int lock_timeout_ms) {
+void SlotFile::write_control(bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs,
+                             std::optional<std::uint64_t> expected_generation, int lock_timeout_ms) {
     if (!writable_) throw RegistryError(fmt::format("{}: opened read-only", path_));
     lock(lock_timeout_ms);
+    const std::uint64_t current = gpupart_load64(&slot_->control.generation);
+    if (expected_generation && current != *expected_generation) {
+        unlock();
+        throw RegistryError(fmt::format("process {} was changed by someone else since (generation {} is now {}); nothing "
+                                        "changed: look again and retry", slot_->header.pid, *expected_generation, current));
+    }
     gpupart_control value{};
     value.flags = has_mask ? GPUPART_CONTROL_HAS_MASK : 0u;
     // The generation grows from the last value in the file, whatever state a dead writer left it in.
-    value.generation = gpupart_load64(&slot_->control.generation) + 1;
+    value.generation = current + 1;
     mask_to_words(allowed, value.allowed);
     mask_to_words(real_tpcs, value.real_tpcs);
     value.writer_pid = ::getpid();

@@ -51,6 +51,7 @@ struct SlotRecord {
     unsigned uid = 0;
     std::string command;
     std::string shim_version;
+    std::string start_rule;  // where the start mask came from ("GPUPART_TPCS", "profile P rule at line N (uid U)")
     std::uint64_t created_ns = 0;
     std::optional<SlotControl> control;  // empty: a write was in progress (or its writer died in it)
     std::optional<SlotStatus> status;    // empty: the shim was publishing
@@ -74,7 +75,10 @@ public:
 
     // Takes the file's OFD write lock (waiting up to `lock_timeout_ms`; the kernel drops the lock of a
     // writer that dies), then publishes the new control block through the seqlock.
-    void write_control(bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs, int lock_timeout_ms = 2000);
+    // With `expected_generation`, refuses (RegistryError) when the block's generation is another one by
+    // the time the lock is held: a compare-and-set, so a plan made earlier never overwrites a newer change.
+    void write_control(bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs,
+                       std::optional<std::uint64_t> expected_generation = std::nullopt, int lock_timeout_ms = 2000);
 
     const std::string& path() const { return path_; }
     gpupart_slot_file* raw() const { return slot_; }

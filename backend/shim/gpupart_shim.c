@@ -185,23 +185,56 @@ static void on_launch(void* user, int domain, int cbid, const void* params) {
 }
 
 /* ---- Setup: once libcuda is in the process ---------------------------------------------------------- */
-static void read_command(char* out, size_t size) {
+/* The command line with arguments joined by spaces, and the base name of argv[0] (what profile rules
+ * call "exe"). */
+static void read_command(char* out, size_t size, char* exe, size_t exe_size) {
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
     ssize_t n = fd >= 0 ? read(fd, out, size - 1) : -1;
     if (fd >= 0) close(fd);
     if (n <= 0) n = 0;
     out[n] = '\0';
+    const char* slash = strrchr(out, '/'); /* argv[0] ends at the first NUL */
+    snprintf(exe, exe_size, "%s", slash != NULL ? slash + 1 : out);
     for (ssize_t i = 0; i + 1 < n; ++i)
         if (out[i] == '\0') out[i] = ' ';
 }
 
-/* The control block the process starts with, from GPUPART_TPCS / GPUPART_REAL_TPCS (set by gpupart run). */
-static void initial_control(struct gpupart_control* c) {
+/* A profile rule for this process, if `gpupart profile apply` armed one: this user's rules first, then
+ * root's. Fills the control block and says which rule in `start_rule`. */
+static int control_from_rules(const char* dir, const char* exe, const char* command, struct gpupart_control* c,
+                              char* start_rule, size_t start_rule_size) {
+    static struct gpupart_rules_file rules; /* 16 KiB: not on the stack; setup runs once */
+    const uint32_t uids[2] = {(uint32_t)getuid(), 0u};
+    for (int i = 0; i < (uids[0] == 0 ? 1 : 2); ++i) {
+        if (gpupart_rules_read(dir, uids[i], &rules) != 0) continue;
+        const int found = gpupart_rules_match(&rules, exe, command, (uint32_t)getuid());
+        if (found < 0) continue;
+        const struct gpupart_rule* rule = &rules.rules[found];
+        memcpy(c->allowed, rule->allowed, sizeof c->allowed);
+        memcpy(c->real_tpcs, rule->real_tpcs, sizeof c->real_tpcs);
+        c->flags = GPUPART_CONTROL_HAS_MASK;
+        c->generation = 1;
+        c->writer_uid = uids[i];
+        snprintf(start_rule, start_rule_size, "profile %.40s rule at line %u (uid %u)", rules.profile, rule->line,
+                 (unsigned)uids[i]);
+        return 1;
+    }
+    return 0;
+}
+
+/* The control block the process starts with: GPUPART_TPCS / GPUPART_REAL_TPCS (set by gpupart run),
+ * else an armed profile rule, else none (registered, not partitioned until `gpupart set`). */
+static void initial_control(const char* dir, const char* exe, const char* command, struct gpupart_control* c,
+                            char* start_rule, size_t start_rule_size) {
     memset(c, 0, sizeof *c);
     c->writer_pid = getpid();
     c->writer_uid = getuid();
+    start_rule[0] = '\0';
     const char* tpcs = getenv(GPUPART_ENV_TPCS);
-    if (tpcs == NULL || tpcs[0] == '\0') return; /* registered, not partitioned until `gpupart set` */
+    if (tpcs == NULL || tpcs[0] == '\0') {
+        if (dir != NULL) control_from_rules(dir, exe, command, c, start_rule, start_rule_size);
+        return;
+    }
     if (gpupart_parse_hex_mask(tpcs, c->allowed) != 0 || gpupart_parse_hex_mask(getenv(GPUPART_ENV_REAL_TPCS), c->real_tpcs) != 0) {
         memset(c->allowed, 0, sizeof c->allowed);
         g_initial_state = GPUPART_SHIM_BAD_ENVIRONMENT;
@@ -211,21 +244,24 @@ static void initial_control(struct gpupart_control* c) {
     }
     c->flags = GPUPART_CONTROL_HAS_MASK;
     c->generation = 1;
+    snprintf(start_rule, start_rule_size, "%s", GPUPART_ENV_TPCS);
 }
 
 static void register_process(void) {
-    struct gpupart_control initial;
-    initial_control(&initial);
     char dir[256];
     char command[GPUPART_COMMAND_BYTES];
-    read_command(command, sizeof command);
+    char exe[64];
+    char start_rule[80];
+    read_command(command, sizeof command, exe, sizeof exe);
     const int pid = getpid();
     int error = gpupart_registry_dir(dir, sizeof dir);
     if (error == 0) error = gpupart_registry_dir_ensure(dir);
+    struct gpupart_control initial;
+    initial_control(error == 0 ? dir : NULL, exe, command, &initial, start_rule, sizeof start_rule);
     struct gpupart_slot_file* slot = NULL;
     if (error == 0)
         error = gpupart_slot_create(dir, pid, gpupart_process_start_time(pid), getuid(), command, GPUPART_SHIM_VERSION,
-                                    &initial, &slot, g_slot_path, sizeof g_slot_path);
+                                    start_rule, &initial, &slot, g_slot_path, sizeof g_slot_path);
     if (error != 0) {
         /* Keep the start mask, privately: confinement must not depend on the registry being writable. */
         fprintf(stderr, "gpupart-shim: cannot register in %s (%s): the start mask applies but cannot be changed or seen\n",

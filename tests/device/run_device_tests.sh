@@ -134,4 +134,34 @@ touch "$resume"; wait "${started[-1]}"
 check "the user's process moved to gpc6" launches_on "$out/perm-user.txt" 2 3 "$gpc6"
 rm -rf "$shared_dir"
 
+echo "== 7. a profile applied before two MPS clients start confines both as it says (timing, %smid is virtualised)"
+export XDG_CONFIG_HOME=$out/config GPUPART_JOURNAL=$out/history.jsonl
+cat > "$out/halves.json" <<JSON
+{"format": "gpupart-profile", "version": 1, "name": "halves", "description": "two spin clients, one half each",
+ "rules": [
+  {"match": {"exe": "gpupart-dev-spin", "cmdline": "*--repeat 3*"}, "tpcs": "$half_a"},
+  {"match": {"exe": "gpupart-dev-spin", "cmdline": "*--repeat 4*"}, "tpcs": "$half_b"}
+ ]}
+JSON
+"$gp" mps start > /dev/null
+"$gp" profile apply "$out/halves.json" "${snap[@]}" | tee "$out/profile-apply.txt"
+check "the profile armed both rules" [ "$(grep -c '^armed: ' "$out/profile-apply.txt")" -eq 2 ]
+# Started by hand with the shim preloaded, not by `gpupart run`: the armed profile alone decides.
+for repeat in 3 4; do
+    env LD_PRELOAD="$GPUPART_SHIM" CUDA_DEVICE_MAX_CONNECTIONS=8 "$bin/gpupart-dev-spin" --spin-ms 100 --repeat "$repeat" \
+        > "$out/profile-client-$repeat.txt" 2>&1 &
+    started+=($!)
+done
+sleep 0.5
+"$gp" list | tee "$out/profile-list.txt"
+wait "${started[-1]}"; wait "${started[-2]}"
+"$gp" profile disarm > /dev/null
+"$gp" mps stop > /dev/null
+ca=$(ms "$out/profile-client-3.txt"); cb=$(awk '/^run 3 /{print $6}' "$out/profile-client-4.txt")
+echo "profile clients: ${ca} ms and ${cb} ms (unconfined ${u} ms)"
+check "client A (profile rule 1) takes ~2x" [ "$(ratio "$ca" "$u")" = True ]
+check "client B (profile rule 2) takes ~2x" [ "$(ratio "$cb" "$u")" = True ]
+check "client A was listed with half A" grep -qF -- " $half_a " "$out/profile-list.txt"
+check "client B was listed with half B" grep -qF -- " $half_b " "$out/profile-list.txt"
+
 checks_summary "device tests"

@@ -48,7 +48,7 @@ RegisteredChild::RegisteredChild(const std::string& dir, const char* tpcs_hex) {
         gpupart_slot_file* slot = nullptr;
         char path[512];
         const int error = gpupart_slot_create(dir.c_str(), ::getpid(), gpupart_process_start_time(::getpid()), ::getuid(),
-                                              "registered-child --test", "test", &initial, &slot, path, sizeof path);
+                                              "registered-child --test", "test", "", &initial, &slot, path, sizeof path);
         const char status = error == 0 ? 'y' : 'n';
         if (::write(ready[1], &status, 1) != 1) ::_exit(3);
         char byte;

@@ -41,7 +41,7 @@ std::string register_self(const std::string& dir, std::uint64_t start_time, cons
     const gpupart_control initial = control_with(allowed, "0xffffffffffffffffffffffffffffffff");
     gpupart_slot_file* slot = nullptr;
     char path[512];
-    EXPECT_EQ(gpupart_slot_create(dir.c_str(), ::getpid(), start_time, ::getuid(), "test-self", "test", &initial, &slot,
+    EXPECT_EQ(gpupart_slot_create(dir.c_str(), ::getpid(), start_time, ::getuid(), "test-self", "test", "", &initial, &slot,
                                   path, sizeof path),
               0);
     ::munmap(slot, GPUPART_SLOT_FILE_SIZE);
@@ -355,7 +355,7 @@ TEST(Registry, SlotClaimingItsOwnUserForAnotherUsersProcessIsIgnored) {
     gpupart_slot_file* slot = nullptr;
     char path[512];
     ASSERT_EQ(gpupart_slot_create(registry_dir.dir.c_str(), ::getpid(), *process_start_time(::getpid()), 65534, "forged",
-                                  "test", &initial, &slot, path, sizeof path), 0);
+                                  "test", "", &initial, &slot, path, sizeof path), 0);
     ::munmap(slot, GPUPART_SLOT_FILE_SIZE);
     ASSERT_EQ(::chown(path, 65534, 65534), 0);
     const auto entries = Registry(registry_dir.dir).list();

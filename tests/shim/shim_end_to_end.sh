@@ -13,6 +13,7 @@ work=$5
 rm -rf "$work" && mkdir -p "$work"
 registry=$work/registry
 export GPUPART_REGISTRY_DIR=$registry  # a private registry: never the machine's
+export GPUPART_JOURNAL=$work/history.jsonl  # a private history: never the user's
 export GPUPART_SHIM=$shim              # `gpupart run` preloads exactly the shim under test
 unset LD_PRELOAD GPUPART_TPCS GPUPART_REAL_TPCS
 # Under the asan preset the shim carries the sanitizer runtime and is preloaded ahead of it.
@@ -134,7 +135,8 @@ check "list: applied 0-3" contains "$work/list1.json" '"applied_tpcs": "0-3"'
 "$gpupart" set "$main" gpc1 --snapshot builtin:h200 > "$work/set1.out" 2> "$work/set1.err"; rc=$?
 check "set gpc1 exits 0" [ "$rc" -eq 0 ]
 check "set gpc1 says what changed" contains "$work/set1.out" "process $main ("
-check "set gpc1: 0-3 -> 9-16" contains "$work/set1.out" "TPCs 0-3 -> 9-16 (8 TPCs, 16 SMs), generation 2"
+check "set gpc1: 0-3 -> 9-16" contains "$work/set1.out" "TPCs 0-3 -> 9-16 (8 TPCs, 16 SMs)"
+check "set gpc1: journaled" contains "$work/set1.out" "applied as #1"
 touch "$work/go.1"
 check "run: reaches its second pause" await "$work/main.2" "$main"
 check "set gpc1: the next launch carries gpc1" line_is "$out" 8 "$(v04_mask $GPC1)"
@@ -216,6 +218,75 @@ check "killed: list reclaims it" contains "$work/killed.txt" "reclaimed 1 exited
 check "killed: slot removed" absent "$slot"
 check "killed: registry empty" no_slot_files
 check "killed: nothing left to list" contains "$work/killed.txt" "no partitioned process"
+
+# ---- 5. Profiles: running processes now, processes that start later through the armed rules --------
+export XDG_CONFIG_HOME=$work/config  # a private profile store: never the user's
+uid=$(id -u)
+v04_full() { echo "launch version=0x40 callback=1 word0=0xda5a5a5a mask=$1 low=$F,$F"; }
+GPC6_FULL=0xffffffff,0x803fffff,0xffffffff,0xffffffff  # complement of bits 54-62
+start before env LD_PRELOAD="$shim" "$host" load:"$fake" launch:0x40 ready:"$work/before.1" wait:"$work/before.go1" \
+    launch:0x40 ready:"$work/before.2" wait:"$work/before.go2" launch:0x40
+before=$started
+check "profile: a process registered without a mask" await "$work/before.1" "$before"
+check "profile: its launch is untouched" line_is "$work/before.out" 2 "$(untouched 0x40)"
+cat > "$work/e2e.json" <<JSON
+{"format": "gpupart-profile", "version": 1, "name": "e2e", "description": "end-to-end test",
+ "rules": [
+  {"match": {"pid": $before}, "tpcs": "gpc1"},
+  {"match": {"exe": "$(basename "$host")"}, "tpcs": "gpc6"}
+ ]}
+JSON
+"$gpupart" profile apply "$work/e2e.json" --snapshot builtin:h200 > "$work/apply.out" 2> "$work/apply.err"; rc=$?
+check "profile apply: exits 0" [ "$rc" -eq 0 ]
+check "profile apply: moves the running process" contains "$work/apply.out" "process $before ("
+check "profile apply: to gpc1" contains "$work/apply.out" "TPCs all -> 9-16 (8 TPCs, 16 SMs)"
+check "profile apply: journaled" contains "$work/apply.out" "applied as #"
+check "profile apply: arms the exe rule" contains "$work/apply.out" "armed: profile e2e line 4: processes that start later matching it get TPCs 54-62"
+check "profile apply: a pid rule is not armed" contains "$work/apply.out" "not armed: profile e2e line 3: matches pid $before"
+check "profile apply: rules table written" present "$registry/rules-$uid"
+touch "$work/before.go1"
+check "profile: the running process reaches its next launch" await "$work/before.2" "$before"
+check "profile: its next launch carries gpc1" line_is "$work/before.out" 5 "$(v04_mask $GPC1)"
+
+start later env LD_PRELOAD="$shim" "$host" load:"$fake" launch:0x40 ready:"$work/later.ready" wait:"$work/later.go"
+later=$started
+check "profile: a process started after apply registers" await "$work/later.ready" "$later"
+check "profile: its first launch carries gpc6" line_is "$work/later.out" 2 "$(v04_full $GPC6_FULL)"
+"$gpupart" list --json > "$work/later.json"; rc=$?
+check "profile: list exits 0" [ "$rc" -eq 0 ]
+check "profile: list names the rule it started with" contains "$work/later.json" "\"start_rule\": \"profile e2e rule at line 4 (uid $uid)\""
+check "profile: list shows its tpcs" contains "$work/later.json" '"tpcs": "54-62"'
+
+"$gpupart" undo --snapshot builtin:h200 > "$work/undo.out" 2> "$work/undo.err"; rc=$?
+check "undo: exits 0" [ "$rc" -eq 0 ]
+check "undo: names what it reverts" contains "$work/undo.out" "process $before ("
+check "undo: back to every TPC" contains "$work/undo.out" "TPCs 9-16 -> all"
+touch "$work/before.go2"
+wait "$before"; rc=$?
+check "undo: the process exits 0" [ "$rc" -eq 0 ]
+check "undo: its next launch is untouched again" line_is "$work/before.out" 8 "$(untouched 0x40)"
+"$gpupart" history > "$work/history.out"; rc=$?
+check "history: exits 0" [ "$rc" -eq 0 ]
+check "history: the apply" contains "$work/history.out" "profile apply e2e"
+check "history: the undo" contains "$work/history.out" "undo #"
+
+# A malformed profile: one line naming file, line and field; nothing applied, the armed rules unchanged.
+cp "$registry/rules-$uid" "$work/rules.before"
+printf '{"format": "gpupart-profile", "version": 1, "name": "bad", "description": "",\n "rules": [\n  {"match": {"exe": 7}, "tpcs": "gpc1"}\n ]}\n' > "$work/bad.json"
+"$gpupart" profile apply "$work/bad.json" --snapshot builtin:h200 > "$work/bad.out" 2> "$work/bad.err"; rc=$?
+check "bad profile: refused" [ "$rc" -eq 1 ]
+check "bad profile: one line" lines "$work/bad.err" 1
+check "bad profile: names file, line and field" contains "$work/bad.err" "$work/bad.json:3: field rules[0].match.exe"
+check "bad profile: armed rules unchanged" cmp -s "$registry/rules-$uid" "$work/rules.before"
+
+"$gpupart" profile disarm > "$work/disarm.out"; rc=$?
+check "disarm: exits 0" [ "$rc" -eq 0 ]
+check "disarm: rules table removed" absent "$registry/rules-$uid"
+env LD_PRELOAD="$shim" "$host" load:"$fake" launch:0x40 > "$work/after-disarm.out" 2>&1; rc=$?
+check "disarm: a new process exits 0" [ "$rc" -eq 0 ]
+check "disarm: a new process is not partitioned" line_is "$work/after-disarm.out" 2 "$(untouched 0x40)"
+touch "$work/later.go"
+wait "$later"
 
 checks_summary shim_end_to_end && rm -rf "$work"
 [ "$failures" -eq 0 ]

@@ -1,0 +1,58 @@
+// gpupart history / gpupart undo: the journal of applied changes, and reverting the newest one.
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "plan_output.hpp"
+
+namespace gpupart::cli {
+
+Command add_history_command(CLI::App& app) {
+    auto json = std::make_shared<bool>(false);
+    CLI::App* history = app.add_subcommand("history", "Changes applied by you, oldest first (what `gpupart undo` reverts)");
+    history->add_flag("--json", *json, "Machine-readable output");
+    return {history, [json] {
+                const Journal journal(Journal::default_path());
+                const auto entries = journal.read();
+                if (*json) {
+                    auto out = nlohmann::ordered_json{{"journal", journal.path()}, {"entries", nlohmann::ordered_json::array()}};
+                    for (const auto& entry : entries) out["entries"].push_back(journal_entry_json(entry));
+                    fmt::print("{}\n", out.dump(2));
+                    return 0;
+                }
+                if (entries.empty()) {
+                    fmt::print("no change applied yet (history {})\n", journal.path());
+                    return 0;
+                }
+                for (const auto& entry : entries) {
+                    fmt::print("#{:<4} {}  {:<10} {}\n", entry.id, entry.time, entry.user, entry.action);
+                    for (const auto& c : entry.changes)
+                        fmt::print("        process {} ({}): {} -> {}\n", c.pid, c.command.substr(0, 50),
+                                   c.before_partitioned ? c.before.to_list() : "all", c.after_partitioned ? c.after.to_list() : "all");
+                }
+                return 0;
+            }};
+}
+
+Command add_undo_command(CLI::App& app) {
+    struct Options {
+        SnapshotOptions snapshot;
+        bool dry_run = false;
+        bool json = false;
+    };
+    auto options = std::make_shared<Options>();
+    CLI::App* undo = app.add_subcommand("undo", "Revert your newest change that is not undone yet");
+    undo->add_flag("--dry-run", options->dry_run, "Show what undo would do; change nothing");
+    undo->add_flag("--json", options->json, "Machine-readable output");
+    add_snapshot_options(*undo, options->snapshot);
+    return {undo, [options] {
+                const ChosenSnapshot topology = partition_topology(options->snapshot);
+                Controller controller(Registry(Registry::default_directory()), select_gpu(topology, options->snapshot.gpu),
+                                      Journal(Journal::default_path()));
+                return plan_and_apply(controller, controller.plan_undo(), options->json, options->dry_run);
+            }};
+}
+
+}  // namespace gpupart::cli

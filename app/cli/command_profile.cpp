@@ -1,0 +1,166 @@
+// gpupart profile list|show|save|apply|diff|delete|disarm: named sets of partition rules.
+#include <filesystem>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "controller/profile_apply.hpp"
+#include "controller/profile_store.hpp"
+#include "plan_output.hpp"
+
+namespace gpupart::cli {
+namespace {
+
+struct ProfileOptions {
+    SnapshotOptions snapshot;
+    std::string verb;
+    std::string name;
+    bool json = false;
+    bool dry_run = false;
+    bool force = false;
+};
+
+Controller make_controller(const ProfileOptions& options) {
+    const ChosenSnapshot topology = partition_topology(options.snapshot);
+    return Controller(Registry(Registry::default_directory()), select_gpu(topology, options.snapshot.gpu),
+                      Journal(Journal::default_path()));
+}
+
+// `profile save`: every partitioned process as a rule that matches its executable and user (and its
+// command line where two of them share both), giving it the TPCs it has now.
+Profile capture(const Controller& controller, const std::string& name) {
+    Profile profile;
+    profile.name = name;
+    profile.description = fmt::format("saved by gpupart from {} partitioned processes", controller.state().processes.size());
+    const auto& processes = controller.state().processes;
+    for (const ProcessState& process : processes) {
+        if (!process.partitioned) continue;
+        const ProcessFacts facts = facts_of(process);
+        int same = 0;
+        for (const ProcessState& other : processes) {
+            const ProcessFacts other_facts = facts_of(other);
+            if (other.partitioned && other_facts.exe == facts.exe && other_facts.uid == facts.uid) ++same;
+        }
+        ProfileRule rule;
+        rule.match.exe = facts.exe;
+        rule.match.user = user_name(facts.uid);
+        if (same > 1) {
+            std::string glob;
+            for (char c : facts.cmdline) {  // the exact command line, with glob characters escaped
+                if (c == '*' || c == '?' || c == '[' || c == '\\') glob += '\\';
+                glob += c;
+            }
+            rule.match.cmdline = glob;
+        }
+        rule.gpu = controller.state().gpu.index;
+        rule.tpcs = process.mask.to_list();
+        profile.rules.push_back(std::move(rule));
+    }
+    return profile;
+}
+
+int run_profile(const ProfileOptions& options) {
+    const ProfileStore store = ProfileStore::standard();
+    if (options.verb == "list") {
+        std::vector<std::string> problems;
+        const auto profiles = store.list(&problems);
+        if (options.json) {
+            auto out = nlohmann::ordered_json::array();
+            for (const auto& p : profiles)
+                out.push_back({{"name", p.profile.name}, {"path", p.path}, {"system", p.system},
+                               {"rules", p.profile.rules.size()}, {"description", p.profile.description}});
+            fmt::print("{}\n", nlohmann::ordered_json{{"profiles", out}, {"problems", problems}}.dump(2));
+            return 0;
+        }
+        if (profiles.empty()) fmt::print("no profile yet (in {} or {}): `gpupart profile save NAME` captures the current partitions\n",
+                                         store.user_dir, store.system_dir);
+        for (const auto& p : profiles)
+            fmt::print("{:<20} {:>2} rules  {:<6}  {}\n", p.profile.name, p.profile.rules.size(), p.system ? "system" : "user",
+                       p.profile.description);
+        for (const auto& problem : problems) fmt::print(stderr, "gpupart: {}\n", problem);
+        return 0;
+    }
+    if (options.verb == "show") {
+        const StoredProfile stored = store.load(options.name);
+        if (!options.json) fmt::print("# {}\n", stored.path);
+        fmt::print("{}", profile_text(stored.profile));
+        return 0;
+    }
+    if (options.verb == "delete") {
+        fmt::print("deleted {}\n", store.remove(options.name));
+        return 0;
+    }
+    if (options.verb == "disarm") {
+        const std::string dir = Registry::default_directory();
+        const bool removed = disarm_rules(dir);
+        fmt::print("{}\n", removed ? "your profile rules for processes that start later are disarmed"
+                                   : "no profile rules of yours were armed");
+        return 0;
+    }
+    Controller controller = make_controller(options);
+    if (options.verb == "save") {
+        const Profile profile = capture(controller, options.name);
+        if (options.dry_run) {
+            fmt::print("{}", profile_text(profile));
+            return 0;
+        }
+        fmt::print("saved {} rules to {}\n", profile.rules.size(), store.save(profile, options.force));
+        return 0;
+    }
+    const StoredProfile stored = store.load(options.name);
+    if (options.verb == "diff") {
+        const auto lines = profile_diff(controller, stored.profile, options.snapshot.gpu);
+        if (lines.empty()) fmt::print("no partitioned process is running\n");
+        for (const auto& line : lines) fmt::print("{}\n", line);
+        return 0;
+    }
+    // apply
+    const ProfileApplication application = plan_profile(controller, stored.profile, options.snapshot.gpu);
+    const int code = plan_and_apply(controller, application.plan, options.json, options.dry_run);
+    if (code != 0) return code;
+    if (!options.dry_run) arm_rules(Registry::default_directory(), application.rules);
+    if (!options.json) {
+        for (const auto& line : application.armed) fmt::print("{}{}\n", options.dry_run ? "would arm: " : "armed: ", line);
+        for (const auto& line : application.not_armed) fmt::print("not armed: {}\n", line);
+    }
+    return 0;
+}
+
+}  // namespace
+
+Command add_profile_command(CLI::App& app) {
+    auto options = std::make_shared<ProfileOptions>();
+    CLI::App* profile = app.add_subcommand("profile", "Named sets of partition rules, for running processes and later ones");
+    profile->require_subcommand(1);
+    struct Verb {
+        const char* name;
+        const char* help;
+        bool takes_name;
+        bool changes;
+    };
+    const Verb verbs[] = {
+        {"list", "List your and the system's profiles", false, false},
+        {"show", "Print a profile", true, false},
+        {"save", "Save the current partitions as a profile (--force replaces one)", true, true},
+        {"apply", "Apply a profile to running processes and arm it for processes that start later", true, true},
+        {"diff", "Show what applying a profile would change now", true, false},
+        {"delete", "Delete one of your profiles", true, false},
+        {"disarm", "Stop applying your profile rules to processes that start later", false, false},
+    };
+    for (const Verb& verb : verbs) {
+        CLI::App* sub = profile->add_subcommand(verb.name, verb.help);
+        const std::string name = verb.name;
+        sub->callback([options, name] { options->verb = name; });
+        if (verb.takes_name) sub->add_option("NAME", options->name, "Profile name (or a path to a .json file)")->required();
+        if (verb.changes) sub->add_flag("--dry-run", options->dry_run, "Show what would happen; change nothing");
+        if (name == "save") sub->add_flag("--force", options->force, "Replace an existing profile of that name");
+        if (name == "list" || name == "apply") sub->add_flag("--json", options->json, "Machine-readable output");
+        if (name == "save" || name == "apply" || name == "diff") add_snapshot_options(*sub, options->snapshot);
+    }
+    return {profile, [options] { return run_profile(*options); }};
+}
+
+}  // namespace gpupart::cli

@@ -1,0 +1,60 @@
+#include "plan_output.hpp"
+
+#include <fmt/format.h>
+
+#include "model/gpu_queries.hpp"
+
+namespace gpupart::cli {
+namespace {
+
+std::string tpcs_text(bool partitioned, const TpcMask& mask) { return partitioned ? mask.to_list() : "all"; }
+
+}  // namespace
+
+nlohmann::ordered_json plan_json(const Plan& plan, const Gpu& gpu) {
+    auto changes = nlohmann::ordered_json::array();
+    for (const auto& c : plan.changes)
+        changes.push_back({{"pid", c.pid},
+                           {"start_time", c.start_time},
+                           {"command", c.command},
+                           {"before_tpcs", tpcs_text(c.before_partitioned, c.before)},
+                           {"after_tpcs", tpcs_text(c.after_partitioned, c.after)},
+                           {"after_mask", c.after.to_hex_padded()},
+                           {"tpc_count", c.after.count()},
+                           {"sm_count", sms_of(gpu, c.after).size()}});
+    return {{"action", plan.action}, {"refused", plan.refused()}, {"changes", changes}, {"findings", findings_json(plan.findings)}};
+}
+
+int report_plan(const Plan& plan, const Gpu& gpu, bool json, bool dry_run, const std::optional<JournalEntry>& applied) {
+    if (json) {
+        auto out = plan_json(plan, gpu);
+        out["dry_run"] = dry_run;
+        out["applied"] = applied.has_value();
+        out["journal_id"] = applied ? nlohmann::ordered_json(applied->id) : nlohmann::ordered_json(nullptr);
+        fmt::print("{}\n", out.dump(2));
+        return plan.refused() ? 1 : 0;
+    }
+    if (plan.refused()) {
+        for (const Finding& finding : plan.findings)
+            if (finding.severity == Severity::error) fmt::print(stderr, "gpupart: {} [{}]; nothing changed\n", finding.message, finding.rule);
+        return 1;
+    }
+    for (const auto& c : plan.changes)
+        fmt::print("process {} ({}): TPCs {} -> {} ({} TPCs, {} SMs)\n", c.pid, c.command.substr(0, 60),
+                   tpcs_text(c.before_partitioned, c.before), tpcs_text(c.after_partitioned, c.after), c.after.count(),
+                   sms_of(gpu, c.after).size());
+    for (const Finding& finding : plan.findings) fmt::print("{}\n", finding_line(finding));
+    if (dry_run)
+        fmt::print("dry run: nothing applied\n");
+    else if (applied)
+        fmt::print("applied as #{}, from each process's next kernel launch; `gpupart undo` reverts it\n", applied->id);
+    return 0;
+}
+
+int plan_and_apply(Controller& controller, const Plan& plan, bool json, bool dry_run) {
+    if (plan.refused() || dry_run) return report_plan(plan, controller.state().gpu, json, dry_run, std::nullopt);
+    const Applied applied = controller.apply(plan);
+    return report_plan(applied.plan, controller.state().gpu, json, false, applied.entry);
+}
+
+}  // namespace gpupart::cli

@@ -1,0 +1,197 @@
+#include "controller/controller.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "model/gpu_queries.hpp"
+#include "model/mask_resolve.hpp"
+#include "model/placement.hpp"
+#include "model/user_error.hpp"
+
+namespace gpupart {
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+    using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;  // C++20 deduces this itself; clang before 17 needs it said
+
+Finding refusal(std::string id, std::string rule, std::string message) {
+    return {Severity::error, std::move(rule), std::move(message), std::move(id)};
+}
+
+}  // namespace
+
+TpcMask place_tpcs_spread(const Gpu& gpu, int count, const TpcMask& available) {
+    const TpcMask usable = available & real_tpcs(gpu);
+    if (count <= 0) throw UserError("a TPC count must be at least 1");
+    if (count > usable.count())
+        throw UserError(fmt::format("{} TPCs requested but only {} are available on {}", count, usable.count(), gpu_display_name(gpu)));
+    std::vector<std::vector<int>> pools;
+    for (const Gpc& gpc : gpu.gpcs) pools.push_back((gpc_tpcs(gpu, gpc.index) & usable).bits());
+    pools.push_back((undetermined_gpc_tpcs(gpu) & usable).bits());
+    TpcMask placed;
+    for (std::size_t round = 0; placed.count() < count; ++round)
+        for (const auto& pool : pools)
+            if (round < pool.size() && placed.count() < count) placed.set(pool[round]);
+    return placed;
+}
+
+Controller::Controller(Registry registry, Gpu gpu, Journal journal)
+    : registry_(std::move(registry)), journal_(std::move(journal)) {
+    state_ = gather_state(registry_, gpu);
+}
+
+void Controller::refresh() { state_ = gather_state(registry_, state_.gpu); }
+
+std::optional<TpcMask> place_request(const Gpu& gpu, const MaskExpression& expression, const TpcMask& available,
+                                     Placement placement) {
+    const TpcMask free = available & real_tpcs(gpu);
+    const int total = real_tpcs(gpu).count();
+    const auto place_count = [&](int count) {
+        if (count > free.count())
+            throw UserError(fmt::format("{} TPCs requested but only {} are free (not given to another process); ask for "
+                                        "fewer, or name TPCs explicitly to share them", count, free.count()));
+        return placement == Placement::spread ? place_tpcs_spread(gpu, count, free) : place_tpcs_packed(gpu, count, free);
+    };
+    return std::visit(Overloaded{[&](const TpcCount& c) -> std::optional<TpcMask> { return place_count(c.count); },
+                                 [&](const SharePercent& s) -> std::optional<TpcMask> {
+                                     return place_count(std::max(1, static_cast<int>(std::lround(s.percent / 100.0 * total))));
+                                 },
+                                 [&](const GpcCount& c) -> std::optional<TpcMask> { return place_gpcs(gpu, c.count, free); },
+                                 [](const auto&) -> std::optional<TpcMask> { return std::nullopt; }},
+                      expression.value);
+}
+
+TpcMask Controller::free_for(int pid) const {
+    TpcMask taken;
+    for (const auto& process : state_.processes)
+        if (process.pid != pid && process.partitioned) taken |= process.mask;
+    return real_tpcs(state_.gpu) & ~taken;
+}
+
+Plan Controller::plan_set(const std::vector<SetRequest>& requests, const std::string& action) const {
+    Plan plan;
+    plan.action = action;
+    for (const SetRequest& request : requests) {
+        const ProcessState* process = find_process(state_, request.pid);
+        if (process == nullptr) {
+            // Let the registry say precisely why (not running, not partitioned, pid reused, forged slot).
+            std::string why;
+            try {
+                registry_.find_live(request.pid);
+                why = fmt::format("process {} is not a live partitioned process", request.pid);
+            } catch (const UserError& error) {
+                why = error.what();
+            }
+            plan.findings.push_back(refusal("no-such-process", "registry: a process is its pid and start time", why));
+            continue;
+        }
+        PlannedChange change;
+        change.pid = process->pid;
+        change.start_time = process->start_time;
+        change.uid = process->uid;
+        change.command = process->command;
+        change.before_partitioned = process->partitioned;
+        change.before = process->mask;
+        change.before_generation = process->generation;
+        try {
+            const MaskExpression expression = parse_mask_expression(request.tpcs);
+            const auto placed = place_request(state_.gpu, expression, free_for(process->pid), request.placement);
+            change.after = placed ? *placed : resolve_mask(expression, state_.gpu).mask;
+        } catch (const UserError& error) {
+            plan.findings.push_back(refusal("bad-mask", "HARDWARE.md section 3", error.what()));
+            continue;
+        }
+        plan.changes.push_back(std::move(change));
+    }
+    auto findings = check_plan(state_, plan.changes);
+    plan.findings.insert(plan.findings.end(), findings.begin(), findings.end());
+    return plan;
+}
+
+Plan Controller::plan_undo() const {
+    const auto last = journal_.last_undoable();
+    if (!last) throw UserError(fmt::format("nothing to undo (history {})", journal_.path()));
+    // The generation each process got from the newest journaled change (an undo included): anything
+    // else means someone changed it outside this journal since.
+    std::map<std::pair<int, std::uint64_t>, std::uint64_t> journaled_generation;
+    for (const JournalEntry& entry : journal_.read())
+        for (const JournalChange& change : entry.changes)
+            journaled_generation[{change.pid, change.start_time}] = change.generation_after;
+    Plan plan;
+    plan.action = fmt::format("undo #{} ({})", last->id, last->action);
+    for (const JournalChange& done : last->changes) {
+        const ProcessState* process = find_process(state_, done.pid);
+        if (process == nullptr || process->start_time != done.start_time) {
+            plan.findings.push_back(refusal("undo-process-gone", "journal", fmt::format("process {} ({}) has exited since #{}: it cannot be put back",
+                                                                   done.pid, done.command.substr(0, 40), last->id)));
+            continue;
+        }
+        const bool as_left = process->partitioned == done.after_partitioned && process->mask == done.after;
+        if (!as_left || process->generation != journaled_generation[{done.pid, done.start_time}])
+            plan.findings.push_back(refusal("undo-changed-since", "journal", fmt::format("process {} was changed again since #{} (now TPCs {}): undo "
+                                                                   "would overwrite that; change it explicitly instead",
+                                                                   done.pid, last->id,
+                                                                   process->partitioned ? process->mask.to_list() : "all")));
+        PlannedChange change;
+        change.pid = done.pid;
+        change.start_time = done.start_time;
+        change.uid = process->uid;
+        change.command = process->command;
+        change.before_partitioned = process->partitioned;
+        change.before = process->mask;
+        change.before_generation = process->generation;
+        change.after_partitioned = done.before_partitioned;
+        change.after = done.before;
+        plan.changes.push_back(std::move(change));
+    }
+    auto findings = check_plan(state_, plan.changes);
+    plan.findings.insert(plan.findings.end(), findings.begin(), findings.end());
+    return plan;
+}
+
+Applied Controller::apply(const Plan& plan) {
+    if (plan.refused()) {
+        for (const Finding& finding : plan.findings)
+            if (finding.severity == Severity::error) throw UserError(finding.message + "; nothing changed");
+    }
+    const TpcMask real = real_tpcs(state_.gpu);
+    JournalEntry entry;
+    entry.action = plan.action;
+    if (plan.action.starts_with("undo #")) entry.undoes = std::stoi(plan.action.substr(6));
+    std::vector<const PlannedChange*> done;
+    try {
+        for (const PlannedChange& change : plan.changes) {
+            const SlotRecord after = registry_.set_mask(change.pid, change.after_partitioned, change.after, real,
+                                                        {change.start_time, change.before_generation});
+            done.push_back(&change);
+            entry.changes.push_back(JournalChange{change.pid, change.start_time, change.command, change.before_partitioned,
+                                                  change.before, change.after_partitioned, change.after,
+                                                  after.control ? after.control->generation : 0});
+        }
+    } catch (const UserError& error) {
+        // Put back what this plan already changed, so a plan applies whole or not at all.
+        for (std::size_t i = 0; i < done.size(); ++i) {
+            const PlannedChange& change = *done[i];
+            try {
+                registry_.set_mask(change.pid, change.before_partitioned, change.before, real,
+                                   {change.start_time, entry.changes[i].generation_after});
+            } catch (const UserError&) {
+                // Someone changed it again meanwhile: theirs stands.
+            }
+        }
+        refresh();
+        throw UserError(std::string(error.what()));
+    }
+    Applied applied{plan, journal_.append(std::move(entry))};
+    refresh();
+    return applied;
+}
+
+}  // namespace gpupart

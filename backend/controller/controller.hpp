@@ -1,0 +1,67 @@
+#pragma once
+// The only way partitions change: every front end (CLI, GUI, terminal view) plans a change here, shows
+// its findings, and applies it here. A plan with an error finding is refused and nothing changes; an
+// applied plan is journaled so it can be undone.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "controller/finding.hpp"
+#include "controller/journal.hpp"
+#include "controller/rules.hpp"
+#include "controller/system_state.hpp"
+#include "model/mask_expression.hpp"
+
+namespace gpupart {
+
+enum class Placement { packed, spread };
+
+struct SetRequest {
+    int pid = 0;
+    std::string tpcs;  // mask expression; counts are placed on TPCs no other partitioned process holds
+    Placement placement = Placement::packed;
+};
+
+struct Plan {
+    std::string action;  // what the journal will say: "set 1234 gpc1"
+    std::vector<PlannedChange> changes;
+    std::vector<Finding> findings;
+    bool refused() const { return has_error(findings); }
+};
+
+struct Applied {
+    Plan plan;
+    JournalEntry entry;
+};
+
+class Controller {
+public:
+    Controller(Registry registry, Gpu gpu, Journal journal);
+
+    const SystemState& state() const { return state_; }
+    void refresh();  // re-reads the registry and MPS
+
+    Plan plan_set(const std::vector<SetRequest>& requests, const std::string& action) const;
+    Plan plan_undo() const;  // reverts the newest change in the journal that is not undone yet
+    // Applies a plan that has no error finding; refuses (UserError) otherwise. A process that changed
+    // since the plan was made is not overwritten: the whole plan is rolled back and refused.
+    Applied apply(const Plan& plan);
+
+    // The TPCs no partitioned process other than `pid` holds: where its requests by size land.
+    TpcMask free_for(int pid) const;
+
+private:
+    Registry registry_;
+    Journal journal_;
+    SystemState state_;
+};
+
+// Spreads `count` TPCs over GPCs one at a time (seed 001's SE-distributed), lowest bits first.
+TpcMask place_tpcs_spread(const Gpu& gpu, int count, const TpcMask& available);
+
+// Where a request by size ("8 tpcs", "25%", "2 gpcs") lands among `available` TPCs; nullopt for an
+// expression that names its TPCs (bits, GPCs, hex, all). Throws UserError when too few are available.
+std::optional<TpcMask> place_request(const Gpu& gpu, const MaskExpression& expression, const TpcMask& available,
+                                     Placement placement);
+
+}  // namespace gpupart

@@ -1,0 +1,33 @@
+#include "controller/finding.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace gpupart {
+
+std::string_view to_string(Severity severity) {
+    switch (severity) {
+        case Severity::error: return "error";
+        case Severity::warning: return "warning";
+        case Severity::info: return "note";
+    }
+    return "note";
+}
+
+bool has_error(const std::vector<Finding>& findings) {
+    return std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == Severity::error; });
+}
+
+std::string finding_line(const Finding& finding) {
+    return fmt::format("{}: {} [{}]", to_string(finding.severity), finding.message, finding.rule);
+}
+
+nlohmann::ordered_json findings_json(const std::vector<Finding>& findings) {
+    auto out = nlohmann::ordered_json::array();
+    for (const Finding& f : findings)
+        out.push_back({{"severity", std::string(to_string(f.severity))}, {"id", f.id}, {"rule", f.rule}, {"message", f.message}});
+    return out;
+}
+
+}  // namespace gpupart

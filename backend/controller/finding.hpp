@@ -1,0 +1,27 @@
+#pragma once
+// What the controller says about a proposed change: one line each, with the rule it comes from.
+// Errors refuse the change (nothing is applied); warnings and notes go with it.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gpupart {
+
+enum class Severity { error, warning, info };
+std::string_view to_string(Severity severity);
+
+struct Finding {
+    Severity severity = Severity::info;
+    std::string rule;     // where the rule comes from: "seed 003 R4", "HARDWARE.md section 3", ...
+    std::string message;  // one line a user can act on
+    std::string id;       // stable name of the check for scripts and front ends: "overlap", "no-mps", ...
+    bool operator==(const Finding&) const = default;
+};
+
+bool has_error(const std::vector<Finding>& findings);
+std::string finding_line(const Finding& finding);  // "warning: ... [seed 003 R4]"
+nlohmann::ordered_json findings_json(const std::vector<Finding>& findings);
+
+}  // namespace gpupart

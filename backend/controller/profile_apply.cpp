@@ -1,0 +1,169 @@
+#include "controller/profile_apply.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "model/gpu_queries.hpp"
+#include "model/mask_resolve.hpp"
+#include "model/user_error.hpp"
+#include "registry/registry_slot.h"
+#include "registry/slot_file.hpp"
+
+namespace gpupart {
+namespace {
+
+// A user name or number, as a profile writes it, to a uid.
+std::optional<unsigned> uid_of(const std::string& user) {
+    if (!user.empty() && user.find_first_not_of("0123456789") == std::string::npos) return static_cast<unsigned>(std::stoul(user));
+    struct passwd entry {};
+    struct passwd* found = nullptr;
+    char buffer[4096];
+    if (::getpwnam_r(user.c_str(), &entry, buffer, sizeof buffer, &found) == 0 && found != nullptr) return found->pw_uid;
+    return std::nullopt;
+}
+
+const ProfileRule* first_match(const Profile& profile, const ProcessFacts& facts) {
+    for (const ProfileRule& rule : profile.rules)
+        if (rule_matches(rule, facts)) return &rule;
+    return nullptr;
+}
+
+std::string where(const Profile& profile, const ProfileRule& rule) {
+    return rule.line > 0 ? fmt::format("profile {} line {}", profile.name, rule.line) : fmt::format("profile {}", profile.name);
+}
+
+}  // namespace
+
+ProcessFacts facts_of(const ProcessState& process) {
+    ProcessFacts facts;
+    facts.pid = process.pid;
+    facts.uid = process.uid;
+    facts.cmdline = process.command;
+    const std::string argv0 = process.command.substr(0, process.command.find(' '));
+    facts.exe = std::filesystem::path(argv0).filename().string();
+    return facts;
+}
+
+ProfileApplication plan_profile(const Controller& controller, const Profile& profile, int gpu_index) {
+    ProfileApplication result;
+    const SystemState& state = controller.state();
+    std::vector<SetRequest> requests;
+    for (const ProcessState& process : state.processes)
+        if (const ProfileRule* rule = first_match(profile, facts_of(process)); rule != nullptr && rule->gpu == gpu_index)
+            requests.push_back({process.pid, rule->tpcs, Placement::packed});
+    result.plan = controller.plan_set(requests, fmt::format("profile apply {}", profile.name));
+
+    // Later processes: each rule resolved now, counts placed on TPCs nobody holds once this plan applies.
+    TpcMask taken;
+    for (const ProcessState& process : state_after(state, result.plan.changes).processes)
+        if (process.partitioned) taken |= process.mask;
+    std::memcpy(result.rules.magic, GPUPART_RULES_MAGIC, sizeof result.rules.magic);
+    result.rules.layout_version = GPUPART_REGISTRY_LAYOUT_VERSION;
+    result.rules.file_size = sizeof result.rules;
+    result.rules.owner_uid = ::getuid();
+    std::snprintf(result.rules.profile, sizeof result.rules.profile, "%s", profile.name.c_str());
+    const TpcMask real = real_tpcs(state.gpu);
+    for (const ProfileRule& rule : profile.rules) {
+        const std::string from = where(profile, rule);
+        if (rule.match.pid) {
+            result.not_armed.push_back(fmt::format("{}: matches pid {}, which only a running process has", from, *rule.match.pid));
+            continue;
+        }
+        if (rule.gpu != gpu_index) {
+            result.not_armed.push_back(fmt::format("{}: for GPU {}, not GPU {}", from, rule.gpu, gpu_index));
+            continue;
+        }
+        if (result.rules.count >= GPUPART_RULES_MAX) {
+            result.plan.findings.push_back({Severity::error, "registry layout",
+                                            fmt::format("{}: more than {} rules", from, GPUPART_RULES_MAX), "too-many-rules"});
+            break;
+        }
+        gpupart_rule& out = result.rules.rules[result.rules.count];
+        out.line = static_cast<std::uint32_t>(rule.line);
+        out.gpu = static_cast<std::uint32_t>(rule.gpu);
+        if (rule.match.exe) {
+            out.match |= GPUPART_RULE_MATCH_EXE;
+            if (rule.match.exe->size() >= sizeof out.exe) {
+                result.plan.findings.push_back({Severity::error, "registry layout", fmt::format("{}: exe name longer than {} bytes", from, sizeof out.exe - 1), "rule-too-long"});
+                continue;
+            }
+            std::snprintf(out.exe, sizeof out.exe, "%s", rule.match.exe->c_str());
+        }
+        if (rule.match.cmdline) {
+            out.match |= GPUPART_RULE_MATCH_CMDLINE;
+            if (rule.match.cmdline->size() >= sizeof out.cmdline) {
+                result.plan.findings.push_back({Severity::error, "registry layout", fmt::format("{}: cmdline pattern longer than {} bytes", from, sizeof out.cmdline - 1), "rule-too-long"});
+                continue;
+            }
+            std::snprintf(out.cmdline, sizeof out.cmdline, "%s", rule.match.cmdline->c_str());
+        }
+        if (rule.match.user) {
+            const auto uid = uid_of(*rule.match.user);
+            if (!uid) {
+                result.plan.findings.push_back({Severity::error, "profile", fmt::format("{}: no user '{}' on this machine", from, *rule.match.user), "unknown-user"});
+                continue;
+            }
+            out.match |= GPUPART_RULE_MATCH_UID;
+            out.uid = *uid;
+        }
+        TpcMask mask;
+        try {
+            const MaskExpression expression = parse_mask_expression(rule.tpcs);
+            const auto placed = place_request(state.gpu, expression, real & ~taken, Placement::packed);
+            mask = placed ? *placed : resolve_mask(expression, state.gpu).mask;
+            if (placed) taken |= mask;  // two rules "8 tpcs" get different TPCs
+        } catch (const UserError& error) {
+            result.plan.findings.push_back({Severity::error, "HARDWARE.md section 3", fmt::format("{}: {}", from, error.what()), "bad-mask"});
+            continue;
+        }
+        mask_to_words(mask, out.allowed);
+        mask_to_words(real, out.real_tpcs);
+        result.armed.push_back(fmt::format("{}: processes that start later matching it get TPCs {}", from, mask.to_list()));
+        ++result.rules.count;
+    }
+    result.rules.written_realtime_ns = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+    return result;
+}
+
+void arm_rules(const std::string& registry_dir, const gpupart_rules_file& rules) {
+    if (const int error = gpupart_registry_dir_ensure(registry_dir.c_str()); error != 0)
+        throw UserError(fmt::format("registry {}: {}", registry_dir, std::strerror(-error)));
+    if (const int error = gpupart_rules_write(registry_dir.c_str(), ::getuid(), &rules); error != 0)
+        throw UserError(fmt::format("registry {}: cannot write rules-{}: {}", registry_dir, ::getuid(), std::strerror(-error)));
+}
+
+bool disarm_rules(const std::string& registry_dir) {
+    std::error_code error;
+    return std::filesystem::remove(fmt::format("{}/{}{}", registry_dir, GPUPART_RULES_PREFIX, ::getuid()), error);
+}
+
+std::vector<std::string> profile_diff(const Controller& controller, const Profile& profile, int gpu_index) {
+    std::vector<std::string> lines;
+    const ProfileApplication application = plan_profile(controller, profile, gpu_index);
+    for (const ProcessState& process : controller.state().processes) {
+        const std::string now = process.partitioned ? process.mask.to_list() : "all";
+        const PlannedChange* change = nullptr;
+        for (const auto& c : application.plan.changes)
+            if (c.pid == process.pid) change = &c;
+        if (change == nullptr)
+            lines.push_back(fmt::format("  process {} ({}): TPCs {}, no rule matches", process.pid, process.command.substr(0, 50), now));
+        else if (change->after == process.mask && process.partitioned)
+            lines.push_back(fmt::format("  process {} ({}): TPCs {}, as the profile says", process.pid, process.command.substr(0, 50), now));
+        else
+            lines.push_back(fmt::format("~ process {} ({}): TPCs {} -> {}", process.pid, process.command.substr(0, 50), now,
+                                        change->after.to_list()));
+    }
+    for (const auto& finding : application.plan.findings)
+        if (finding.severity == Severity::error) lines.push_back("! " + finding.message);
+    return lines;
+}
+
+}  // namespace gpupart

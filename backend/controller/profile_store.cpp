@@ -1,0 +1,260 @@
+#include "controller/profile_store.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "model/user_error.hpp"
+
+namespace gpupart {
+namespace {
+
+constexpr const char* kSystemProfileDir = "/etc/gpupart/profiles";
+constexpr std::size_t kMaxProfileBytes = 1 << 20;
+
+std::string one_line(std::string_view text) {
+    std::string out;
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x20 || byte == 0x7f) out += fmt::format("\\x{:02x}", byte);
+        else out += c;
+    }
+    return out;
+}
+
+[[noreturn]] void fail(const std::string& message) { throw UserError(one_line(message)); }
+
+bool ends_with_json(std::string_view name) { return name.size() > 5 && name.ends_with(".json"); }
+
+bool is_path(std::string_view name_or_path) {
+    return name_or_path.find('/') != std::string_view::npos || name_or_path.ends_with(".json");
+}
+
+std::string join(const std::string& dir, const std::string& name) {
+    return dir.ends_with('/') ? dir + name : fmt::format("{}/{}", dir, name);
+}
+
+std::string file_of(const std::string& dir, const std::string& name) { return join(dir, name + ".json"); }
+
+void check_name(const std::string& name) {
+    if (!valid_profile_name(name))
+        fail(fmt::format("profile '{}': not a profile name (1 to 64 of A-Z a-z 0-9 . _ -, not starting with '.')",
+                         name));
+}
+
+// The file's text; nullopt when it does not exist. Other failures throw.
+std::optional<std::string> read_file(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) return std::nullopt;
+        fail(fmt::format("profile {}: cannot open: {}", path, std::strerror(errno)));
+    }
+    struct stat info {};
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        ::close(fd);
+        fail(fmt::format("profile {}: not a regular file", path));
+    }
+    std::string text;
+    char buffer[65536];
+    while (true) {
+        const ssize_t got = ::read(fd, buffer, sizeof buffer);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            const int saved = errno;
+            ::close(fd);
+            fail(fmt::format("profile {}: read failed: {}", path, std::strerror(saved)));
+        }
+        if (got == 0) break;
+        text.append(buffer, static_cast<std::size_t>(got));
+        if (text.size() > kMaxProfileBytes) {
+            ::close(fd);
+            fail(fmt::format("profile {}: larger than {} bytes, not a profile", path, kMaxProfileBytes));
+        }
+    }
+    ::close(fd);
+    return text;
+}
+
+// A profile read from DIR/NAME.json must call itself NAME: that is how it is found, saved and deleted.
+StoredProfile read_stored(const std::string& path, const std::string& text, const std::string& stem, bool system) {
+    StoredProfile stored{parse_profile(text, path), path, system};
+    if (stored.profile.name != stem)
+        fail(fmt::format("profile {}: its name is '{}', not '{}' as its file name says; rename one of them", path,
+                         stored.profile.name, stem));
+    return stored;
+}
+
+// Creates `dir` and its missing parents with mode 0755.
+void make_directories(const std::string& dir) {
+    std::string prefix;
+    std::size_t at = 0;
+    while (at != std::string::npos) {
+        at = dir.find('/', at + 1);
+        prefix = dir.substr(0, at);
+        if (prefix.empty() || prefix == "/") continue;
+        if (::mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST)
+            fail(fmt::format("profiles {}: cannot create {}: {}", dir, prefix, std::strerror(errno)));
+    }
+    struct stat info {};
+    if (::stat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
+        fail(fmt::format("profiles {}: not a directory", dir));
+}
+
+bool exists(const std::string& path) {
+    struct stat info {};
+    return ::lstat(path.c_str(), &info) == 0;
+}
+
+std::optional<std::string> home_dir() {
+    if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/') return std::string(home);
+    std::vector<char> buffer(4096);
+    passwd entry{};
+    passwd* found = nullptr;
+    if (::getpwuid_r(::getuid(), &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr &&
+        found->pw_dir != nullptr && found->pw_dir[0] == '/')
+        return std::string(found->pw_dir);
+    return std::nullopt;
+}
+
+}  // namespace
+
+ProfileStore ProfileStore::standard() {
+    ProfileStore store;
+    store.system_dir = kSystemProfileDir;
+    // XDG base directories: a relative $XDG_CONFIG_HOME is invalid and ignored.
+    if (const char* config = std::getenv("XDG_CONFIG_HOME"); config != nullptr && config[0] == '/')
+        store.user_dir = join(config, "gpupart/profiles");
+    else if (auto home = home_dir())
+        store.user_dir = join(*home, ".config/gpupart/profiles");
+    return store;
+}
+
+std::vector<StoredProfile> ProfileStore::list(std::vector<std::string>* problems) const {
+    std::map<std::string, StoredProfile> found;  // by name
+    std::set<std::string> taken;  // names in the user dir, readable or not: they shadow the system's
+    for (const auto& [dir, system] : {std::pair{user_dir, false}, std::pair{system_dir, true}}) {
+        if (dir.empty()) continue;
+        DIR* stream = ::opendir(dir.c_str());
+        if (stream == nullptr) {
+            if (errno != ENOENT && problems)
+                problems->push_back(one_line(fmt::format("profiles {}: cannot read: {}", dir, std::strerror(errno))));
+            continue;
+        }
+        std::vector<std::string> stems;
+        while (const dirent* entry = ::readdir(stream)) {
+            const std::string file = entry->d_name;
+            if (file.front() == '.' || !ends_with_json(file)) continue;  // also skips our temporary files
+            stems.push_back(file.substr(0, file.size() - 5));
+        }
+        ::closedir(stream);
+        std::sort(stems.begin(), stems.end());
+        for (const std::string& stem : stems) {
+            if (system ? taken.count(stem) > 0 : !taken.insert(stem).second) continue;
+            const std::string path = file_of(dir, stem);
+            try {
+                if (!valid_profile_name(stem))
+                    fail(fmt::format("profile {}: '{}' is not a profile name, so the file is ignored", path, stem));
+                auto text = read_file(path);
+                if (!text) continue;  // removed meanwhile
+                found.emplace(stem, read_stored(path, *text, stem, system));
+            } catch (const UserError& error) {
+                if (problems) problems->push_back(error.what());
+            }
+        }
+    }
+    std::vector<StoredProfile> out;
+    for (auto& [name, stored] : found) out.push_back(std::move(stored));
+    return out;
+}
+
+StoredProfile ProfileStore::load(const std::string& name_or_path) const {
+    if (is_path(name_or_path)) {
+        auto text = read_file(name_or_path);
+        if (!text) fail(fmt::format("profile {}: no such file", name_or_path));
+        return StoredProfile{parse_profile(*text, name_or_path), name_or_path, false};
+    }
+    check_name(name_or_path);
+    for (const auto& [dir, system] : {std::pair{user_dir, false}, std::pair{system_dir, true}}) {
+        if (dir.empty()) continue;
+        const std::string path = file_of(dir, name_or_path);
+        if (auto text = read_file(path)) return read_stored(path, *text, name_or_path, system);
+    }
+    std::string known;
+    for (const StoredProfile& stored : list()) known += (known.empty() ? "" : ", ") + stored.profile.name;
+    fail(fmt::format("profile '{}': not found in {} or {} ({})", name_or_path, user_dir.empty() ? "(no user dir)" : user_dir,
+                     system_dir, known.empty() ? "there are no profiles" : "there are: " + known));
+}
+
+std::string ProfileStore::save(const Profile& profile, bool overwrite) const {
+    check_name(profile.name);
+    if (ends_with_json(profile.name))
+        fail(fmt::format("profile '{}': a name ending in .json would be read as a file path", profile.name));
+    if (user_dir.empty()) fail("profiles: no user profile directory (set HOME or XDG_CONFIG_HOME)");
+    const std::string path = file_of(user_dir, profile.name);
+    const std::string text = profile_text(profile);
+    parse_profile(text, path);  // never write what could not be read back (a bad mask, say)
+    if (!overwrite && exists(path))
+        fail(fmt::format("profile '{}' already exists ({}); refusing to replace it", profile.name, path));
+    make_directories(user_dir);
+
+    const std::string temporary = join(user_dir, fmt::format(".{}.json.tmp.{}", profile.name, ::getpid()));
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) fail(fmt::format("profile {}: cannot write: {}", temporary, std::strerror(errno)));
+    std::size_t written = 0;
+    int error = 0;
+    while (written < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            error = errno;
+            break;
+        }
+        written += static_cast<std::size_t>(n);
+    }
+    if (error == 0 && ::fsync(fd) != 0) error = errno;
+    if (::close(fd) != 0 && error == 0) error = errno;
+    if (error != 0) {
+        ::unlink(temporary.c_str());
+        fail(fmt::format("profile {}: write failed: {}", path, std::strerror(error)));
+    }
+    // Without `overwrite`, link(2) puts the file in place only if nothing is there, even if another
+    // save raced this one; with it, rename(2) replaces the old file in one step.
+    if (overwrite ? ::rename(temporary.c_str(), path.c_str()) != 0 : ::link(temporary.c_str(), path.c_str()) != 0) {
+        const int saved = errno;
+        ::unlink(temporary.c_str());
+        if (saved == EEXIST)
+            fail(fmt::format("profile '{}' already exists ({}); refusing to replace it", profile.name, path));
+        fail(fmt::format("profile {}: cannot put the file in place: {}", path, std::strerror(saved)));
+    }
+    if (!overwrite) ::unlink(temporary.c_str());
+    return path;
+}
+
+std::string ProfileStore::remove(const std::string& name) const {
+    if (is_path(name)) fail(fmt::format("profile '{}': give a profile name, not a file", name));
+    check_name(name);
+    if (!user_dir.empty()) {
+        const std::string path = file_of(user_dir, name);
+        if (::unlink(path.c_str()) == 0) return path;
+        if (errno != ENOENT) fail(fmt::format("profile {}: cannot delete: {}", path, std::strerror(errno)));
+    }
+    const std::string system_path = file_of(system_dir, name);
+    if (!system_dir.empty() && exists(system_path))
+        fail(fmt::format("profile '{}' is a system profile ({}); only your own profiles in {} can be deleted", name,
+                         system_path, user_dir.empty() ? "your profile directory" : user_dir));
+    fail(fmt::format("profile '{}': not found in {}", name, user_dir.empty() ? "(no user dir)" : user_dir));
+}
+
+}  // namespace gpupart

@@ -1,0 +1,130 @@
+#include "controller/rules.hpp"
+
+#include <fmt/format.h>
+
+#include "model/gpu_queries.hpp"
+#include "registry/process_identity.hpp"
+#include "report/topology_text.hpp"
+
+namespace gpupart {
+namespace {
+
+Finding error(std::string id, std::string rule, std::string message) {
+    return {Severity::error, std::move(rule), std::move(message), std::move(id)};
+}
+Finding warning(std::string id, std::string rule, std::string message) {
+    return {Severity::warning, std::move(rule), std::move(message), std::move(id)};
+}
+Finding note(std::string id, std::string rule, std::string message) {
+    return {Severity::info, std::move(rule), std::move(message), std::move(id)};
+}
+
+std::string mask_text(bool partitioned, const TpcMask& mask) { return partitioned ? mask.to_list() : "all"; }
+
+}  // namespace
+
+SystemState state_after(const SystemState& state, const std::vector<PlannedChange>& changes) {
+    SystemState after = state;
+    for (const PlannedChange& change : changes)
+        for (ProcessState& process : after.processes)
+            if (process.pid == change.pid) {
+                process.partitioned = change.after_partitioned;
+                process.mask = change.after;
+            }
+    return after;
+}
+
+std::vector<Finding> check_change(const SystemState& state, const PlannedChange& change) {
+    std::vector<Finding> findings;
+    const TpcMask real = real_tpcs(state.gpu);
+    if (change.after_partitioned && (change.after & real).empty())
+        findings.push_back(error("no-real-tpc", "HARDWARE.md section 3",
+                                 fmt::format("process {}: mask {} has no real TPC (holes do not count): its kernels would "
+                                             "never run", change.pid, change.after.empty() ? "(empty)" : change.after.to_list())));
+    if (!state.caller_admin && state.caller_uid != change.uid)
+        findings.push_back(error("permission", "registry permissions",
+                                 fmt::format("process {} belongs to {}: only its owner, root or members of group gpupart "
+                                             "may change it", change.pid, user_name(change.uid))));
+    if (change.before_partitioned == change.after_partitioned && change.before == change.after)
+        findings.push_back(note("no-change", "controller", fmt::format("process {} already has TPCs {}: nothing to change", change.pid,
+                                                          mask_text(change.after_partitioned, change.after))));
+    if (change.after_partitioned) {
+        for (const Gpc& gpc : state.gpu.gpcs) {
+            const TpcMask all = gpc_tpcs(state.gpu, gpc.index);
+            const int used = (all & change.after).count();
+            if (used > 0 && used < all.count())
+                findings.push_back(warning("partial-gpc", "seed 001, seed 000 section 5.5 (SE-packed)",
+                                           fmt::format("process {} gets only {} of {}'s {} TPCs: a partition of whole GPCs "
+                                                       "shares no GPC with others and interferes less",
+                                                       change.pid, used, gpc_name(gpc.index), all.count())));
+        }
+    }
+    if (change.before_partitioned != change.after_partitioned || change.before != change.after)
+        findings.push_back(note("graphs-keep-mask", "HARDWARE.md section 1",
+                                fmt::format("process {}: kernels in CUDA graphs uploaded before this change keep their old "
+                                            "TPCs until uploaded again", change.pid)));
+    return findings;
+}
+
+std::vector<Finding> check_result(const SystemState& after) {
+    std::vector<Finding> findings;
+    const TpcMask real = real_tpcs(after.gpu);
+    const auto& processes = after.processes;
+    for (std::size_t a = 0; a < processes.size(); ++a) {
+        if (!processes[a].partitioned) {
+            if (processes.size() > 1)
+                findings.push_back(warning("unpartitioned", "seed 000 section 5",
+                                           fmt::format("process {} has no partition: it may run on every TPC, including those "
+                                                       "given to others", processes[a].pid)));
+            continue;
+        }
+        for (std::size_t b = a + 1; b < processes.size(); ++b) {
+            if (!processes[b].partitioned) continue;
+            const TpcMask shared = processes[a].mask & processes[b].mask & real;
+            if (!shared.empty())
+                findings.push_back(warning("overlap", "seed 000 pitfall 8",
+                                           fmt::format("processes {} and {} share TPCs {}: their kernels compete for those SMs",
+                                                       processes[a].pid, processes[b].pid, shared.to_list())));
+        }
+    }
+    bool everyone_partitioned = !processes.empty();
+    TpcMask used;
+    for (const auto& process : processes) {
+        everyone_partitioned = everyone_partitioned && process.partitioned;
+        used |= process.mask;
+    }
+    const TpcMask idle = real & ~used;
+    if (everyone_partitioned && !idle.empty())
+        findings.push_back(warning("idle-tpcs", "seed 000 pitfall 8",
+                                   fmt::format("TPCs {} ({} of {}) are given to no process: they stay idle", idle.to_list(),
+                                               idle.count(), real.count())));
+    if (processes.size() > 1 && !after.mps_running)
+        findings.push_back(warning("no-mps", "seed 003 R4",
+                                   fmt::format("{} partitioned processes run without MPS: their contexts time-slice the GPU, "
+                                               "so the partitions never run side by side (gpupart mps start)", processes.size())));
+    if (after.mps_running && static_cast<int>(processes.size()) > kMpsClientLimit)
+        findings.push_back(warning("too-many-mps-clients", "seed 000 section 5.6, pitfall 4",
+                                   fmt::format("{} partitioned processes: one MPS server serves at most {} clients with "
+                                               "CUDA_DEVICE_MAX_CONNECTIONS=8", processes.size(), kMpsClientLimit)));
+    if (after.mps_static_partitioning)
+        findings.push_back(warning("mps-static-partitioning", "HARDWARE.md section 2",
+                                   "MPS static SM partitioning is active: MPS binds each client to its own SMs (chunks of 8), "
+                                   "and gpupart's masks can only narrow a client within them"));
+    if (processes.size() > 1)
+        for (const auto& line : shared_copy_engine_lines(after.gpu))
+            findings.push_back(warning("shared-copy-engines", "seed 003 R8", line + ", even between processes on disjoint TPCs"));
+    return findings;
+}
+
+std::vector<Finding> check_plan(const SystemState& state, const std::vector<PlannedChange>& changes) {
+    std::vector<Finding> findings;
+    for (const PlannedChange& change : changes) {
+        auto more = check_change(state, change);
+        findings.insert(findings.end(), more.begin(), more.end());
+    }
+    auto result = check_result(state_after(state, changes));
+    findings.insert(findings.end(), result.begin(), result.end());
+    return findings;
+}
+
+}  // namespace gpupart

@@ -1,0 +1,40 @@
+#pragma once
+// The controller's rules: each a pure function of the system state and the planned changes, each
+// finding citing where its rule comes from (the seed papers, HARDWARE.md).
+#include <string>
+#include <vector>
+
+#include "controller/finding.hpp"
+#include "controller/system_state.hpp"
+
+namespace gpupart {
+
+struct PlannedChange {
+    int pid = 0;
+    std::uint64_t start_time = 0;
+    unsigned uid = 0;
+    std::string command;
+    bool before_partitioned = false;
+    TpcMask before;
+    std::uint64_t before_generation = 0;
+    bool after_partitioned = true;
+    TpcMask after;
+};
+
+// The system as it would be with `changes` applied.
+SystemState state_after(const SystemState& state, const std::vector<PlannedChange>& changes);
+
+// Rules about one change: a mask with no real TPC, permission, a change that changes nothing, GPC
+// alignment, CUDA graphs keeping their upload mask.
+std::vector<Finding> check_change(const SystemState& state, const PlannedChange& change);
+
+// Rules about the whole GPU after the changes: overlaps, unpartitioned processes, TPCs left to nobody,
+// MPS missing, too many MPS clients, MPS static partitioning, copy engines shared through a GRCE.
+std::vector<Finding> check_result(const SystemState& after);
+
+// Both, for a list of changes: what `gpupart set --dry-run` shows.
+std::vector<Finding> check_plan(const SystemState& state, const std::vector<PlannedChange>& changes);
+
+inline constexpr int kMpsClientLimit = 15;  // seed 000: 128-channel TSG / 8 connections per client
+
+}  // namespace gpupart

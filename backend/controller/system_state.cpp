@@ -1,0 +1,59 @@
+#include "controller/system_state.hpp"
+
+#include <grp.h>
+#include <unistd.h>
+
+#include <vector>
+
+#include "platform/mps_control.hpp"
+
+namespace gpupart {
+
+bool in_group(const std::string& group) {
+    struct group entry {};
+    struct group* found = nullptr;
+    std::vector<char> buffer(16384);
+    if (::getgrnam_r(group.c_str(), &entry, buffer.data(), buffer.size(), &found) != 0 || found == nullptr) return false;
+    if (::getegid() == found->gr_gid) return true;
+    const int count = ::getgroups(0, nullptr);
+    if (count <= 0) return false;
+    std::vector<gid_t> groups(static_cast<std::size_t>(count));
+    const int got = ::getgroups(count, groups.data());
+    for (int i = 0; i < got; ++i)
+        if (groups[static_cast<std::size_t>(i)] == found->gr_gid) return true;
+    return false;
+}
+
+SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::string& admin_group) {
+    SystemState state;
+    state.gpu = gpu;
+    for (const auto& entry : registry.list()) {
+        if (!entry.record || entry.liveness != Liveness::alive) continue;
+        const SlotRecord& r = *entry.record;
+        ProcessState process;
+        process.pid = r.pid;
+        process.start_time = r.start_time;
+        process.uid = r.uid;
+        process.command = r.command;
+        if (r.control) {
+            process.partitioned = r.control->has_mask;
+            process.mask = r.control->allowed;
+            process.generation = r.control->generation;
+        }
+        state.processes.push_back(std::move(process));
+    }
+    const MpsState mps = mps_status();
+    state.mps_running = mps.control_running;
+    state.mps_static_partitioning = mps.static_partitioning;
+    state.caller_uid = ::geteuid();
+    state.caller_admin = state.caller_uid == 0 || in_group(admin_group);
+    return state;
+}
+
+const ProcessState* find_process(const SystemState& state, int pid) {
+    for (const auto& process : state.processes)
+        if (process.pid == pid) return &process;
+    return nullptr;
+}
+
+}  // namespace gpupart

@@ -1,0 +1,162 @@
+// The controller with real registered processes, a real registry and a real journal.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "controller/controller.hpp"
+#include "model/user_error.hpp"
+#include "registry_test_support.hpp"
+#include "snapshot/snapshot_file.hpp"
+
+using namespace gpupart;
+using gpupart::test::RegisteredChild;
+using gpupart::test::TempRegistry;
+
+namespace {
+
+const Gpu& h200() {
+    static const Snapshot snapshot = load_snapshot("builtin:h200");
+    return snapshot.gpus.at(0);
+}
+
+struct ControllerTest : ::testing::Test {
+    TempRegistry registry_dir;
+    std::string journal_path = registry_dir.dir + "/history.jsonl";
+    Controller make() const { return Controller(Registry(registry_dir.dir), h200(), Journal(journal_path)); }
+    std::string mask_of(int pid) const {
+        const auto record = Registry(registry_dir.dir).find_live(pid);
+        return record.control && record.control->has_mask ? record.control->allowed.to_list() : "all";
+    }
+};
+
+TpcMask real_tpcs_for_test() { return TpcMask::range(0, 127); }
+
+std::string error_of(const std::function<void()>& action) {
+    try {
+        action();
+    } catch (const UserError& error) {
+        return error.what();
+    }
+    return "no error";
+}
+
+}  // namespace
+
+TEST_F(ControllerTest, SetIsPlannedAppliedAndJournaled) {
+    RegisteredChild child(registry_dir.dir, "0xf");
+    Controller controller = make();
+    const Plan plan = controller.plan_set({{child.pid, "gpc1"}}, "set gpc1");
+    ASSERT_FALSE(plan.refused());
+    ASSERT_EQ(plan.changes.size(), 1u);
+    EXPECT_EQ(plan.changes[0].before.to_list(), "0-3");
+    EXPECT_EQ(plan.changes[0].after.to_list(), "9-16");
+    EXPECT_EQ(mask_of(child.pid), "0-3");  // planning changes nothing
+    const Applied applied = controller.apply(plan);
+    EXPECT_EQ(mask_of(child.pid), "9-16");
+    EXPECT_EQ(applied.entry.id, 1);
+    const auto entries = Journal(journal_path).read();
+    ASSERT_EQ(entries.size(), 1u);
+    EXPECT_EQ(entries[0].action, "set gpc1");
+    ASSERT_EQ(entries[0].changes.size(), 1u);
+    EXPECT_EQ(entries[0].changes[0].pid, child.pid);
+    EXPECT_EQ(entries[0].changes[0].before.to_list(), "0-3");
+    EXPECT_EQ(entries[0].changes[0].after.to_list(), "9-16");
+    EXPECT_EQ(entries[0].changes[0].generation_after, 2u);
+}
+
+TEST_F(ControllerTest, CountsAreplacedOnTpcsNobodyElseHolds) {
+    RegisteredChild a(registry_dir.dir, "0x1fe00");  // gpc1
+    RegisteredChild b(registry_dir.dir, "0xf");      // gpc0
+    Controller controller = make();
+    const Plan plan = controller.plan_set({{b.pid, "8 tpcs"}}, "set 8 tpcs");
+    ASSERT_FALSE(plan.refused());
+    EXPECT_EQ(plan.changes.at(0).after.to_list(), "18-25");  // gpc1 is taken: the next whole GPC of 8
+    const Plan spread = controller.plan_set({{b.pid, "8 tpcs", Placement::spread}}, "set 8 tpcs --spread");
+    EXPECT_EQ(spread.changes.at(0).after.to_list(), "0,18,27,36,45,54,63,75");  // one per GPC, gpc1 skipped
+    const Plan too_many = controller.plan_set({{b.pid, "60 tpcs"}}, "set 60 tpcs");
+    ASSERT_TRUE(too_many.refused());
+    EXPECT_NE(too_many.findings.at(0).message.find("only 58 are free"), std::string::npos);
+}
+
+TEST_F(ControllerTest, RefusedPlansChangeNothing) {
+    RegisteredChild child(registry_dir.dir, "0xf");
+    Controller controller = make();
+    const Plan holes = controller.plan_set({{child.pid, "4-8"}}, "set 4-8");
+    ASSERT_TRUE(holes.refused());
+    EXPECT_EQ(holes.findings.at(0).message, "mask '4-8' selects no real TPC on NVIDIA H200: bits 4-8 are holes");
+    EXPECT_NE(error_of([&] { controller.apply(holes); }).find("nothing changed"), std::string::npos);
+    const Plan gone = controller.plan_set({{999999999, "gpc1"}}, "set");
+    ASSERT_TRUE(gone.refused());
+    EXPECT_EQ(gone.findings.at(0).message, "no process 999999999 is running");
+    const Plan unregistered = controller.plan_set({{::getpid(), "gpc1"}}, "set");
+    ASSERT_TRUE(unregistered.refused());
+    EXPECT_NE(unregistered.findings.at(0).message.find("is not partitioned by gpupart"), std::string::npos);
+    EXPECT_EQ(mask_of(child.pid), "0-3");
+    EXPECT_TRUE(Journal(journal_path).read().empty());
+}
+
+TEST_F(ControllerTest, UndoRevertsTheLastChange) {
+    RegisteredChild child(registry_dir.dir, "0xf");
+    Controller controller = make();
+    controller.apply(controller.plan_set({{child.pid, "gpc1"}}, "set gpc1"));
+    controller.apply(controller.plan_set({{child.pid, "gpc6"}}, "set gpc6"));
+    EXPECT_EQ(mask_of(child.pid), "54-62");
+    const Plan undo = controller.plan_undo();
+    ASSERT_FALSE(undo.refused());
+    EXPECT_EQ(undo.action, "undo #2 (set gpc6)");
+    controller.apply(undo);
+    EXPECT_EQ(mask_of(child.pid), "9-16");
+    controller.apply(controller.plan_undo());  // then #1
+    EXPECT_EQ(mask_of(child.pid), "0-3");
+    EXPECT_NE(error_of([&] { controller.plan_undo(); }).find("nothing to undo"), std::string::npos);
+    const auto entries = Journal(journal_path).read();
+    ASSERT_EQ(entries.size(), 4u);
+    EXPECT_EQ(entries[2].undoes, 2);
+    EXPECT_EQ(entries[3].undoes, 1);
+}
+
+TEST_F(ControllerTest, UndoIsRefusedAfterSomeoneElseChangedTheProcess) {
+    RegisteredChild child(registry_dir.dir, "0xf");
+    Controller controller = make();
+    controller.apply(controller.plan_set({{child.pid, "gpc1"}}, "set gpc1"));
+    // Another gpupart (not through this journal) moves the process.
+    Registry(registry_dir.dir).set_mask(child.pid, true, TpcMask::range(54, 62), real_tpcs_for_test());
+    controller.refresh();
+    const Plan undo = controller.plan_undo();
+    ASSERT_TRUE(undo.refused());
+    EXPECT_NE(undo.findings.at(0).message.find("was changed again since #1 (now TPCs 54-62)"), std::string::npos);
+    EXPECT_EQ(mask_of(child.pid), "54-62");
+}
+
+TEST_F(ControllerTest, APlanIsNotAppliedOverAChangeMadeSinceItWasPlanned) {
+    RegisteredChild a(registry_dir.dir, "0xf");
+    RegisteredChild b(registry_dir.dir, "0xf");
+    Controller controller = make();
+    const Plan plan = controller.plan_set({{a.pid, "gpc1"}, {b.pid, "gpc2"}}, "set two");
+    ASSERT_FALSE(plan.refused());
+    Registry(registry_dir.dir).set_mask(b.pid, true, TpcMask::range(54, 62), real_tpcs_for_test());  // concurrent change
+    EXPECT_NE(error_of([&] { controller.apply(plan); }).find("was changed by someone else since"), std::string::npos);
+    EXPECT_EQ(mask_of(a.pid), "0-3");    // rolled back: the plan applies whole or not at all
+    EXPECT_EQ(mask_of(b.pid), "54-62");  // the other change stands
+    EXPECT_TRUE(Journal(journal_path).read().empty());
+}
+
+TEST_F(ControllerTest, AnotherUsersProcessIsRefusedBeforeTheKernelRefusesIt) {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as another user (CI runs as root)";
+    RegisteredChild child(registry_dir.dir, "0xf");
+    const pid_t other = ::fork();
+    if (other == 0) {
+        if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(10);
+        Controller controller(Registry(registry_dir.dir), h200(), Journal("/tmp/gpupart-nobody-journal-test"));
+        const Plan plan = controller.plan_set({{child.pid, "gpc1"}}, "set");
+        ::_exit(plan.refused() && plan.findings.front().message.find("belongs to root") != std::string::npos ? 0 : 11);
+    }
+    int status = 0;
+    ::waitpid(other, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    EXPECT_EQ(mask_of(child.pid), "0-3");
+}

@@ -1,0 +1,185 @@
+// Every controller rule on a hand-made system state over the built-in H200 (no processes needed).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "controller/rules.hpp"
+#include "snapshot/snapshot_file.hpp"
+
+using namespace gpupart;
+
+namespace {
+
+const Gpu& h200() {
+    static const Snapshot snapshot = load_snapshot("builtin:h200");
+    return snapshot.gpus.at(0);
+}
+
+ProcessState process(int pid, const TpcMask& mask, bool partitioned = true, unsigned uid = 1000) {
+    ProcessState p;
+    p.pid = pid;
+    p.start_time = 100;
+    p.uid = uid;
+    p.command = "worker";
+    p.partitioned = partitioned;
+    p.mask = mask;
+    p.generation = 1;
+    return p;
+}
+
+SystemState state_with(std::vector<ProcessState> processes, bool mps = true) {
+    SystemState state;
+    state.gpu = h200();
+    state.processes = std::move(processes);
+    state.mps_running = mps;
+    state.caller_uid = 1000;
+    return state;
+}
+
+PlannedChange change_of(const ProcessState& p, const TpcMask& after) {
+    PlannedChange c;
+    c.pid = p.pid;
+    c.start_time = p.start_time;
+    c.uid = p.uid;
+    c.command = p.command;
+    c.before_partitioned = p.partitioned;
+    c.before = p.mask;
+    c.before_generation = p.generation;
+    c.after = after;
+    return c;
+}
+
+// A copy, so it may be called on a temporary list of findings.
+std::optional<Finding> find_rule(const std::vector<Finding>& findings, const std::string& rule, Severity severity) {
+    auto it = std::find_if(findings.begin(), findings.end(),
+                           [&](const Finding& f) { return f.rule == rule && f.severity == severity; });
+    if (it == findings.end()) return std::nullopt;
+    return *it;
+}
+
+const TpcMask kGpc1 = TpcMask::range(9, 16);
+const TpcMask kGpc6 = TpcMask::range(54, 62);
+
+}  // namespace
+
+TEST(Rules, MaskOfOnlyHolesIsAnError) {
+    const auto state = state_with({process(10, kGpc1)});
+    const auto findings = check_change(state, change_of(state.processes[0], TpcMask::range(4, 8)));
+    const auto f = find_rule(findings, "HARDWARE.md section 3", Severity::error);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_EQ(f->message, "process 10: mask 4-8 has no real TPC (holes do not count): its kernels would never run");
+}
+
+TEST(Rules, AnotherUsersProcessIsAnErrorUnlessAdmin) {
+    auto state = state_with({process(10, kGpc1, true, 2000)});
+    const auto change = change_of(state.processes[0], kGpc6);
+    const auto f = find_rule(check_change(state, change), "registry permissions", Severity::error);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_NE(f->message.find("process 10 belongs to"), std::string::npos);
+    state.caller_admin = true;
+    EXPECT_EQ(find_rule(check_change(state, change), "registry permissions", Severity::error), std::nullopt);
+}
+
+TEST(Rules, NoChangeIsANote) {
+    const auto state = state_with({process(10, kGpc1)});
+    const auto f = find_rule(check_change(state, change_of(state.processes[0], kGpc1)), "controller", Severity::info);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_EQ(f->message, "process 10 already has TPCs 9-16: nothing to change");
+}
+
+TEST(Rules, PartialGpcsWarnSePacking) {
+    const auto state = state_with({process(10, kGpc1)});
+    const auto findings = check_change(state, change_of(state.processes[0], TpcMask::range(9, 12) | kGpc6));
+    const auto f = find_rule(findings, "seed 001, seed 000 section 5.5 (SE-packed)", Severity::warning);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_EQ(f->message, "process 10 gets only 4 of gpc1's 8 TPCs: a partition of whole GPCs shares no GPC with others and interferes less");
+    EXPECT_EQ(std::count_if(findings.begin(), findings.end(), [](const Finding& x) { return x.severity == Severity::warning; }), 1);
+}
+
+TEST(Rules, ChangedMaskNotesCudaGraphs) {
+    const auto state = state_with({process(10, kGpc1)});
+    const auto f = find_rule(check_change(state, change_of(state.processes[0], kGpc6)), "HARDWARE.md section 1", Severity::info);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_NE(f->message.find("CUDA graphs uploaded before this change keep their old TPCs"), std::string::npos);
+}
+
+TEST(Rules, OverlapWarns) {
+    const auto state = state_with({process(10, kGpc1), process(11, TpcMask::range(15, 20))});
+    const auto f = find_rule(check_result(state), "seed 000 pitfall 8", Severity::warning);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_EQ(f->message, "processes 10 and 11 share TPCs 15-16: their kernels compete for those SMs");  // 17 is a hole
+}
+
+TEST(Rules, UnpartitionedProcessBesideOthersWarns) {
+    const auto state = state_with({process(10, kGpc1), process(11, {}, false)});
+    const auto f = find_rule(check_result(state), "seed 000 section 5", Severity::warning);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_NE(f->message.find("process 11 has no partition"), std::string::npos);
+}
+
+TEST(Rules, IdleTpcsWarnWhenEveryoneIsPartitioned) {
+    const auto findings = check_result(state_with({process(10, kGpc1), process(11, kGpc6)}));
+    auto it = std::find_if(findings.begin(), findings.end(), [](const Finding& f) { return f.message.find("given to no process") != std::string::npos; });
+    ASSERT_NE(it, findings.end());
+    EXPECT_EQ(it->message.substr(it->message.find('(')), "(49 of 66) are given to no process: they stay idle");
+    // Nobody idle when the partitions cover every real TPC (holes do not count).
+    const auto full = check_result(state_with({process(10, TpcMask::range(0, 40)), process(11, TpcMask::range(41, 127))}));
+    EXPECT_TRUE(std::none_of(full.begin(), full.end(), [](const Finding& f) { return f.message.find("given to no process") != std::string::npos; }));
+}
+
+TEST(Rules, NoMpsWithSeveralProcessesWarns) {
+    const auto f = find_rule(check_result(state_with({process(10, kGpc1), process(11, kGpc6)}, false)), "seed 003 R4", Severity::warning);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_NE(f->message.find("2 partitioned processes run without MPS"), std::string::npos);
+    EXPECT_EQ(find_rule(check_result(state_with({process(10, kGpc1)}, false)), "seed 003 R4", Severity::warning), std::nullopt);
+}
+
+TEST(Rules, TooManyMpsClientsWarns) {
+    std::vector<ProcessState> many;
+    for (int i = 0; i < 16; ++i) many.push_back(process(100 + i, TpcMask::range(i * 4 % 64, i * 4 % 64)));
+    const auto f = find_rule(check_result(state_with(many)), "seed 000 section 5.6, pitfall 4", Severity::warning);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_NE(f->message.find("at most 15 clients"), std::string::npos);
+    many.pop_back();
+    EXPECT_EQ(find_rule(check_result(state_with(many)), "seed 000 section 5.6, pitfall 4", Severity::warning), std::nullopt);
+}
+
+TEST(Rules, MpsStaticPartitioningWarns) {
+    auto state = state_with({process(10, kGpc1)});
+    state.mps_static_partitioning = true;
+    EXPECT_NE(find_rule(check_result(state), "HARDWARE.md section 2", Severity::warning), std::nullopt);
+}
+
+TEST(Rules, SharedCopyEnginesWarnWhenSeveralProcessesPartition) {
+    const auto findings = check_result(state_with({process(10, kGpc1), process(11, kGpc6)}));
+    EXPECT_EQ(std::count_if(findings.begin(), findings.end(), [](const Finding& f) { return f.rule == "seed 003 R8"; }), 2);
+    const auto alone = check_result(state_with({process(10, kGpc1)}));
+    EXPECT_TRUE(std::none_of(alone.begin(), alone.end(), [](const Finding& f) { return f.rule == "seed 003 R8"; }));
+}
+
+TEST(Rules, StateAfterAppliesChanges) {
+    const auto state = state_with({process(10, kGpc1), process(11, kGpc6)});
+    const auto after = state_after(state, {change_of(state.processes[0], kGpc6)});
+    EXPECT_EQ(after.processes[0].mask, kGpc6);
+    const auto shares = [](const std::vector<Finding>& findings) {
+        return std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.message.find(" share TPCs ") != std::string::npos; });
+    };
+    EXPECT_TRUE(shares(check_result(after)));
+    EXPECT_FALSE(shares(check_result(state)));
+}
+
+TEST(Rules, FindingLinesNameTheirRule) {
+    EXPECT_EQ(finding_line({Severity::warning, "seed 003 R4", "x", "no-mps"}), "warning: x [seed 003 R4]");
+    EXPECT_EQ(finding_line({Severity::info, "r", "y", "i"}), "note: y [r]");
+    EXPECT_TRUE(has_error({{Severity::info, "", "", ""}, {Severity::error, "", "", ""}}));
+    EXPECT_FALSE(has_error({{Severity::warning, "", "", ""}}));
+}
+
+TEST(Rules, EveryFindingHasAStableId) {
+    auto state = state_with({process(10, kGpc1), process(11, TpcMask::range(15, 20)), process(12, {}, false, 2000)}, false);
+    state.mps_static_partitioning = true;
+    auto findings = check_plan(state, {change_of(state.processes[2], TpcMask::range(4, 12))});
+    ASSERT_GE(findings.size(), 8u);
+    for (const Finding& f : findings) EXPECT_FALSE(f.id.empty()) << f.message;
+}
