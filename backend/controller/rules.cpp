@@ -21,6 +21,9 @@ Finding note(std::string id, std::string rule, std::string message) {
 
 std::string mask_text(bool partitioned, const TpcMask& mask) { return partitioned ? mask.to_list() : "all"; }
 
+// pid 0 is a process about to start (gpupart run checks it before it exists).
+std::string who(int pid) { return pid == 0 ? std::string("the new process") : fmt::format("process {}", pid); }
+
 }  // namespace
 
 SystemState state_after(const SystemState& state, const std::vector<PlannedChange>& changes) {
@@ -39,8 +42,8 @@ std::vector<Finding> check_change(const SystemState& state, const PlannedChange&
     const TpcMask real = real_tpcs(state.gpu);
     if (change.after_partitioned && (change.after & real).empty())
         findings.push_back(error("no-real-tpc", "HARDWARE.md section 3",
-                                 fmt::format("process {}: mask {} has no real TPC (holes do not count): its kernels would "
-                                             "never run", change.pid, change.after.empty() ? "(empty)" : change.after.to_list())));
+                                 fmt::format("{}: mask {} has no real TPC (holes do not count): its kernels would "
+                                             "never run", who(change.pid), change.after.empty() ? "(empty)" : change.after.to_list())));
     if (!state.caller_admin && state.caller_uid != change.uid)
         findings.push_back(error("permission", "registry permissions",
                                  fmt::format("process {} belongs to {}: only its owner, root or members of group gpupart "
@@ -54,9 +57,9 @@ std::vector<Finding> check_change(const SystemState& state, const PlannedChange&
             const int used = (all & change.after).count();
             if (used > 0 && used < all.count())
                 findings.push_back(warning("partial-gpc", "seed 001, seed 000 section 5.5 (SE-packed)",
-                                           fmt::format("process {} gets only {} of {}'s {} TPCs: a partition of whole GPCs "
+                                           fmt::format("{} gets only {} of {}'s {} TPCs: a partition of whole GPCs "
                                                        "shares no GPC with others and interferes less",
-                                                       change.pid, used, gpc_name(gpc.index), all.count())));
+                                                       who(change.pid), used, gpc_name(gpc.index), all.count())));
         }
     }
     if (change.before_partitioned != change.after_partitioned || change.before != change.after)
@@ -74,8 +77,8 @@ std::vector<Finding> check_result(const SystemState& after) {
         if (!processes[a].partitioned) {
             if (processes.size() > 1)
                 findings.push_back(warning("unpartitioned", "seed 000 section 5",
-                                           fmt::format("process {} has no partition: it may run on every TPC, including those "
-                                                       "given to others", processes[a].pid)));
+                                           fmt::format("{} has no partition: it may run on every TPC, including those "
+                                                       "given to others", who(processes[a].pid))));
             continue;
         }
         for (std::size_t b = a + 1; b < processes.size(); ++b) {
@@ -83,8 +86,8 @@ std::vector<Finding> check_result(const SystemState& after) {
             const TpcMask shared = processes[a].mask & processes[b].mask & real;
             if (!shared.empty())
                 findings.push_back(warning("overlap", "seed 000 pitfall 8",
-                                           fmt::format("processes {} and {} share TPCs {}: their kernels compete for those SMs",
-                                                       processes[a].pid, processes[b].pid, shared.to_list())));
+                                           fmt::format("{} and {} share TPCs {}: their kernels compete for those SMs",
+                                                       who(processes[a].pid), who(processes[b].pid), shared.to_list())));
         }
     }
     bool everyone_partitioned = !processes.empty();

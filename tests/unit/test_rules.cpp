@@ -108,7 +108,7 @@ TEST(Rules, OverlapWarns) {
     const auto state = state_with({process(10, kGpc1), process(11, TpcMask::range(15, 20))});
     const auto f = find_rule(check_result(state), "seed 000 pitfall 8", Severity::warning);
     ASSERT_TRUE(f.has_value());
-    EXPECT_EQ(f->message, "processes 10 and 11 share TPCs 15-16: their kernels compete for those SMs");  // 17 is a hole
+    EXPECT_EQ(f->message, "process 10 and process 11 share TPCs 15-16: their kernels compete for those SMs");  // 17 is a hole
 }
 
 TEST(Rules, UnpartitionedProcessBesideOthersWarns) {
@@ -182,4 +182,11 @@ TEST(Rules, EveryFindingHasAStableId) {
     auto findings = check_plan(state, {change_of(state.processes[2], TpcMask::range(4, 12))});
     ASSERT_GE(findings.size(), 8u);
     for (const Finding& f : findings) EXPECT_FALSE(f.id.empty()) << f.message;
+}
+
+TEST(Rules, AProcessAboutToStartIsNamedSo) {
+    const auto state = state_with({process(10, kGpc1), process(0, TpcMask::range(9, 12))});
+    const auto f = find_rule(check_result(state), "seed 000 pitfall 8", Severity::warning);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_EQ(f->message, "process 10 and the new process share TPCs 9-12: their kernels compete for those SMs");
 }
