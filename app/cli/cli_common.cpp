@@ -27,6 +27,11 @@ ChosenSnapshot partition_topology(const SnapshotOptions& options) {
     return load_chosen(options);
 }
 
+Controller make_controller(const SnapshotOptions& options) {
+    const ChosenSnapshot topology = partition_topology(options);
+    return Controller(Registry(Registry::default_directory()), select_gpu(topology, options.gpu), Journal(Journal::default_path()));
+}
+
 void print_partition_notes(const ResolvedMask& resolved) {
     for (const auto& note : resolved.notes) fmt::print(stderr, "gpupart: {}\n", note);
 }

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "controller/controller.hpp"
 #include "model/mask_resolve.hpp"
 #include "snapshot/snapshot_choice.hpp"
 
@@ -24,6 +25,9 @@ void print_origin(const ChosenSnapshot& chosen);
 // The topology a partition is checked against. On a machine with an NVIDIA GPU the built-in recording
 // is not this GPU (mask-bit holes differ between chips), so it is used only when named with --snapshot.
 ChosenSnapshot partition_topology(const SnapshotOptions& options);
+
+// The controller over this machine's registry, the user's journal and the GPU that --snapshot/--gpu name.
+Controller make_controller(const SnapshotOptions& options);
 
 // What a partitioning command tells the user about its mask on stderr: dropped holes and how a count
 // was placed (notes about the topology itself are left to `gpupart mask parse`).

@@ -48,9 +48,7 @@ Command add_undo_command(CLI::App& app) {
     undo->add_flag("--json", options->json, "Machine-readable output");
     add_snapshot_options(*undo, options->snapshot);
     return {undo, [options] {
-                const ChosenSnapshot topology = partition_topology(options->snapshot);
-                Controller controller(Registry(Registry::default_directory()), select_gpu(topology, options->snapshot.gpu),
-                                      Journal(Journal::default_path()));
+                Controller controller = make_controller(options->snapshot);
                 return plan_and_apply(controller, controller.plan_undo(), options->json, options->dry_run);
             }};
 }

@@ -23,12 +23,6 @@ struct ProfileOptions {
     bool force = false;
 };
 
-Controller make_controller(const ProfileOptions& options) {
-    const ChosenSnapshot topology = partition_topology(options.snapshot);
-    return Controller(Registry(Registry::default_directory()), select_gpu(topology, options.snapshot.gpu),
-                      Journal(Journal::default_path()));
-}
-
 // `profile save`: every partitioned process as a rule that matches its executable and user (and its
 // command line where two of them share both), giving it the TPCs it has now.
 Profile capture(const Controller& controller, const std::string& name) {
@@ -100,7 +94,7 @@ int run_profile(const ProfileOptions& options) {
                                    : "no profile rules of yours were armed");
         return 0;
     }
-    Controller controller = make_controller(options);
+    Controller controller = make_controller(options.snapshot);
     if (options.verb == "save") {
         const Profile profile = capture(controller, options.name);
         if (options.dry_run) {

@@ -28,9 +28,7 @@ Command add_set_command(CLI::App& app) {
     set->add_flag("--json", options->json, "Machine-readable output (docs/json-output.md)");
     add_snapshot_options(*set, options->snapshot);
     return {set, [options] {
-                const ChosenSnapshot topology = partition_topology(options->snapshot);
-                Controller controller(Registry(Registry::default_directory()), select_gpu(topology, options->snapshot.gpu),
-                                      Journal(Journal::default_path()));
+                Controller controller = make_controller(options->snapshot);
                 const Plan plan = controller.plan_set(
                     {{options->pid, options->tpcs, options->spread ? Placement::spread : Placement::packed}},
                     fmt::format("set {} {}", options->pid, options->tpcs));

@@ -8,18 +8,13 @@
 
 #include "model/gpu_queries.hpp"
 #include "model/mask_resolve.hpp"
+#include "model/overloaded.hpp"
 #include "model/placement.hpp"
 #include "model/user_error.hpp"
 
 namespace gpupart {
 namespace {
 
-template <class... Ts>
-struct Overloaded : Ts... {
-    using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;  // C++20 deduces this itself; clang before 17 needs it said
 
 Finding refusal(std::string id, std::string rule, std::string message) {
     return {Severity::error, std::move(rule), std::move(message), std::move(id)};

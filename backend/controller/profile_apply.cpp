@@ -86,24 +86,25 @@ ProfileApplication plan_profile(const Controller& controller, const Profile& pro
             break;
         }
         gpupart_rule& out = result.rules.rules[result.rules.count];
+        out = gpupart_rule{};  // a rule refused below may have filled part of this entry
         out.line = static_cast<std::uint32_t>(rule.line);
         out.gpu = static_cast<std::uint32_t>(rule.gpu);
-        if (rule.match.exe) {
-            out.match |= GPUPART_RULE_MATCH_EXE;
-            if (rule.match.exe->size() >= sizeof out.exe) {
-                result.plan.findings.push_back({Severity::error, "registry layout", fmt::format("{}: exe name longer than {} bytes", from, sizeof out.exe - 1), "rule-too-long"});
-                continue;
+        // The table has fixed-size fields: a longer exe or pattern is refused, never cut short.
+        const auto copy = [&](const std::optional<std::string>& value, std::uint32_t flag, char* field, std::size_t size,
+                              const char* what) {
+            if (!value) return true;
+            if (value->size() >= size) {
+                result.plan.findings.push_back({Severity::error, "registry layout",
+                                                fmt::format("{}: {} longer than {} bytes", from, what, size - 1), "rule-too-long"});
+                return false;
             }
-            std::snprintf(out.exe, sizeof out.exe, "%s", rule.match.exe->c_str());
-        }
-        if (rule.match.cmdline) {
-            out.match |= GPUPART_RULE_MATCH_CMDLINE;
-            if (rule.match.cmdline->size() >= sizeof out.cmdline) {
-                result.plan.findings.push_back({Severity::error, "registry layout", fmt::format("{}: cmdline pattern longer than {} bytes", from, sizeof out.cmdline - 1), "rule-too-long"});
-                continue;
-            }
-            std::snprintf(out.cmdline, sizeof out.cmdline, "%s", rule.match.cmdline->c_str());
-        }
+            out.match |= flag;
+            std::snprintf(field, size, "%s", value->c_str());
+            return true;
+        };
+        if (!copy(rule.match.exe, GPUPART_RULE_MATCH_EXE, out.exe, sizeof out.exe, "exe name") ||
+            !copy(rule.match.cmdline, GPUPART_RULE_MATCH_CMDLINE, out.cmdline, sizeof out.cmdline, "cmdline pattern"))
+            continue;
         if (rule.match.user) {
             const auto uid = uid_of(*rule.match.user);
             if (!uid) {

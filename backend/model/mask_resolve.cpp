@@ -1,4 +1,5 @@
 #include "model/mask_resolve.hpp"
+#include "model/overloaded.hpp"
 
 #include <cmath>
 
@@ -11,12 +12,6 @@
 namespace gpupart {
 namespace {
 
-template <class... Ts>
-struct Overloaded : Ts... {
-    using Ts::operator()...;
-};
-template <class... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;  // C++20 deduces this itself; clang before 17 needs it said
 
 TpcMask named_bits(const MaskExpression& expression, const std::vector<MaskTerm>& terms, const Gpu& gpu,
                    std::vector<std::string>& topology_notes) {
