@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "controller/controller.hpp"
+#include "controller/profile_apply.hpp"
+#include "registry/registry_slot.h"
 #include "model/user_error.hpp"
 #include "registry_test_support.hpp"
 #include "snapshot/snapshot_file.hpp"
@@ -159,4 +161,55 @@ TEST_F(ControllerTest, AnotherUsersProcessIsRefusedBeforeTheKernelRefusesIt) {
     ::waitpid(other, &status, 0);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
     EXPECT_EQ(mask_of(child.pid), "0-3");
+}
+
+TEST_F(ControllerTest, ProfilesChangeRunningProcessesAndArmRulesForLaterOnes) {
+    RegisteredChild running(registry_dir.dir, nullptr);
+    Controller controller = make();
+    Profile profile;
+    profile.name = "mix";
+    profile.rules = {ProfileRule{{std::nullopt, std::nullopt, std::nullopt, running.pid}, 0, "gpc1", 3},
+                     ProfileRule{{"python3", std::nullopt, std::nullopt, std::nullopt}, 0, "8 tpcs", 4},
+                     ProfileRule{{"trainer", std::nullopt, std::nullopt, std::nullopt}, 0, "8 tpcs", 5},
+                     ProfileRule{{std::string(80, 'x'), std::nullopt, std::nullopt, std::nullopt}, 0, "gpc0", 6},
+                     ProfileRule{{std::nullopt, "*serve*", std::nullopt, std::nullopt}, 0, "gpc7", 7}};
+    const ProfileApplication application = plan_profile(controller, profile, 0);
+    ASSERT_EQ(application.plan.changes.size(), 1u);
+    EXPECT_EQ(application.plan.changes[0].pid, running.pid);
+    EXPECT_EQ(application.plan.changes[0].after.to_list(), "9-16");
+    ASSERT_EQ(application.not_armed.size(), 1u);
+    EXPECT_NE(application.not_armed[0].find("matches pid"), std::string::npos);
+    // The too-long exe is refused, not cut short; the rules after it are armed cleanly.
+    ASSERT_TRUE(application.plan.refused());
+    EXPECT_NE(application.plan.findings.back().message.find("exe name longer than 63 bytes"), std::string::npos);
+    ASSERT_EQ(application.rules.count, 3u);
+    const auto& rules = application.rules.rules;
+    EXPECT_EQ(mask_from_words(rules[0].allowed).to_list(), "18-25");  // gpc1 goes to the running process
+    EXPECT_EQ(mask_from_words(rules[1].allowed).to_list(), "27-34");  // two "8 tpcs" rules: different TPCs
+    EXPECT_EQ(rules[2].match, GPUPART_RULE_MATCH_CMDLINE);            // nothing left over from the refused rule
+    EXPECT_EQ(mask_from_words(rules[2].allowed).to_list(), "63-71");
+    // The shim's matcher agrees with the table.
+    EXPECT_EQ(gpupart_rules_match(&application.rules, "python3", "python3 serve.py", 1000), 0);
+    EXPECT_EQ(gpupart_rules_match(&application.rules, "node", "node serve.js", 1000), 2);
+    EXPECT_EQ(gpupart_rules_match(&application.rules, "node", "node app.js", 1000), -1);
+}
+
+TEST_F(ControllerTest, ArmedRulesRoundTripThroughTheRegistry) {
+    Controller controller = make();
+    Profile profile;
+    profile.name = "later";
+    profile.rules = {ProfileRule{{"python3", std::nullopt, "root", std::nullopt}, 0, "gpc6", 2}};
+    const ProfileApplication application = plan_profile(controller, profile, 0);
+    ASSERT_FALSE(application.plan.refused());
+    arm_rules(registry_dir.dir, application.rules);
+    gpupart_rules_file read{};
+    ASSERT_EQ(gpupart_rules_read(registry_dir.dir.c_str(), ::getuid(), &read), 0);
+    EXPECT_EQ(read.count, 1u);
+    EXPECT_STREQ(read.profile, "later");
+    EXPECT_EQ(read.rules[0].match, GPUPART_RULE_MATCH_EXE | GPUPART_RULE_MATCH_UID);
+    EXPECT_EQ(gpupart_rules_match(&read, "python3", "python3 x.py", 0), 0);
+    EXPECT_EQ(gpupart_rules_match(&read, "python3", "python3 x.py", 1000), -1);  // another user
+    EXPECT_TRUE(disarm_rules(registry_dir.dir));
+    EXPECT_EQ(gpupart_rules_read(registry_dir.dir.c_str(), ::getuid(), &read), -ENOENT);
+    EXPECT_FALSE(disarm_rules(registry_dir.dir));
 }
