@@ -1,4 +1,5 @@
 // gpupart list: every partitioned process with its requested and applied mask, counters and liveness.
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -103,8 +104,16 @@ Command add_list_command(CLI::App& app) {
                     fmt::print("no partitioned process (start one with `gpupart run --tpcs EXPR -- CMD`)\n");
                     return 0;
                 }
-                fmt::print("{:>8} {:<10} {:<8} {:<16} {:<16} {:>10} {:>12}  {:<28} {}\n", "PID", "USER", "STATE", "TPCS",
-                           "APPLIED", "LAUNCHES", "LAST", "SHIM", "COMMAND");
+                // Masks vary from "0-3" to a dozen ranges: size those columns to what is there.
+                std::size_t tpcs_width = 4, applied_width = 7;
+                for (const auto& entry : entries)
+                    if (entry.record) {
+                        tpcs_width = std::max(tpcs_width, requested_text(*entry.record).size());
+                        applied_width = std::max(applied_width, (pending(*entry.record) ? std::string("(next launch)")
+                                                                                        : applied_text(*entry.record)).size());
+                    }
+                fmt::print("{:>8} {:<10} {:<8} {:<{}} {:<{}} {:>10} {:>12}  {:<28} {}\n", "PID", "USER", "STATE", "TPCS",
+                           tpcs_width, "APPLIED", applied_width, "LAUNCHES", "LAST", "SHIM", "COMMAND");
                 for (const auto& entry : entries) {
                     if (!entry.record) {
                         fmt::print("{:>8} {}\n", "?", entry.problem);
@@ -112,9 +121,9 @@ Command add_list_command(CLI::App& app) {
                     }
                     const SlotRecord& r = *entry.record;
                     const std::string shim = r.status ? std::string(to_string(r.status->state)) : "(publishing)";
-                    fmt::print("{:>8} {:<10} {:<8} {:<16} {:<16} {:>10} {:>12}  {:<28} {}\n", r.pid, user_name(r.uid).substr(0, 10),
-                               entry.liveness == Liveness::alive ? "alive" : "exited", requested_text(r),
-                               pending(r) ? "(next launch)" : applied_text(r), r.counters.launches,
+                    fmt::print("{:>8} {:<10} {:<8} {:<{}} {:<{}} {:>10} {:>12}  {:<28} {}\n", r.pid, user_name(r.uid).substr(0, 10),
+                               entry.liveness == Liveness::alive ? "alive" : "exited", requested_text(r), tpcs_width,
+                               pending(r) ? "(next launch)" : applied_text(r), applied_width, r.counters.launches,
                                age_text(r.counters.last_launch_ns), shim.substr(0, 28), r.command.substr(0, 60));
                 }
                 return 0;

@@ -97,8 +97,9 @@ std::vector<Finding> check_result(const SystemState& after) {
         used |= process.mask;
     }
     const TpcMask idle = real & ~used;
+    // With one process, unused TPCs are most likely room for the next one: a note, not a warning.
     if (everyone_partitioned && !idle.empty())
-        findings.push_back(warning("idle-tpcs", "seed 000 pitfall 8",
+        findings.push_back((processes.size() > 1 ? warning : note)("idle-tpcs", "seed 000 pitfall 8",
                                    fmt::format("TPCs {} ({} of {}) are given to no process: they stay idle", idle.to_list(),
                                                idle.count(), real.count())));
     if (processes.size() > 1 && !after.mps_running)
@@ -114,8 +115,10 @@ std::vector<Finding> check_result(const SystemState& after) {
                                    "MPS static SM partitioning is active: MPS binds each client to its own SMs (chunks of 8), "
                                    "and gpupart's masks can only narrow a client within them"));
     if (processes.size() > 1)
-        for (const auto& line : shared_copy_engine_lines(after.gpu))
-            findings.push_back(warning("shared-copy-engines", "seed 003 R8", line + ", even between processes on disjoint TPCs"));
+        for (const auto& pair : shared_copy_engines(after.gpu))
+            findings.push_back(warning("shared-copy-engines", "seed 003 R8",
+                                       fmt::format("LCE{} and LCE{} share PCEs {}: copies of processes on disjoint TPCs "
+                                                   "still interfere there", pair.lce_a, pair.lce_b, pair.pce_list())));
     return findings;
 }
 

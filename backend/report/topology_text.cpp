@@ -9,6 +9,12 @@
 #include "model/gpu_queries.hpp"
 
 namespace gpupart {
+
+std::string pce_list(std::uint32_t mask) {
+    const TpcMask bits = TpcMask::from_words(mask, 0);
+    return bits.empty() ? "none" : bits.to_list();
+}
+
 namespace {
 
 constexpr int kCell = 8;
@@ -19,10 +25,6 @@ std::string sm_label(const std::vector<int>& sms) {
     return fmt::format("{}", fmt::join(sms, ","));
 }
 
-std::string pce_list(std::uint32_t mask) {
-    TpcMask bits = TpcMask::from_words(mask, 0);
-    return bits.empty() ? "none" : bits.to_list();
-}
 
 template <typename T>
 std::string fact_text(const Fact<T>& fact) {
@@ -150,16 +152,23 @@ std::string topology_summary(const Gpu& gpu) {
                        gpu.holes.size(), gpu.mask_width);
 }
 
-std::vector<std::string> shared_copy_engine_lines(const Gpu& gpu) {
-    std::vector<std::string> lines;
+std::string SharedCopyEngines::pce_list() const { return gpupart::pce_list(pces); }
+
+std::vector<SharedCopyEngines> shared_copy_engines(const Gpu& gpu) {
+    std::vector<SharedCopyEngines> shared;
     const auto& lces = gpu.copy_engines.lces;
     for (std::size_t a = 0; a < lces.size(); ++a)
-        for (std::size_t b = a + 1; b < lces.size(); ++b) {
-            const std::uint32_t common = lces[a].pce_mask & lces[b].pce_mask;
-            if (!common) continue;
-            lines.push_back(fmt::format("LCE{} and LCE{} share PCEs {}: their copies interfere (seed 003 R8)",
-                                        lces[a].index, lces[b].index, pce_list(common)));
-        }
+        for (std::size_t b = a + 1; b < lces.size(); ++b)
+            if (const std::uint32_t common = lces[a].pce_mask & lces[b].pce_mask; common != 0)
+                shared.push_back({lces[a].index, lces[b].index, common});
+    return shared;
+}
+
+std::vector<std::string> shared_copy_engine_lines(const Gpu& gpu) {
+    std::vector<std::string> lines;
+    for (const auto& pair : shared_copy_engines(gpu))
+        lines.push_back(fmt::format("LCE{} and LCE{} share PCEs {}: their copies interfere (seed 003 R8)", pair.lce_a,
+                                    pair.lce_b, pair.pce_list()));
     return lines;
 }
 

@@ -128,6 +128,13 @@ TEST(Rules, IdleTpcsWarnWhenEveryoneIsPartitioned) {
     EXPECT_TRUE(std::none_of(full.begin(), full.end(), [](const Finding& f) { return f.message.find("given to no process") != std::string::npos; }));
 }
 
+TEST(Rules, IdleTpcsBesideASingleProcessAreOnlyANote) {
+    const auto findings = check_result(state_with({process(10, kGpc1)}));
+    auto it = std::find_if(findings.begin(), findings.end(), [](const Finding& f) { return f.id == "idle-tpcs"; });
+    ASSERT_NE(it, findings.end());
+    EXPECT_EQ(it->severity, Severity::info);
+}
+
 TEST(Rules, NoMpsWithSeveralProcessesWarns) {
     const auto f = find_rule(check_result(state_with({process(10, kGpc1), process(11, kGpc6)}, false)), "seed 003 R4", Severity::warning);
     ASSERT_TRUE(f.has_value());
