@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <glob.h>
@@ -186,6 +187,58 @@ int main(int argc, char** argv) {
     replay(child_exec, stream, d_ids, ids, "child graph: after the toggle");
     check(cudaGraphExecChildGraphNodeSetParams(child_exec, child, inner), "child set params");
     replay(child_exec, stream, d_ids, ids, "child graph: after ChildGraphNodeSetParams");
+    // The kernel node inside the child graph, changed through the exec (grid changed, then back).
+    cudaGraph_t embedded;
+    check(cudaGraphChildGraphNodeGetGraph(child, &embedded), "child graph of node");
+    size_t n = 1;
+    cudaGraphNode_t inner_node;
+    check(cudaGraphGetNodes(embedded, &inner_node, &n), "inner nodes");
+    cudaKernelNodeParams p{};
+    check(cudaGraphKernelNodeGetParams(inner_node, &p), "inner params");
+    cudaKernelNodeParams changed = p;
+    changed.gridDim.x = p.gridDim.x - 1;
+    const cudaError_t grid = cudaGraphExecKernelNodeSetParams(child_exec, inner_node, &changed);
+    std::printf("child graph: exec SetParams on the inner kernel node -> %s\n", cudaGetErrorString(grid));
+    if (grid == cudaSuccess) check(cudaGraphExecKernelNodeSetParams(child_exec, inner_node, &p), "inner back");
+    const cudaError_t toggle = cudaGraphNodeSetEnabled(child_exec, inner_node, 0);
+    std::printf("child graph: SetEnabled on the inner kernel node -> %s\n", cudaGetErrorString(toggle));
+    if (toggle == cudaSuccess) check(cudaGraphNodeSetEnabled(child_exec, inner_node, 1), "inner enable");
+    (void)cudaGetLastError();
+    replay(child_exec, stream, d_ids, ids, "child graph: after the inner-node changes");
+  }
+  // What a toggle costs on a large graph: 2000 small kernels, as a model's captured step might have.
+  {
+    constexpr int kNodes = 2000;
+    cudaGraph_t big;
+    check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "big capture");
+    for (int i = 0; i < kNodes; ++i) record_smid<<<1, 32, 0, stream>>>(d_ids, i);
+    check(cudaStreamEndCapture(stream, &big), "big end");
+    cudaGraphExec_t big_exec;
+    check(cudaGraphInstantiate(&big_exec, big, 0), "big instantiate");
+    std::vector<cudaGraphNode_t> nodes(kNodes);
+    size_t got = kNodes;
+    check(cudaGraphGetNodes(big, nodes.data(), &got), "big nodes");
+    auto timed_launch = [&](const char* what) {
+      const uint64_t before = callbacks();
+      const auto t0 = std::chrono::steady_clock::now();
+      check(cudaGraphLaunch(big_exec, stream), what);
+      check(cudaStreamSynchronize(stream), what);
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      std::printf("big graph (%d kernels): %-34s %8.3f ms, callbacks +%llu\n", kNodes, what, ms,
+                  static_cast<unsigned long long>(callbacks() - before));
+    };
+    timed_launch("first launch (upload)");
+    timed_launch("steady launch");
+    timed_launch("steady launch");
+    const auto t0 = std::chrono::steady_clock::now();
+    for (cudaGraphNode_t node_i : nodes) {
+      check(cudaGraphNodeSetEnabled(big_exec, node_i, 0), "big off");
+      check(cudaGraphNodeSetEnabled(big_exec, node_i, 1), "big on");
+    }
+    const double toggle_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("big graph (%d kernels): toggling every node took %.3f ms on the host\n", kNodes, toggle_ms);
+    timed_launch("launch after the toggle");
+    timed_launch("steady launch");
   }
   // A graph instantiated for device launch: may its kernel node be toggled or re-parameterised?
   {
