@@ -22,5 +22,6 @@ Command add_mps_command(CLI::App& app);
 Command add_history_command(CLI::App& app);
 Command add_undo_command(CLI::App& app);
 Command add_profile_command(CLI::App& app);
+Command add_check_command(CLI::App& app);
 
 }  // namespace gpupart::cli

@@ -252,6 +252,13 @@ start later env LD_PRELOAD="$shim" "$host" load:"$fake" launch:0x40 ready:"$work
 later=$started
 check "profile: a process started after apply registers" await "$work/later.ready" "$later"
 check "profile: its first launch carries gpc6" line_is "$work/later.out" 2 "$(v04_full $GPC6_FULL)"
+"$gpupart" check --snapshot builtin:h200 > "$work/check.out"; rc=$?
+check "check: exits 0" [ "$rc" -eq 0 ]
+check "check: counts both processes" contains "$work/check.out" "2 partitioned processes"
+check "check: warns that they run without MPS" contains "$work/check.out" "run without MPS"
+"$gpupart" check --snapshot builtin:h200 --json > "$work/check.json"; rc=$?
+check "check --json: exits 0" [ "$rc" -eq 0 ]
+check "check --json: the no-mps finding by id" contains "$work/check.json" '"id": "no-mps"'
 "$gpupart" list --json > "$work/later.json"; rc=$?
 check "profile: list exits 0" [ "$rc" -eq 0 ]
 check "profile: list names the rule it started with" contains "$work/later.json" "\"start_rule\": \"profile e2e rule at line 4 (uid $uid)\""
