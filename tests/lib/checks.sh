@@ -5,7 +5,7 @@
 #                          "FAIL: NAME" on stderr, a pass nothing; with checks_verbose=1 (set after
 #                          sourcing) each prints "PASS NAME" or "FAIL NAME" on stdout instead.
 # checks_summary LABEL     prints "LABEL: N passed, M failed"; its status is 0 when none failed.
-# contains FILE TEXT, matches FILE REGEX, lines FILE N: conditions on a file.
+# contains FILE TEXT, lacks FILE TEXT, matches FILE REGEX, lines FILE N: conditions on a file.
 passes=0
 failures=0
 checks_verbose=0
@@ -27,5 +27,6 @@ checks_summary() {  # checks_summary LABEL
     [ "$failures" -eq 0 ]
 }
 contains() { grep -qF -- "$2" "$1"; }
+lacks() { ! grep -qF -- "$2" "$1"; }
 matches() { grep -qE -- "$2" "$1"; }
 lines() { [ "$(wc -l < "$1")" -eq "$2" ]; }

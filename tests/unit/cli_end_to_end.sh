@@ -5,6 +5,8 @@ set -u
 gpupart=$1
 work=$2
 rm -rf "$work" && mkdir -p "$work"
+export GPUPART_REGISTRY_DIR=$work/registry GPUPART_JOURNAL=$work/history.jsonl  # never the machine's or the user's
+trap '"$gpupart" demo stop > /dev/null 2>&1' EXIT  # no demo worker outlives the test
 # shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
 . "$(dirname "$0")/../lib/checks.sh"  # check, contains, lines, checks_summary
 
@@ -73,5 +75,26 @@ check "bad --gpu: message" contains "$work/gpu.err" "gpupart: --gpu 3: snapshot 
 
 "$gpupart" frobnicate > /dev/null 2>&1; rc=$?
 check "unknown subcommand refused" [ "$rc" -ne 0 ]
+
+# the simulated workload: real processes in the real registry, following `gpupart set`
+"$gpupart" demo start --seconds 60 > "$work/demo.out"; rc=$?
+check "demo start exits 0" [ "$rc" -eq 0 ]
+check "demo start starts three workers" [ "$(grep -c '^started demo worker' "$work/demo.out")" -eq 3 ]
+for _ in $(seq 1 50); do [ "$(ls "$GPUPART_REGISTRY_DIR"/*.slot 2> /dev/null | wc -l)" -eq 3 ] && break; sleep 0.05; done
+"$gpupart" list > "$work/demo-list.txt"
+check "demo workers are listed" [ "$(grep -c 'simulated workload, no GPU' "$work/demo-list.txt")" -eq 3 ]
+check "demo workers hold gpc0-3" contains "$work/demo-list.txt" " 0-3,9-16,18-25,27-34 "
+pid=$(awk '/llm-serving/{print $1}' "$work/demo-list.txt")
+"$gpupart" set "$pid" gpc1 --snapshot builtin:h200 > "$work/demo-set.out"; rc=$?
+check "set moves a demo worker" [ "$rc" -eq 0 ]
+sleep 0.3  # a few simulated launches later
+"$gpupart" list --json > "$work/demo-list.json"
+check "the worker applies its new mask" contains "$work/demo-list.json" '"applied_tpcs": "9-16"'
+check "nothing is pending" lacks "$work/demo-list.json" '"pending": true'
+"$gpupart" demo stop > "$work/demo-stop.out"; rc=$?
+check "demo stop exits 0" [ "$rc" -eq 0 ]
+check "demo stop stops three" contains "$work/demo-stop.out" "stopped 3 demo workers"
+for _ in $(seq 1 50); do [ -z "$(ls "$GPUPART_REGISTRY_DIR"/*.slot 2> /dev/null)" ] && break; sleep 0.05; done
+check "demo workers removed their slots" [ -z "$(ls "$GPUPART_REGISTRY_DIR"/*.slot 2> /dev/null)" ]
 
 checks_summary cli_end_to_end

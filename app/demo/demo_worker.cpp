@@ -1,0 +1,102 @@
+// gpupart-demo-worker: a simulated partitioned process for machines with no GPU (the demo of the GUI and
+// the terminal view, and tests). It registers in the real registry exactly as the shim does, then
+// "launches" a kernel at a steady rate: it follows its slot's mask the way the shim does (adopting a
+// mask only when it has a real TPC), counts launches and publishes what it applies. It says everywhere
+// that it is simulated (command line and shim version), and it never touches a GPU.
+//   gpupart-demo-worker NAME TPCS_HEX REAL_TPCS_HEX [SECONDS] [LAUNCHES_PER_SECOND]
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include <unistd.h>
+
+#include "registry/registry_layout.h"
+#include "registry/registry_seqlock.h"
+#include "registry/registry_slot.h"
+
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+void on_signal(int) { g_stop = 1; }
+
+std::uint64_t realtime_ns() {
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 4 || argc > 6) {
+        std::fprintf(stderr, "usage: gpupart-demo-worker NAME TPCS_HEX REAL_TPCS_HEX [SECONDS] [LAUNCHES_PER_SECOND]\n");
+        return 2;
+    }
+    gpupart_control initial{};
+    if (gpupart_parse_hex_mask(argv[2], initial.allowed) != 0 || gpupart_parse_hex_mask(argv[3], initial.real_tpcs) != 0) {
+        std::fprintf(stderr, "gpupart-demo-worker: masks must be hex (0x...)\n");
+        return 2;
+    }
+    const long seconds = argc > 4 ? std::strtol(argv[4], nullptr, 10) : 3600;
+    const long rate = argc > 5 ? std::strtol(argv[5], nullptr, 10) : 200;
+    if (seconds <= 0 || rate <= 0 || rate > 100000) {
+        std::fprintf(stderr, "gpupart-demo-worker: SECONDS and LAUNCHES_PER_SECOND must be positive (rate at most 100000)\n");
+        return 2;
+    }
+    initial.flags = GPUPART_CONTROL_HAS_MASK;
+    initial.generation = 1;
+    initial.writer_pid = ::getpid();
+    initial.writer_uid = ::getuid();
+
+    char dir[256];
+    int error = gpupart_registry_dir(dir, sizeof dir);
+    if (error == 0) error = gpupart_registry_dir_ensure(dir);
+    const std::string command = std::string("gpupart-demo-worker ") + argv[1] + " (simulated workload, no GPU)";
+    gpupart_slot_file* slot = nullptr;
+    char path[512];
+    if (error == 0)
+        error = gpupart_slot_create(dir, ::getpid(), gpupart_process_start_time(::getpid()), ::getuid(), command.c_str(),
+                                    "demo (simulated)", "demo", &initial, &slot, path, sizeof path);
+    if (error != 0) {
+        std::fprintf(stderr, "gpupart-demo-worker: cannot register in %s: %s\n", dir, std::strerror(-error));
+        return 1;
+    }
+    std::signal(SIGTERM, on_signal);
+    std::signal(SIGINT, on_signal);
+
+    gpupart_status status{};
+    std::uint32_t seen_seq = ~0u;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    const auto period = std::chrono::nanoseconds(1000000000L / rate);
+    while (!g_stop && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(period);
+        // What the shim does at a launch: adopt a changed control block unless its mask has no real TPC.
+        if (__atomic_load_n(&slot->control.seq, __ATOMIC_ACQUIRE) != seen_seq) {
+            gpupart_control c{};
+            if (gpupart_control_read(&slot->control, &c, 4) == 0) {
+                seen_seq = c.seq;
+                std::uint32_t usable = 0;
+                for (int i = 0; i < 4; ++i) usable |= c.allowed[i] & c.real_tpcs[i];
+                const bool has_mask = (c.flags & GPUPART_CONTROL_HAS_MASK) != 0;
+                if (has_mask && usable == 0) {
+                    gpupart_add64(&slot->counters.refused_masks, 1);
+                    status.state = GPUPART_SHIM_MASK_REFUSED;
+                } else {
+                    status.state = GPUPART_SHIM_ACTIVE;
+                    status.applied_generation = c.generation;
+                    status.applied_flags = has_mask ? GPUPART_CONTROL_HAS_MASK : 0u;
+                    for (int i = 0; i < 4; ++i) status.applied[i] = has_mask ? c.allowed[i] : 0u;
+                }
+                gpupart_status_write(&slot->status, &status);
+            }
+        }
+        gpupart_add64(&slot->counters.launches, 1);
+        if (status.applied_flags & GPUPART_CONTROL_HAS_MASK) gpupart_add64(&slot->counters.masked_launches, 1);
+        gpupart_store64(&slot->counters.last_launch_realtime_ns, realtime_ns());
+    }
+    ::unlink(path);
+    return 0;
+}
