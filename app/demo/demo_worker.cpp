@@ -78,10 +78,8 @@ int main(int argc, char** argv) {
             gpupart_control c{};
             if (gpupart_control_read(&slot->control, &c, 4) == 0) {
                 seen_seq = c.seq;
-                std::uint32_t usable = 0;
-                for (int i = 0; i < 4; ++i) usable |= c.allowed[i] & c.real_tpcs[i];
                 const bool has_mask = (c.flags & GPUPART_CONTROL_HAS_MASK) != 0;
-                if (has_mask && usable == 0) {
+                if (has_mask && !gpupart_control_has_real_tpc(&c)) {
                     gpupart_add64(&slot->counters.refused_masks, 1);
                     status.state = GPUPART_SHIM_MASK_REFUSED;
                 } else {

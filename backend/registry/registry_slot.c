@@ -230,6 +230,12 @@ int gpupart_rules_match(const struct gpupart_rules_file* rules, const char* exe,
     return -1;
 }
 
+int gpupart_control_has_real_tpc(const struct gpupart_control* control) {
+    uint32_t usable = 0;
+    for (int i = 0; i < 4; ++i) usable |= control->allowed[i] & control->real_tpcs[i];
+    return usable != 0;
+}
+
 int gpupart_parse_hex_mask(const char* text, uint32_t words[4]) {
     uint32_t value[4] = {0, 0, 0, 0};
     if (text == NULL || text[0] != '0' || (text[1] != 'x' && text[1] != 'X') || text[2] == '\0') return -EINVAL;

@@ -52,6 +52,10 @@ int gpupart_rules_read(const char* dir, uint32_t uid, struct gpupart_rules_file*
 /* The first rule of `rules` that matches a process (exe = base name of argv[0]); -1 if none. */
 int gpupart_rules_match(const struct gpupart_rules_file* rules, const char* exe, const char* cmdline, uint32_t uid);
 
+/* Nonzero if the control block's allowed TPCs include a real one: the rule the shim (and anything that
+ * acts like it) applies before adopting a mask, since a kernel allowed only on holes never runs. */
+int gpupart_control_has_real_tpc(const struct gpupart_control* control);
+
 /* Parses "0x..." (1..32 hex digits) into four words, lowest first; 0 or -EINVAL. */
 int gpupart_parse_hex_mask(const char* text, uint32_t words[4]);
 

@@ -124,9 +124,7 @@ static void refresh(struct applied* a, struct gpupart_slot_file* slot, uint32_t 
     a->valid = 1;
     a->generation = c.generation;
     if (c.flags & GPUPART_CONTROL_HAS_MASK) {
-        uint32_t usable = 0;
-        for (int i = 0; i < 4; ++i) usable |= c.allowed[i] & c.real_tpcs[i];
-        if (usable == 0) { /* the kernel would never run: keep the previous mask, say so */
+        if (!gpupart_control_has_real_tpc(&c)) { /* the kernel would never run: keep the previous mask, say so */
             gpupart_add64(&slot->counters.refused_masks, 1);
             a->refused = 1;
             a->published_version = version;
