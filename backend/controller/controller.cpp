@@ -121,6 +121,7 @@ Plan Controller::plan_undo() const {
             journaled_generation[{change.pid, change.start_time}] = change.generation_after;
     Plan plan;
     plan.action = fmt::format("undo #{} ({})", last->id, last->action);
+    plan.undoes = last->id;
     for (const JournalChange& done : last->changes) {
         const ProcessState* process = find_process(state_, done.pid);
         if (process == nullptr || process->start_time != done.start_time) {
@@ -159,7 +160,7 @@ Applied Controller::apply(const Plan& plan) {
     const TpcMask real = real_tpcs(state_.gpu);
     JournalEntry entry;
     entry.action = plan.action;
-    if (plan.action.starts_with("undo #")) entry.undoes = std::stoi(plan.action.substr(6));
+    entry.undoes = plan.undoes;
     std::vector<const PlannedChange*> done;
     try {
         for (const PlannedChange& change : plan.changes) {

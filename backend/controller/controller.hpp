@@ -26,6 +26,7 @@ struct Plan {
     std::string action;  // what the journal will say: "set 1234 gpc1"
     std::vector<PlannedChange> changes;
     std::vector<Finding> findings;
+    std::optional<int> undoes;  // the journal entry this plan reverts (plan_undo)
     bool refused() const { return has_error(findings); }
 };
 
