@@ -10,5 +10,7 @@ rm -rf .device-carry && mkdir -p .device-carry
 cp build/device/app/gpupart build/device/lib/libgpupart-shim.so build/device/device-bin/* .device-carry/
 cp -L /usr/lib/x86_64-linux-gnu/libfmt.so.9 .device-carry/
 strip .device-carry/gpupart  # debug info is not needed there, and the carry is limited to 64 MiB
-mkdir -p .git/info && { grep -qx "/.device-carry/" .git/info/exclude 2>/dev/null || echo "/.device-carry/" >> .git/info/exclude; }
+# In a git worktree .git is a file: the exclude list lives in the common git directory.
+exclude="$(git rev-parse --git-common-dir)/info/exclude"
+mkdir -p "$(dirname "$exclude")" && { grep -qx "/.device-carry/" "$exclude" 2>/dev/null || echo "/.device-carry/" >> "$exclude"; }
 du -sh .device-carry
