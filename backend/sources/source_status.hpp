@@ -1,0 +1,37 @@
+#pragma once
+// What one topology source said when asked: it answered, or exactly why not. Every reader (RM control,
+// probe, NVML, libudev, nvdebug, MMIO) returns one, so `gpupart gpus`, `topology --sources` and the GUI
+// can print one line per source and still show everything the other sources gave.
+#include <string>
+#include <vector>
+
+#include "model/provenance.hpp"
+
+namespace gpupart {
+
+enum class SourceState {
+    ok,           // answered; its facts are in the model with this source's provenance
+    absent,       // not on this machine (no device node, library or /proc directory)
+    refused,      // there but said no (EPERM, mapping refused, NV_ERR_INSUFFICIENT_PERMISSIONS)
+    needs_root,   // answers only to root; the facts it would give say "needs root"
+    unsupported,  // there, but a version or layout we have not verified (never guessed)
+    failed,       // there and allowed, but the call failed (the detail says how)
+};
+
+struct SourceStatus {
+    Source source = Source::inferred;
+    SourceState state = SourceState::absent;
+    std::string detail;  // one line a user can act on: "/dev/nvidiactl: no such file (driver not loaded?)"
+};
+
+// One GPU's entry in the driver's global SM order (RM control GR_GET_GLOBAL_SM_ORDER, or nvdebug's
+// CWD_GPC_TPC_ID): which GPC and TPC each SM id belongs to. The probe joins it with the mask bits.
+struct SmOrderEntry {
+    int sm = 0;               // SM id as %smid reports it
+    int logical_gpc = 0;      // gpcId (logical GPC)
+    int local_tpc = 0;        // TPC index within that logical GPC
+    int global_tpc = 0;       // globalTpcId
+    int virtual_gpc = -1;     // -1 when the source does not give it
+};
+
+}  // namespace gpupart
