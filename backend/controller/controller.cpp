@@ -70,40 +70,60 @@ TpcMask Controller::free_for(int pid) const {
     return real_tpcs(state_.gpu) & ~taken;
 }
 
+std::optional<PlannedChange> Controller::change_for(int pid, Plan& plan) const {
+    const ProcessState* process = find_process(state_, pid);
+    if (process == nullptr) {
+        // Let the registry say precisely why (not running, not partitioned, pid reused, forged slot).
+        std::string why;
+        try {
+            registry_.find_live(pid);
+            why = fmt::format("process {} is not a live partitioned process", pid);
+        } catch (const UserError& error) {
+            why = error.what();
+        }
+        plan.findings.push_back(refusal("no-such-process", "registry: a process is its pid and start time", why));
+        return std::nullopt;
+    }
+    PlannedChange change;
+    change.pid = process->pid;
+    change.start_time = process->start_time;
+    change.uid = process->uid;
+    change.command = process->command;
+    change.before_partitioned = process->partitioned;
+    change.before = process->mask;
+    change.before_generation = process->generation;
+    return change;
+}
+
 Plan Controller::plan_set(const std::vector<SetRequest>& requests, const std::string& action) const {
     Plan plan;
     plan.action = action;
     for (const SetRequest& request : requests) {
-        const ProcessState* process = find_process(state_, request.pid);
-        if (process == nullptr) {
-            // Let the registry say precisely why (not running, not partitioned, pid reused, forged slot).
-            std::string why;
-            try {
-                registry_.find_live(request.pid);
-                why = fmt::format("process {} is not a live partitioned process", request.pid);
-            } catch (const UserError& error) {
-                why = error.what();
-            }
-            plan.findings.push_back(refusal("no-such-process", "registry: a process is its pid and start time", why));
-            continue;
-        }
-        PlannedChange change;
-        change.pid = process->pid;
-        change.start_time = process->start_time;
-        change.uid = process->uid;
-        change.command = process->command;
-        change.before_partitioned = process->partitioned;
-        change.before = process->mask;
-        change.before_generation = process->generation;
+        auto change = change_for(request.pid, plan);
+        if (!change) continue;
         try {
             const MaskExpression expression = parse_mask_expression(request.tpcs);
-            const auto placed = place_request(state_.gpu, expression, free_for(process->pid), request.placement);
-            change.after = placed ? *placed : resolve_mask(expression, state_.gpu).mask;
+            const auto placed = place_request(state_.gpu, expression, free_for(change->pid), request.placement);
+            change->after = placed ? *placed : resolve_mask(expression, state_.gpu).mask;
         } catch (const UserError& error) {
             plan.findings.push_back(refusal("bad-mask", "HARDWARE.md section 3", error.what()));
             continue;
         }
-        plan.changes.push_back(std::move(change));
+        plan.changes.push_back(std::move(*change));
+    }
+    auto findings = check_plan(state_, plan.changes);
+    plan.findings.insert(plan.findings.end(), findings.begin(), findings.end());
+    return plan;
+}
+
+Plan Controller::plan_masks(const std::vector<MaskRequest>& requests, const std::string& action) const {
+    Plan plan;
+    plan.action = action;
+    for (const MaskRequest& request : requests) {
+        auto change = change_for(request.pid, plan);
+        if (!change) continue;
+        change->after = request.tpcs;  // exact: an empty or hole-only mask is refused by the no-real-tpc rule
+        plan.changes.push_back(std::move(*change));
     }
     auto findings = check_plan(state_, plan.changes);
     plan.findings.insert(plan.findings.end(), findings.begin(), findings.end());

@@ -22,6 +22,12 @@ struct SetRequest {
     Placement placement = Placement::packed;
 };
 
+// An exact mask for one process, as the GUI and the terminal view compute it from a drag or a key.
+struct MaskRequest {
+    int pid = 0;
+    TpcMask tpcs;
+};
+
 struct Plan {
     std::string action;  // what the journal will say: "set 1234 gpc1"
     std::vector<PlannedChange> changes;
@@ -43,6 +49,7 @@ public:
     void refresh();  // re-reads the registry and MPS
 
     Plan plan_set(const std::vector<SetRequest>& requests, const std::string& action) const;
+    Plan plan_masks(const std::vector<MaskRequest>& requests, const std::string& action) const;
     Plan plan_undo() const;  // reverts the newest change in the journal that is not undone yet
     // Applies a plan that has no error finding; refuses (UserError) otherwise. A process that changed
     // since the plan was made is not overwritten: the whole plan is rolled back and refused.
@@ -52,6 +59,8 @@ public:
     TpcMask free_for(int pid) const;
 
 private:
+    std::optional<PlannedChange> change_for(int pid, Plan& plan) const;  // adds a refusal when pid is not live
+
     Registry registry_;
     Journal journal_;
     SystemState state_;

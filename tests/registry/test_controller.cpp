@@ -1,6 +1,7 @@
 // The controller with real registered processes, a real registry and a real journal.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "controller/controller.hpp"
+#include "controller/give_plan.hpp"
 #include "controller/profile_apply.hpp"
 #include "registry/registry_slot.h"
 #include "model/user_error.hpp"
@@ -212,4 +214,35 @@ TEST_F(ControllerTest, ArmedRulesRoundTripThroughTheRegistry) {
     EXPECT_TRUE(disarm_rules(registry_dir.dir));
     EXPECT_EQ(gpupart_rules_read(registry_dir.dir.c_str(), ::getuid(), &read), -ENOENT);
     EXPECT_FALSE(disarm_rules(registry_dir.dir));
+}
+
+TEST_F(ControllerTest, GivingTpcsMovesThemFromTheirHoldersAndNeverStarvesOne) {
+    RegisteredChild a(registry_dir.dir, "0x1fe0f");  // gpc0 (0-3) and gpc1 (9-16)
+    RegisteredChild b(registry_dir.dir, "0x3fc0000");  // gpc2 (18-25)
+    Controller controller = make();
+    const Plan give = plan_give(controller, b.pid, TpcMask::range(9, 16));
+    ASSERT_FALSE(give.refused()) << finding_line(give.findings.at(0));
+    EXPECT_EQ(give.action, "give 9-16 to " + std::to_string(b.pid));
+    controller.apply(give);
+    EXPECT_EQ(mask_of(a.pid), "0-3");
+    EXPECT_EQ(mask_of(b.pid), "9-16,18-25");
+
+    controller.refresh();
+    const Plan starve = plan_give(controller, b.pid, TpcMask::range(0, 8));  // a's last TPCs (4-8 are holes)
+    ASSERT_TRUE(starve.refused());
+    EXPECT_TRUE(std::any_of(starve.findings.begin(), starve.findings.end(),
+                            [](const Finding& f) { return f.id == "no-real-tpc"; }));
+    EXPECT_THROW(controller.apply(starve), UserError);
+    EXPECT_EQ(mask_of(a.pid), "0-3");
+
+    const Plan release = plan_give(controller, std::nullopt, TpcMask::range(18, 25));
+    ASSERT_FALSE(release.refused());
+    EXPECT_EQ(release.action, "release 18-25");
+    controller.apply(release);
+    EXPECT_EQ(mask_of(b.pid), "9-16");
+    controller.refresh();
+    const Plan already_free = plan_give(controller, std::nullopt, TpcMask::range(18, 25));
+    EXPECT_TRUE(already_free.changes.empty());
+    EXPECT_TRUE(std::any_of(already_free.findings.begin(), already_free.findings.end(),
+                            [](const Finding& f) { return f.id == "no-change"; }));
 }

@@ -1,0 +1,157 @@
+#include "floorplan_geometry.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace gpupart::widgets {
+namespace {
+
+// Four GPC boxes a row: wide windows and landscape exports show a whole Hopper (8 GPCs) in two rows.
+constexpr int kBoxesPerRow = 4;
+
+int slot_columns(int slot_count) { return std::max(1, static_cast<int>(std::ceil(std::sqrt(static_cast<double>(slot_count))))); }
+
+}  // namespace
+
+FloorplanGeometry FloorplanGeometry::layout(const Gpu& gpu, int legend_entries) {
+    FloorplanGeometry geometry;
+    // Slots per box: a GPC's tpc_slots; the undetermined box holds its TPCs one per slot.
+    struct BoxPlan {
+        std::optional<int> gpc;
+        int slot_count = 0;
+    };
+    std::vector<BoxPlan> plans;
+    for (const Gpc& gpc : gpu.gpcs) plans.push_back({gpc.index, gpc.tpc_slots});
+    std::vector<int> undetermined;
+    for (const Tpc& tpc : gpu.tpcs)
+        if (!tpc.gpc || !tpc.slot) undetermined.push_back(tpc.mask_bit);
+    if (!undetermined.empty()) plans.push_back({std::nullopt, static_cast<int>(undetermined.size())});
+
+    // Every box has the same width (the widest slot grid), so the columns line up.
+    int columns = 1;
+    int rows_max = 1;
+    for (const BoxPlan& plan : plans) columns = std::max(columns, slot_columns(plan.slot_count));
+    for (const BoxPlan& plan : plans) rows_max = std::max(rows_max, (plan.slot_count + columns - 1) / columns);
+    const double box_width = 2 * kPadding + columns * kTileWidth + (columns - 1) * kGap;
+    const double box_height = kHeaderHeight + 2 * kPadding + rows_max * kTileHeight + (rows_max - 1) * kGap;
+
+    const int per_row = std::max(1, std::min(kBoxesPerRow, static_cast<int>(plans.size())));
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+        const int column = static_cast<int>(i) % per_row;
+        const int row = static_cast<int>(i) / per_row;
+        const QRectF box(kGap + column * (box_width + kGap), kGap + row * (box_height + kGap), box_width, box_height);
+        geometry.boxes_.push_back({plans[i].gpc, box, QRectF(box.left(), box.top(), box.width(), kHeaderHeight)});
+        auto slot_rect = [&](int slot) {
+            const int r = slot / columns;
+            const int c = slot % columns;
+            return QRectF(box.left() + kPadding + c * (kTileWidth + kGap),
+                          box.top() + kHeaderHeight + kPadding + r * (kTileHeight + kGap), kTileWidth, kTileHeight);
+        };
+        if (plans[i].gpc) {
+            const int gpc = *plans[i].gpc;
+            for (const Tpc& tpc : gpu.tpcs)
+                if (tpc.gpc == gpc && tpc.slot) geometry.tiles_.push_back({tpc.mask_bit, false, gpc, slot_rect(*tpc.slot)});
+            for (const Hole& hole : gpu.holes)
+                if (hole.gpc == gpc && hole.slot) geometry.tiles_.push_back({hole.mask_bit, true, gpc, slot_rect(*hole.slot)});
+        } else {
+            for (std::size_t k = 0; k < undetermined.size(); ++k)
+                geometry.tiles_.push_back({undetermined[k], false, std::nullopt, slot_rect(static_cast<int>(k))});
+        }
+    }
+    std::sort(geometry.tiles_.begin(), geometry.tiles_.end(),
+              [](const FloorplanTile& a, const FloorplanTile& b) { return a.mask_bit < b.mask_bit; });
+
+    const int box_rows = plans.empty() ? 0 : (static_cast<int>(plans.size()) + per_row - 1) / per_row;
+    const double plan_width = std::max(kGap + per_row * (box_width + kGap), kLegendEntryWidth + 2 * kGap);
+    const double legend_top = kGap + box_rows * (box_height + kGap);
+    geometry.legend_entries_ = std::max(0, legend_entries);
+    geometry.legend_columns_ = std::max(1, static_cast<int>((plan_width - kGap) / (kLegendEntryWidth + kGap)));
+    const int legend_rows = (geometry.legend_entries_ + geometry.legend_columns_ - 1) / geometry.legend_columns_;
+    geometry.legend_ = QRectF(kGap, legend_top, plan_width - 2 * kGap, legend_rows * kLegendRowHeight);
+    geometry.size_ = QSizeF(plan_width, legend_top + legend_rows * kLegendRowHeight + kGap);
+    return geometry;
+}
+
+const FloorplanTile* FloorplanGeometry::tile_for_bit(int mask_bit) const {
+    const auto it = std::lower_bound(tiles_.begin(), tiles_.end(), mask_bit,
+                                     [](const FloorplanTile& tile, int bit) { return tile.mask_bit < bit; });
+    return it != tiles_.end() && it->mask_bit == mask_bit ? &*it : nullptr;
+}
+
+std::optional<int> FloorplanGeometry::tpc_at(QPointF point) const {
+    for (const FloorplanTile& tile : tiles_)
+        if (!tile.hole && tile.rect.contains(point)) return tile.mask_bit;
+    return std::nullopt;
+}
+
+const FloorplanGpcBox* FloorplanGeometry::header_at(QPointF point) const {
+    for (const FloorplanGpcBox& box : boxes_)
+        if (box.header.contains(point)) return &box;
+    return nullptr;
+}
+
+TpcMask FloorplanGeometry::tpcs_in(const QRectF& area) const {
+    TpcMask mask;
+    const QRectF normalized = area.normalized();
+    for (const FloorplanTile& tile : tiles_)
+        if (!tile.hole && tile.rect.intersects(normalized)) mask.set(tile.mask_bit);
+    return mask;
+}
+
+TpcMask FloorplanGeometry::tpcs_of_box(const FloorplanGpcBox& box) const {
+    TpcMask mask;
+    for (const FloorplanTile& tile : tiles_)
+        if (!tile.hole && tile.gpc == box.gpc && box.box.contains(tile.rect.center())) mask.set(tile.mask_bit);
+    return mask;
+}
+
+QRectF FloorplanGeometry::legend_entry(int index) const {
+    const int column = index % legend_columns_;
+    const int row = index / legend_columns_;
+    return QRectF(legend_.left() + column * (kLegendEntryWidth + kGap), legend_.top() + row * kLegendRowHeight,
+                  kLegendEntryWidth, kLegendRowHeight);
+}
+
+std::optional<int> FloorplanGeometry::legend_entry_at(QPointF point) const {
+    for (int i = 0; i < legend_entries_; ++i)
+        if (legend_entry(i).contains(point)) return i;
+    return std::nullopt;
+}
+
+std::optional<int> FloorplanGeometry::neighbour(int mask_bit, Direction direction) const {
+    const FloorplanTile* from = tile_for_bit(mask_bit);
+    if (from == nullptr) return first_tpc();
+    const QPointF origin = from->rect.center();
+    std::optional<int> best;
+    double best_score = std::numeric_limits<double>::max();
+    for (const FloorplanTile& tile : tiles_) {
+        if (tile.hole || tile.mask_bit == mask_bit) continue;
+        const QPointF d = tile.rect.center() - origin;
+        // Along: distance in the direction asked; across: sideways drift, weighted so that the tile
+        // straight ahead wins over a nearer one diagonally off.
+        double along = 0;
+        double across = 0;
+        switch (direction) {
+        case Direction::left: along = -d.x(); across = d.y(); break;
+        case Direction::right: along = d.x(); across = d.y(); break;
+        case Direction::up: along = -d.y(); across = d.x(); break;
+        case Direction::down: along = d.y(); across = d.x(); break;
+        }
+        if (along <= 1) continue;
+        const double score = along + 3 * std::abs(across);
+        if (score < best_score) {
+            best_score = score;
+            best = tile.mask_bit;
+        }
+    }
+    return best;
+}
+
+std::optional<int> FloorplanGeometry::first_tpc() const {
+    for (const FloorplanTile& tile : tiles_)
+        if (!tile.hole) return tile.mask_bit;
+    return std::nullopt;
+}
+
+}  // namespace gpupart::widgets

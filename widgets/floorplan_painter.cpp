@@ -1,0 +1,184 @@
+#include "floorplan_painter.hpp"
+
+#include <QFile>
+#include <QImage>
+#include <QPainterPath>
+#include <QSaveFile>
+#include <QSvgGenerator>
+
+#include "model/gpu_queries.hpp"
+#include "model/user_error.hpp"
+#include "owner_colors.hpp"
+
+namespace gpupart::widgets {
+namespace {
+
+const QColor kSelection(0x0d, 0x47, 0xa1);
+const QColor kBoxFill(0xf7, 0xf7, 0xf9);
+const QColor kBoxBorder(0x70, 0x78, 0x80);
+const QColor kText(0x1a, 0x1a, 0x1a);
+
+QFont font_of(int pixel_size, bool bold) {
+    QFont font;
+    font.setPixelSize(pixel_size);
+    font.setBold(bold);
+    return font;
+}
+
+void paint_tile_fill(QPainter& painter, const QRectF& rect, const std::vector<const FloorplanOwner*>& owners) {
+    if (owners.empty()) {
+        painter.fillRect(rect, unowned_color());
+        return;
+    }
+    painter.fillRect(rect, owners.front()->color);
+    if (owners.size() > 1) {
+        // Shared: hatched in the second owner's colour, darkened so the stripes show on any hue.
+        painter.fillRect(rect, QBrush(owners[1]->color.darker(160), Qt::BDiagPattern));
+    }
+}
+
+QString box_title(const Gpu& gpu, const FloorplanGpcBox& box, int tpc_count) {
+    if (!box.gpc) return QString("GPC not determined · %1 TPC%2").arg(tpc_count).arg(tpc_count == 1 ? "" : "s");
+    const Gpc& gpc = gpu.gpcs.at(static_cast<std::size_t>(*box.gpc));
+    QString title = QString("GPC %1").arg(*box.gpc);
+    if (gpc.physical_id && *gpc.physical_id != *box.gpc) title += QString(" (phys %1)").arg(*gpc.physical_id);
+    return title + QString(" · %1 TPC%2 · %3 SMs").arg(tpc_count).arg(tpc_count == 1 ? "" : "s")
+                       .arg(static_cast<int>(sms_of(gpu, gpc_tpcs(gpu, *box.gpc)).size()));
+}
+
+void paint_legend(QPainter& painter, const FloorplanGeometry& geometry, const FloorplanScene& scene) {
+    painter.setFont(font_of(11, false));
+    for (int i = 0; i < geometry.legend_entries() && i < scene.legend_entry_count(); ++i) {
+        const QRectF entry = geometry.legend_entry(i);
+        const QRectF swatch(entry.left() + 2, entry.top() + 4, 22, entry.height() - 8);
+        QString text;
+        switch (scene.legend_kind(i)) {
+        case LegendKind::owner: {
+            const FloorplanOwner& owner = scene.owners[static_cast<std::size_t>(i)];
+            painter.fillRect(swatch, owner.color);
+            text = QString("%1 (%2 TPCs)").arg(owner.label).arg(owner.mask.count());
+            break;
+        }
+        case LegendKind::free:
+            painter.fillRect(swatch, unowned_color());
+            text = "free (drop here to release)";
+            break;
+        case LegendKind::shared:
+            painter.fillRect(swatch, QColor(0xe0, 0xe0, 0xe0));
+            painter.fillRect(swatch, QBrush(QColor(0x40, 0x40, 0x40), Qt::BDiagPattern));
+            text = "shared by several processes";
+            break;
+        case LegendKind::hole:
+            painter.setPen(QPen(hole_color(), 1, Qt::DashLine));
+            painter.setBrush(Qt::NoBrush);
+            painter.drawRect(swatch);
+            text = "floorswept hole (no TPC)";
+            break;
+        }
+        if (scene.highlighted_legend == i) {
+            painter.setPen(QPen(kSelection, 2));
+            painter.setBrush(Qt::NoBrush);
+            painter.drawRect(entry.adjusted(0, 1, 0, -1));
+        }
+        painter.setPen(kText);
+        painter.drawText(entry.adjusted(30, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                         painter.fontMetrics().elidedText(text, Qt::ElideRight, static_cast<int>(entry.width()) - 32));
+    }
+}
+
+}  // namespace
+
+void paint_floorplan(QPainter& painter, const FloorplanGeometry& geometry, const FloorplanScene& scene) {
+    const Gpu& gpu = *scene.gpu;
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    painter.setRenderHint(QPainter::TextAntialiasing, true);
+
+    for (const FloorplanGpcBox& box : geometry.boxes()) {
+        painter.setPen(QPen(kBoxBorder, 1));
+        painter.setBrush(kBoxFill);
+        painter.drawRoundedRect(box.box, 6, 6);
+        const int tpc_count = geometry.tpcs_of_box(box).count();
+        painter.setPen(kText);
+        painter.setFont(font_of(12, true));
+        painter.drawText(box.header.adjusted(FloorplanGeometry::kPadding, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                         box_title(gpu, box, tpc_count));
+    }
+
+    for (const FloorplanTile& tile : geometry.tiles()) {
+        if (tile.hole) {
+            painter.setPen(QPen(hole_color(), 1, Qt::DashLine));
+            painter.setBrush(Qt::NoBrush);
+            painter.drawRoundedRect(tile.rect.adjusted(1, 1, -1, -1), 4, 4);
+            painter.setPen(hole_color());
+            painter.setFont(font_of(10, false));
+            painter.drawText(tile.rect, Qt::AlignCenter, QString("bit %1\nhole").arg(tile.mask_bit));
+            continue;
+        }
+        const auto owners = scene.owners_of(tile.mask_bit);
+        painter.save();
+        QPainterPath clip;
+        clip.addRoundedRect(tile.rect, 4, 4);
+        painter.setClipPath(clip);
+        paint_tile_fill(painter, tile.rect, owners);
+        painter.restore();
+        const bool selected = scene.selection.test(tile.mask_bit);
+        painter.setPen(selected ? QPen(kSelection, 3) : QPen(QColor(0x55, 0x55, 0x55), 1));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawRoundedRect(tile.rect.adjusted(1, 1, -1, -1), 4, 4);
+        if (selected) painter.fillRect(tile.rect.adjusted(3, 3, -3, -3), QColor(0x0d, 0x47, 0xa1, 40));
+        if (scene.focus == tile.mask_bit) {
+            painter.setPen(QPen(kText, 1, Qt::DotLine));
+            painter.drawRect(tile.rect.adjusted(5, 5, -5, -5));
+        }
+        const Tpc* tpc = find_tpc(gpu, tile.mask_bit);
+        painter.setPen(kText);
+        painter.setFont(font_of(15, true));
+        painter.drawText(QRectF(tile.rect.left(), tile.rect.top() + 4, tile.rect.width(), 22), Qt::AlignCenter,
+                         QString::number(tile.mask_bit));
+        if (tpc != nullptr && !tpc->sms.empty()) {
+            QStringList sms;
+            for (const int sm : tpc->sms) sms << QString::number(sm);
+            painter.setFont(font_of(10, false));
+            painter.drawText(QRectF(tile.rect.left(), tile.rect.top() + 26, tile.rect.width(), 18), Qt::AlignCenter,
+                             "SM " + sms.join("·"));
+        }
+    }
+    paint_legend(painter, geometry, scene);
+    painter.restore();
+}
+
+void export_floorplan_png(const FloorplanScene& scene, const QString& path, double scale) {
+    const FloorplanGeometry geometry = FloorplanGeometry::layout(*scene.gpu, scene.legend_entry_count());
+    QImage image((geometry.size() * scale).toSize(), QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::white);
+    {
+        QPainter painter(&image);
+        painter.scale(scale, scale);
+        paint_floorplan(painter, geometry, scene);
+    }
+    QSaveFile file(path);  // writes a temporary file and renames it: the old picture stays on failure
+    if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit())
+        throw UserError("cannot write " + path.toStdString() + ": " + file.errorString().toStdString());
+}
+
+void export_floorplan_svg(const FloorplanScene& scene, const QString& path) {
+    const FloorplanGeometry geometry = FloorplanGeometry::layout(*scene.gpu, scene.legend_entry_count());
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        throw UserError("cannot write " + path.toStdString() + ": " + file.errorString().toStdString());
+    {
+        QSvgGenerator generator;
+        generator.setOutputDevice(&file);
+        generator.setSize(geometry.size().toSize());
+        generator.setViewBox(QRectF(QPointF(0, 0), geometry.size()));
+        generator.setTitle(scene.title);
+        generator.setDescription("gpupart floorplan: GPCs, TPC slots (mask bit, SMs), owners");
+        QPainter painter(&generator);
+        painter.fillRect(QRectF(QPointF(0, 0), geometry.size()), Qt::white);
+        paint_floorplan(painter, geometry, scene);
+    }
+    if (!file.commit()) throw UserError("cannot write " + path.toStdString() + ": " + file.errorString().toStdString());
+}
+
+}  // namespace gpupart::widgets

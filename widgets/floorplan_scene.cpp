@@ -1,0 +1,104 @@
+#include "floorplan_scene.hpp"
+
+#include <filesystem>
+
+#include "model/gpu_queries.hpp"
+#include "owner_colors.hpp"
+
+namespace gpupart::widgets {
+namespace {
+
+QString short_command(const std::string& command) {
+    // The program name is what tells processes apart; arguments go to the tooltip and the table.
+    const std::string first = command.substr(0, command.find(' '));
+    const std::string name = std::filesystem::path(first).filename().string();
+    return QString::fromStdString(name.empty() ? command : name);
+}
+
+QString provenance_text(const Provenance& from) {
+    const QString source = QString::fromUtf8(to_string(from.source).data(), static_cast<int>(to_string(from.source).size()));
+    return from.detail.empty() ? source : source + ": " + QString::fromStdString(from.detail).toHtmlEscaped();
+}
+
+}  // namespace
+
+LegendKind FloorplanScene::legend_kind(int index) const {
+    const int owner_count = static_cast<int>(owners.size());
+    if (index < owner_count) return LegendKind::owner;
+    if (index == owner_count) return LegendKind::free;
+    if (index == owner_count + 1) return LegendKind::shared;
+    return LegendKind::hole;
+}
+
+std::vector<const FloorplanOwner*> FloorplanScene::owners_of(int mask_bit) const {
+    std::vector<const FloorplanOwner*> result;
+    for (const FloorplanOwner& owner : owners)
+        if (owner.mask.test(mask_bit)) result.push_back(&owner);
+    return result;
+}
+
+std::vector<FloorplanOwner> owners_from_state(const SystemState& state) {
+    std::vector<FloorplanOwner> owners;
+    for (const ProcessState& process : state.processes) {
+        if (!process.partitioned) continue;
+        owners.push_back({process.pid, process.start_time,
+                          QString::number(process.pid) + " " + short_command(process.command),
+                          owner_color(process.pid, process.start_time), process.mask});
+    }
+    return owners;
+}
+
+std::vector<FloorplanOwner> owners_from_gpu(const Gpu& gpu) {
+    std::vector<FloorplanOwner> owners;
+    for (const Process& process : gpu.processes) {
+        if (!process.tpc_mask) continue;
+        const std::uint64_t start = process.start_time.value_or(0);
+        owners.push_back({process.pid, start, QString::number(process.pid) + " " + short_command(process.command),
+                          owner_color(process.pid, start), *process.tpc_mask});
+    }
+    return owners;
+}
+
+QString floorplan_tooltip(const FloorplanScene& scene, int mask_bit) {
+    const Gpu& gpu = *scene.gpu;
+    const Tpc* tpc = find_tpc(gpu, mask_bit);
+    if (tpc == nullptr) {
+        for (const Hole& hole : gpu.holes)
+            if (hole.mask_bit == mask_bit)
+                return QString("<b>mask bit %1: floorswept hole</b><br>no TPC behind this bit: a kernel allowed only "
+                               "here never runs<br><i>source</i> %2")
+                    .arg(mask_bit)
+                    .arg(provenance_text(hole.from));
+        return {};
+    }
+    QStringList sms;
+    for (const int sm : tpc->sms) sms << QString::number(sm);
+    QString text = QString("<b>TPC at mask bit %1</b><br>").arg(mask_bit);
+    if (tpc->gpc) {
+        const Gpc& gpc = gpu.gpcs.at(static_cast<std::size_t>(*tpc->gpc));
+        text += QString("GPC %1").arg(*tpc->gpc);
+        if (gpc.physical_id) text += QString(" (physical %1)").arg(*gpc.physical_id);
+        if (tpc->slot) text += QString(", slot %1").arg(*tpc->slot);
+        text += "<br>";
+    } else {
+        text += QString("GPC not determined: %1<br>").arg(QString::fromStdString(tpc->gpc_note).toHtmlEscaped());
+    }
+    text += QString("SMs %1<br>").arg(sms.join(", "));
+    const auto owners = scene.owners_of(mask_bit);
+    if (owners.empty()) {
+        text += "owner: none (free; unpartitioned processes may run here)<br>";
+    } else {
+        QStringList names;
+        for (const FloorplanOwner* owner : owners) names << owner->label.toHtmlEscaped();
+        text += QString("%1: %2%3<br>")
+                    .arg(owners.size() == 1 ? "owner" : "owners (shared)")
+                    .arg(names.join(", "))
+                    .arg(owners.size() > 1 ? " — they time-slice or contend on this TPC" : "");
+    }
+    text += QString("<i>source</i> %1").arg(provenance_text(tpc->from));
+    if (tpc->gpc && !tpc->gpc_note.empty())
+        text += QString("<br><i>GPC from</i> %1").arg(QString::fromStdString(tpc->gpc_note).toHtmlEscaped());
+    return text;
+}
+
+}  // namespace gpupart::widgets

@@ -1,0 +1,350 @@
+#include "floorplan_view.hpp"
+
+#include <algorithm>
+
+#include <QApplication>
+#include <QContextMenuEvent>
+#include <QDrag>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include "floorplan_painter.hpp"
+#include "model/gpu_queries.hpp"
+
+namespace gpupart::widgets {
+namespace {
+
+constexpr double kMinScale = 0.35;
+constexpr double kMaxScale = 2.5;
+constexpr int kBannerHeight = 26;
+
+TpcMask range_between(const Gpu& gpu, int a, int b) {
+    TpcMask mask;
+    for (const Tpc& tpc : gpu.tpcs)
+        if (tpc.mask_bit >= std::min(a, b) && tpc.mask_bit <= std::max(a, b)) mask.set(tpc.mask_bit);
+    return mask;
+}
+
+}  // namespace
+
+FloorplanView::FloorplanView(QWidget* parent) : QWidget(parent) {
+    setFocusPolicy(Qt::StrongFocus);
+    setAcceptDrops(true);
+    setMouseTracking(false);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setAccessibleName("GPU floorplan");
+}
+
+void FloorplanView::setGpu(const Gpu& gpu, const QString& title) {
+    gpu_ = gpu;
+    scene_.gpu = &gpu_;
+    scene_.title = title;
+    scene_.selection = scene_.selection & real_tpcs(gpu_);
+    if (scene_.focus && find_tpc(gpu_, *scene_.focus) == nullptr) scene_.focus.reset();
+    geometry_ = FloorplanGeometry::layout(gpu_, scene_.legend_entry_count());
+    updateGeometry();
+    update();
+}
+
+void FloorplanView::setOwners(std::vector<FloorplanOwner> owners) {
+    const bool legend_changed = owners.size() != scene_.owners.size();
+    scene_.owners = std::move(owners);
+    if (legend_changed && scene_.gpu != nullptr) geometry_ = FloorplanGeometry::layout(gpu_, scene_.legend_entry_count());
+    update();
+}
+
+void FloorplanView::setSelection(const TpcMask& tpcs) {
+    changeSelection(scene_.gpu != nullptr ? tpcs & real_tpcs(gpu_) : TpcMask{});
+}
+
+void FloorplanView::changeSelection(const TpcMask& tpcs) {
+    if (tpcs == scene_.selection) return;
+    scene_.selection = tpcs;
+    update();
+    emit selectionChanged();
+}
+
+double FloorplanView::scale() const {
+    const QSizeF picture = geometry_.size();
+    if (picture.isEmpty()) return 1;
+    const double available_height = std::max(1, height() - kBannerHeight);
+    return std::clamp(std::min(width() / picture.width(), available_height / picture.height()), kMinScale, kMaxScale);
+}
+
+QPointF FloorplanView::offset() const {
+    const double s = scale();
+    const double x = std::max(0.0, (width() - geometry_.size().width() * s) / 2);
+    return {x, static_cast<double>(kBannerHeight)};
+}
+
+QPointF FloorplanView::toPicture(QPointF widget_point) const { return (widget_point - offset()) / scale(); }
+
+QRectF FloorplanView::tileRectInWidget(int mask_bit) const {
+    const FloorplanTile* tile = geometry_.tile_for_bit(mask_bit);
+    if (tile == nullptr) return {};
+    return QRectF(offset() + tile->rect.topLeft() * scale(), tile->rect.size() * scale());
+}
+
+QRectF FloorplanView::legendRectInWidget(int index) const {
+    const QRectF r = geometry_.legend_entry(index);
+    return QRectF(offset() + r.topLeft() * scale(), r.size() * scale());
+}
+
+QRectF FloorplanView::headerRectInWidget(std::optional<int> gpc) const {
+    for (const FloorplanGpcBox& box : geometry_.boxes())
+        if (box.gpc == gpc) return QRectF(offset() + box.header.topLeft() * scale(), box.header.size() * scale());
+    return {};
+}
+
+QSize FloorplanView::sizeHint() const {
+    return (geometry_.size().isEmpty() ? QSizeF(640, 400) : geometry_.size() + QSizeF(0, kBannerHeight)).toSize();
+}
+
+QSize FloorplanView::minimumSizeHint() const { return {320, 200}; }
+
+void FloorplanView::paintEvent(QPaintEvent*) {
+    QPainter painter(this);
+    painter.fillRect(rect(), palette().base());
+    // The banner says what a drop would do (or why it is refused); otherwise how to use the view.
+    const QRect banner(0, 0, width(), kBannerHeight);
+    QColor banner_color = palette().alternateBase().color();
+    QString banner_text = scene_.selection.empty()
+                              ? "Click, shift/ctrl-click, drag a box or click a GPC header to select TPCs"
+                              : QString("%1 TPC%2 selected (%3 SMs): drag onto a process or \"free\", or press "
+                                        "Enter to give them")
+                                    .arg(scene_.selection.count())
+                                    .arg(scene_.selection.count() == 1 ? "" : "s")
+                                    .arg(static_cast<int>(sms_of(gpu_, scene_.selection).size()));
+    if (!drop_message_.isEmpty()) {
+        banner_color = !drop_allowed_ ? QColor(0xff, 0xcd, 0xd2) : drop_warning_ ? QColor(0xff, 0xec, 0xb3)
+                                                                                  : QColor(0xc8, 0xe6, 0xc9);
+        banner_text = drop_message_;
+    }
+    painter.fillRect(banner, banner_color);
+    painter.setPen(palette().text().color());
+    painter.drawText(banner.adjusted(8, 0, -8, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                     painter.fontMetrics().elidedText(banner_text, Qt::ElideRight, banner.width() - 16));
+    if (scene_.gpu == nullptr) return;
+    painter.translate(offset());
+    painter.scale(scale(), scale());
+    paint_floorplan(painter, geometry_, scene_);
+}
+
+void FloorplanView::mousePressEvent(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton || scene_.gpu == nullptr) return QWidget::mousePressEvent(event);
+    setFocus(Qt::MouseFocusReason);
+    press_position_ = event->position().toPoint();
+    const QPointF point = toPicture(event->position());
+    const Qt::KeyboardModifiers modifiers = event->modifiers();
+    press_tile_ = geometry_.tpc_at(point);
+    press_on_selected_ = press_tile_ && scene_.selection.test(*press_tile_);
+    if (press_tile_) {
+        scene_.focus = press_tile_;
+        if (modifiers & Qt::ShiftModifier && anchor_) {
+            changeSelection((modifiers & Qt::ControlModifier ? scene_.selection : TpcMask{}) |
+                            range_between(gpu_, *anchor_, *press_tile_));
+        } else if (modifiers & Qt::ControlModifier) {
+            TpcMask toggled = scene_.selection;
+            toggled.set(*press_tile_, !toggled.test(*press_tile_));
+            changeSelection(toggled);
+            anchor_ = press_tile_;
+        } else if (!press_on_selected_) {  // a press on the selection may start a drag of all of it
+            TpcMask only;
+            only.set(*press_tile_);
+            changeSelection(only);
+            anchor_ = press_tile_;
+        }
+        update();
+        return;
+    }
+    if (const FloorplanGpcBox* header = geometry_.header_at(point)) {
+        const TpcMask gpc = geometry_.tpcs_of_box(*header);
+        changeSelection(modifiers & Qt::ControlModifier ? scene_.selection | gpc : gpc);
+        press_on_selected_ = true;  // dragging from a header drags the GPC
+        press_tile_ = gpc.empty() ? std::nullopt : std::optional<int>(gpc.bits().front());
+        return;
+    }
+    // Empty space: a rubber band, adding to the selection with ctrl.
+    selection_before_band_ = modifiers & Qt::ControlModifier ? scene_.selection : TpcMask{};
+    if (band_ == nullptr) band_ = new QRubberBand(QRubberBand::Rectangle, this);
+    band_->setGeometry(QRect(press_position_, QSize()));
+    band_->show();
+    changeSelection(selection_before_band_);
+}
+
+void FloorplanView::mouseMoveEvent(QMouseEvent* event) {
+    if (!(event->buttons() & Qt::LeftButton)) return;
+    const QPoint position = event->position().toPoint();
+    if (band_ != nullptr && band_->isVisible()) {
+        const QRect area = QRect(press_position_, position).normalized();
+        band_->setGeometry(area);
+        const QRectF picture_area(toPicture(area.topLeft()), toPicture(area.bottomRight()));
+        changeSelection(selection_before_band_ | geometry_.tpcs_in(picture_area));
+        return;
+    }
+    if (press_on_selected_ && (position - press_position_).manhattanLength() >= QApplication::startDragDistance())
+        startDrag();
+}
+
+void FloorplanView::mouseReleaseEvent(QMouseEvent* event) {
+    if (band_ != nullptr && band_->isVisible()) {
+        band_->hide();
+        return;
+    }
+    // A click (no drag) on a tile of a multi-selection selects just that tile, as file managers do.
+    if (press_on_selected_ && press_tile_ && !(event->modifiers() & (Qt::ShiftModifier | Qt::ControlModifier)) &&
+        geometry_.tpc_at(toPicture(event->position())) == press_tile_) {
+        TpcMask only;
+        only.set(*press_tile_);
+        changeSelection(only);
+        anchor_ = press_tile_;
+    }
+    press_on_selected_ = false;
+    press_tile_.reset();
+}
+
+void FloorplanView::startDrag() {
+    press_on_selected_ = false;
+    press_tile_.reset();
+    if (scene_.selection.empty()) return;
+    auto* drag = new QDrag(this);
+    drag->setMimeData(make_tpc_mime(scene_.selection));
+    drag->exec(Qt::MoveAction);
+    drop_message_.clear();
+    scene_.highlighted_legend.reset();
+    update();
+}
+
+void FloorplanView::moveFocus(Direction direction, bool extend) {
+    const std::optional<int> next = scene_.focus ? geometry_.neighbour(*scene_.focus, direction) : geometry_.first_tpc();
+    if (!next) return;
+    if (!anchor_) anchor_ = scene_.focus ? scene_.focus : next;
+    scene_.focus = next;
+    if (extend) changeSelection(scene_.selection | range_between(gpu_, *anchor_, *next));
+    else anchor_ = next;
+    update();
+}
+
+void FloorplanView::keyPressEvent(QKeyEvent* event) {
+    const bool shift = event->modifiers() & Qt::ShiftModifier;
+    switch (event->key()) {
+    case Qt::Key_Left: moveFocus(Direction::left, shift); return;
+    case Qt::Key_Right: moveFocus(Direction::right, shift); return;
+    case Qt::Key_Up: moveFocus(Direction::up, shift); return;
+    case Qt::Key_Down: moveFocus(Direction::down, shift); return;
+    case Qt::Key_Space:
+        if (scene_.focus) {
+            TpcMask toggled = scene_.selection;
+            toggled.set(*scene_.focus, !toggled.test(*scene_.focus));
+            anchor_ = scene_.focus;
+            changeSelection(toggled);
+        }
+        return;
+    case Qt::Key_G:  // the focused TPC's whole GPC
+        if (scene_.focus) {
+            const Tpc* tpc = find_tpc(gpu_, *scene_.focus);
+            if (tpc != nullptr && tpc->gpc) changeSelection(scene_.selection | gpc_tpcs(gpu_, *tpc->gpc));
+        }
+        return;
+    case Qt::Key_Escape: changeSelection({}); return;
+    case Qt::Key_Return:
+    case Qt::Key_Enter: {
+        const QRectF focus_rect = scene_.focus ? tileRectInWidget(*scene_.focus) : QRectF(rect());
+        emit giveMenuRequested(mapToGlobal(focus_rect.center().toPoint()));
+        return;
+    }
+    default: break;
+    }
+    if (event->matches(QKeySequence::SelectAll)) {
+        changeSelection(real_tpcs(gpu_));
+        return;
+    }
+    QWidget::keyPressEvent(event);
+}
+
+void FloorplanView::contextMenuEvent(QContextMenuEvent* event) {
+    if (event->reason() == QContextMenuEvent::Mouse) {
+        const auto tile = geometry_.tpc_at(toPicture(event->pos()));
+        if (tile && !scene_.selection.test(*tile)) {
+            TpcMask only;
+            only.set(*tile);
+            changeSelection(only);
+        }
+    }
+    emit giveMenuRequested(event->globalPos());
+}
+
+bool FloorplanView::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip && scene_.gpu != nullptr) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const QPointF point = toPicture(help->pos());
+        std::optional<int> bit = geometry_.tpc_at(point);
+        if (!bit)
+            for (const FloorplanTile& tile : geometry_.tiles())
+                if (tile.hole && tile.rect.contains(point)) bit = tile.mask_bit;
+        if (bit) QToolTip::showText(help->globalPos(), floorplan_tooltip(scene_, *bit), this);
+        else QToolTip::hideText();
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+std::optional<DropTarget> FloorplanView::legendTargetAt(QPointF widget_point, int* entry) const {
+    const auto index = geometry_.legend_entry_at(toPicture(widget_point));
+    if (!index || *index >= scene_.legend_entry_count()) return std::nullopt;
+    if (entry != nullptr) *entry = *index;
+    switch (scene_.legend_kind(*index)) {
+    case LegendKind::owner: return DropTarget{scene_.owners[static_cast<std::size_t>(*index)].pid};
+    case LegendKind::free: return DropTarget{std::nullopt};
+    default: return std::nullopt;
+    }
+}
+
+void FloorplanView::dragEnterEvent(QDragEnterEvent* event) {
+    if (tpcs_from_mime(event->mimeData())) event->acceptProposedAction();
+}
+
+void FloorplanView::dragMoveEvent(QDragMoveEvent* event) {
+    const auto tpcs = tpcs_from_mime(event->mimeData());
+    int entry = -1;
+    const auto target = tpcs ? legendTargetAt(event->position(), &entry) : std::nullopt;
+    scene_.highlighted_legend = target ? std::optional<int>(entry) : std::nullopt;
+    if (!target || !judge_) {
+        drop_message_ = tpcs ? "Drop on a process (legend or process table) or on \"free\"" : QString();
+        drop_allowed_ = false;
+        drop_warning_ = false;
+        event->ignore();
+        update();
+        return;
+    }
+    const DropVerdict verdict = judge_(*target, *tpcs);
+    drop_message_ = verdict.message;
+    drop_allowed_ = verdict.allowed;
+    drop_warning_ = verdict.warning;
+    if (verdict.allowed) event->acceptProposedAction();
+    else event->ignore();
+    update();
+}
+
+void FloorplanView::dragLeaveEvent(QDragLeaveEvent*) {
+    scene_.highlighted_legend.reset();
+    drop_message_.clear();
+    update();
+}
+
+void FloorplanView::dropEvent(QDropEvent* event) {
+    const auto tpcs = tpcs_from_mime(event->mimeData());
+    const auto target = tpcs ? legendTargetAt(event->position()) : std::nullopt;
+    scene_.highlighted_legend.reset();
+    drop_message_.clear();
+    update();
+    if (!target || !judge_ || !action_) return event->ignore();
+    if (!judge_(*target, *tpcs).allowed) return event->ignore();
+    event->acceptProposedAction();
+    action_(*target, *tpcs);
+}
+
+}  // namespace gpupart::widgets
