@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "registry/registry_layout.h"
@@ -66,11 +67,21 @@ int main(int argc, char** argv) {
     }
     std::signal(SIGTERM, on_signal);
     std::signal(SIGINT, on_signal);
+    // The GUI's demo workers end with the GUI, even when it is killed; `gpupart demo start` ones outlive it.
+    if (std::getenv("GPUPART_DEMO_EXIT_WITH_PARENT") != nullptr) ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+
+    auto count_bits = [](const std::uint32_t words[4]) {
+        int n = 0;
+        for (int i = 0; i < 4; ++i) n += __builtin_popcount(words[i]);
+        return n;
+    };
+    const int initial_tpcs = count_bits(initial.allowed) > 0 ? count_bits(initial.allowed) : 1;
 
     gpupart_status status{};
     std::uint32_t seen_seq = ~0u;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-    const auto period = std::chrono::nanoseconds(1000000000L / rate);
+    // Simulated throughput follows the TPCs the process holds, so giving it TPCs shows in launches/s.
+    auto period = std::chrono::nanoseconds(1000000000L / rate);
     while (!g_stop && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(period);
         // What the shim does at a launch: adopt a changed control block unless its mask has no real TPC.
@@ -87,6 +98,9 @@ int main(int argc, char** argv) {
                     status.applied_generation = c.generation;
                     status.applied_flags = has_mask ? GPUPART_CONTROL_HAS_MASK : 0u;
                     for (int i = 0; i < 4; ++i) status.applied[i] = has_mask ? c.allowed[i] : 0u;
+                    const int tpcs = has_mask ? count_bits(c.allowed) : count_bits(c.real_tpcs);
+                    const long scaled = rate * (tpcs > 0 ? tpcs : 1) / initial_tpcs;
+                    period = std::chrono::nanoseconds(1000000000L / (scaled > 0 ? scaled : 1));
                 }
                 gpupart_status_write(&slot->status, &status);
             }

@@ -1,0 +1,83 @@
+#include "platform/demo_workload.hpp"
+
+#include <cstring>
+#include <filesystem>
+
+#include <fcntl.h>
+#include <spawn.h>
+
+#include <fmt/format.h>
+
+#include "model/gpu_queries.hpp"
+#include "model/mask_resolve.hpp"
+#include "model/user_error.hpp"
+
+extern char** environ;
+
+namespace gpupart {
+
+std::vector<DemoWorkerSpec> demo_workers(int count) {
+    if (count < 1 || count > 16) throw UserError(fmt::format("demo workers: {} is not between 1 and 16", count));
+    // The first four own whole GPCs (seed 001's advice); the rest are small jobs on single TPCs of the
+    // GPCs whose GPC is not determined or shared with a service, as a busy machine looks.
+    std::vector<DemoWorkerSpec> all = {
+        {"llm-serving", "gpc0-3", 400}, {"vision", "gpc4-5", 150}, {"batch-train", "gpc6", 60}, {"embeddings", "gpc7", 90},
+    };
+    const char* small_bits[] = {"75", "78", "81", "83", "0", "9", "18", "27", "36", "45", "54", "63"};
+    for (int i = 4; i < count; ++i)
+        all.push_back({fmt::format("job-{}", i - 3), small_bits[i - 4], 20 + 5 * (i - 4)});
+    all.resize(static_cast<std::size_t>(count));
+    return all;
+}
+
+std::string demo_worker_binary() {
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe");
+    const auto candidate = exe.parent_path() / "gpupart-demo-worker";
+    if (std::filesystem::exists(candidate)) return candidate.string();
+    // Build tree: the GUI is in app/gui, the worker in app/.
+    const auto sibling = exe.parent_path().parent_path() / "gpupart-demo-worker";
+    if (std::filesystem::exists(sibling)) return sibling.string();
+    throw UserError(fmt::format("{} not found next to {}", candidate.string(), exe.string()));
+}
+
+std::vector<StartedWorker> start_demo_workers(const Gpu& gpu, const std::vector<DemoWorkerSpec>& specs, int seconds,
+                                              bool exit_with_parent) {
+    const std::string binary = demo_worker_binary();
+    std::vector<std::string> environment;
+    for (char** entry = environ; *entry != nullptr; ++entry) environment.emplace_back(*entry);
+    if (exit_with_parent) environment.emplace_back("GPUPART_DEMO_EXIT_WITH_PARENT=1");
+    std::vector<char*> envp;
+    for (auto& entry : environment) envp.push_back(entry.data());
+    envp.push_back(nullptr);
+
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);  // not tied to the caller's terminal
+    std::vector<StartedWorker> started;
+    std::string failure;
+    const std::string real = real_tpcs(gpu).to_hex();
+    for (const DemoWorkerSpec& spec : specs) {
+        const std::string mask = resolve_mask(spec.tpcs, gpu).mask.to_hex();
+        std::vector<std::string> args = {binary, spec.name, mask, real, std::to_string(seconds),
+                                         std::to_string(spec.launches_per_second)};
+        std::vector<char*> argv;
+        for (auto& arg : args) argv.push_back(arg.data());
+        argv.push_back(nullptr);
+        pid_t pid = 0;
+        if (const int error = ::posix_spawn(&pid, binary.c_str(), &actions, &attributes, argv.data(), envp.data()); error != 0) {
+            failure = fmt::format("cannot start {}: {}", binary, std::strerror(error));
+            break;
+        }
+        started.push_back({spec, pid});
+    }
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (!failure.empty()) throw UserError(failure);
+    return started;
+}
+
+}  // namespace gpupart

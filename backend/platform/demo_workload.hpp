@@ -1,0 +1,35 @@
+#pragma once
+// The simulated workload of the demo (gpupart demo, the GUI and the terminal view with no GPU): real
+// gpupart-demo-worker processes registered in a real registry, following their masks like the shim.
+#include <string>
+#include <vector>
+
+#include "model/gpu.hpp"
+
+namespace gpupart {
+
+struct DemoWorkerSpec {
+    std::string name;  // shown as the command
+    std::string tpcs;  // mask expression on the built-in H200
+    int launches_per_second = 100;
+};
+
+// Services sharing the H200 GPC-aligned (and, past the first four, smaller jobs packed into what is
+// left), so that every view has something to show. `count` from 1 to 16.
+std::vector<DemoWorkerSpec> demo_workers(int count);
+
+struct StartedWorker {
+    DemoWorkerSpec spec;
+    int pid = 0;
+};
+
+// Starts the workers (gpupart-demo-worker next to the running executable) for `seconds`, with stdio on
+// /dev/null, in their own session. `exit_with_parent`: they end when the caller does (GUI demo).
+// The registry they join is $GPUPART_REGISTRY_DIR as set in this process. Throws UserError.
+std::vector<StartedWorker> start_demo_workers(const Gpu& gpu, const std::vector<DemoWorkerSpec>& specs, int seconds,
+                                              bool exit_with_parent);
+
+// The gpupart-demo-worker binary next to /proc/self/exe; throws UserError when it is missing.
+std::string demo_worker_binary();
+
+}  // namespace gpupart

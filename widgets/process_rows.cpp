@@ -1,0 +1,103 @@
+#include "process_rows.hpp"
+
+#include "model/gpu_queries.hpp"
+#include "owner_colors.hpp"
+#include "registry/process_identity.hpp"
+
+namespace gpupart::widgets {
+namespace {
+
+const SlotRecord* record_of(const std::vector<RegistryEntry>& entries, const ProcessState& process) {
+    for (const RegistryEntry& entry : entries)
+        if (entry.record && entry.record->pid == process.pid && entry.record->start_time == process.start_time)
+            return &*entry.record;
+    return nullptr;
+}
+
+void describe_shim(const SlotRecord& record, ProcessRow& row) {
+    if (!record.status) {
+        row.shim = "publishing";
+        return;
+    }
+    const SlotStatus& status = *record.status;
+    const bool pending = record.control && record.counters.launches > 0 &&
+                         status.applied_generation != record.control->generation;
+    switch (status.state) {
+    case GPUPART_SHIM_WAITING: row.shim = "waiting for a launch"; break;
+    case GPUPART_SHIM_ACTIVE: row.shim = pending ? "pending: next launch" : "active"; break;
+    case GPUPART_SHIM_UNSUPPORTED_DESCRIPTOR:
+        row.shim = QString("unsupported descriptor 0x%1: not partitioned").arg(status.descriptor_version, 2, 16, QChar('0'));
+        row.shim_problem = true;
+        break;
+    case GPUPART_SHIM_CALLBACK_FAILED:
+        row.shim = "callback failed: not partitioned";
+        row.shim_problem = true;
+        break;
+    case GPUPART_SHIM_MASK_REFUSED:
+        row.shim = "mask refused: previous kept";
+        row.shim_problem = true;
+        break;
+    case GPUPART_SHIM_BAD_ENVIRONMENT:
+        row.shim = "bad GPUPART_TPCS: no mask";
+        row.shim_problem = true;
+        break;
+    default:
+        row.shim = QString::fromUtf8(to_string(status.state).data());
+        row.shim_problem = true;
+        break;
+    }
+    row.shim_detail = QString("shim %1, descriptor 0x%2\nlaunches %3 (masked %4), errors %5, refused masks %6")
+                          .arg(QString::fromStdString(record.shim_version))
+                          .arg(status.descriptor_version, 2, 16, QChar('0'))
+                          .arg(record.counters.launches)
+                          .arg(record.counters.masked_launches)
+                          .arg(record.counters.errors)
+                          .arg(record.counters.refused_masks);
+    if (!record.start_rule.empty()) row.shim_detail += "\nstart mask from " + QString::fromStdString(record.start_rule);
+}
+
+}  // namespace
+
+std::vector<ProcessRow> process_rows(const SystemState& state, const std::vector<RegistryEntry>& entries,
+                                     LaunchHistory& history, double now_seconds) {
+    const TpcMask real = real_tpcs(state.gpu);
+    const int real_count = real.count();
+    LaunchHistory next;
+    std::vector<ProcessRow> rows;
+    for (const ProcessState& process : state.processes) {
+        ProcessRow row;
+        row.pid = process.pid;
+        row.start_time = process.start_time;
+        row.user = QString::fromStdString(user_name(process.uid));
+        row.command = QString::fromStdString(process.command);
+        row.gpu = state.gpu.index;
+        row.partitioned = process.partitioned;
+        row.tpcs = process.partitioned ? process.mask & real : real;
+        row.tpc_count = row.tpcs.count();
+        row.sm_count = static_cast<int>(sms_of(state.gpu, row.tpcs).size());
+        row.share = real_count > 0 ? static_cast<double>(row.tpc_count) / real_count : 0;
+        row.color = owner_color(process.pid, process.start_time);
+        // MPS decides whether partitions run side by side (HARDWARE.md section 2); which server a client
+        // is attached to is NVML's and mps-control's to say, which the registry cannot.
+        row.mps = !state.mps_running ? "no MPS" : state.mps_static_partitioning ? "MPS (static SM partitions)" : "MPS up";
+        if (const SlotRecord* record = record_of(entries, process)) {
+            describe_shim(*record, row);
+            const auto key = std::make_pair(process.pid, process.start_time);
+            if (const auto seen = history.find(key); seen != history.end() && now_seconds > seen->second.seconds &&
+                                                     record->counters.launches >= seen->second.launches)
+                row.launches_per_second = static_cast<double>(record->counters.launches - seen->second.launches) /
+                                          (now_seconds - seen->second.seconds);
+            next[key] = {record->counters.launches, now_seconds};
+        } else {
+            row.shim = "slot unreadable";
+            row.shim_problem = true;
+        }
+        for (const Process& known : state.gpu.processes)
+            if (known.pid == process.pid && known.gpu_memory_bytes.known()) row.gpu_memory_bytes = known.gpu_memory_bytes.value;
+        rows.push_back(std::move(row));
+    }
+    history = std::move(next);
+    return rows;
+}
+
+}  // namespace gpupart::widgets

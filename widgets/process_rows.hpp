@@ -1,0 +1,50 @@
+#pragma once
+// The rows of the process table, computed from the controller's state and the registry's slots: a pure
+// function apart from any model or view, so what the table says is tested without a window. Launch
+// rates come from the difference of the shim's counters between two refreshes.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <QColor>
+#include <QString>
+
+#include "controller/system_state.hpp"
+#include "registry/registry.hpp"
+
+namespace gpupart::widgets {
+
+struct ProcessRow {
+    int pid = 0;
+    std::uint64_t start_time = 0;
+    QString user;
+    QString command;
+    int gpu = 0;
+    bool partitioned = false;
+    TpcMask tpcs;             // allowed TPCs (all real TPCs when not partitioned)
+    int tpc_count = 0;
+    int sm_count = 0;
+    double share = 0;          // of the GPU's real TPCs
+    std::optional<double> launches_per_second;  // empty until two refreshes saw the process
+    std::optional<std::uint64_t> gpu_memory_bytes;
+    QString mps;               // "no MPS", "server up", ...
+    QString shim;              // "active", "pending: next launch", "unsupported descriptor 0x41", ...
+    bool shim_problem = false; // the shim cannot apply masks in this process: shown in red
+    QString shim_detail;       // tooltip: start rule, descriptor version, counters
+    QColor color;
+};
+
+// Launch counters seen at the previous refresh, per (pid, start time).
+struct LaunchSample {
+    std::uint64_t launches = 0;
+    double seconds = 0;  // monotonic time of the refresh
+};
+using LaunchHistory = std::map<std::pair<int, std::uint64_t>, LaunchSample>;
+
+// `now_seconds` is a monotonic clock; `history` is updated to this refresh's counters.
+std::vector<ProcessRow> process_rows(const SystemState& state, const std::vector<RegistryEntry>& entries,
+                                     LaunchHistory& history, double now_seconds);
+
+}  // namespace gpupart::widgets

@@ -1,0 +1,119 @@
+#include "process_table_model.hpp"
+
+#include <algorithm>
+
+#include <QBrush>
+
+namespace gpupart::widgets {
+
+QString format_bytes(std::uint64_t bytes) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double value = static_cast<double>(bytes);
+    int unit = 0;
+    while (value >= 1024 && unit < 4) {
+        value /= 1024;
+        ++unit;
+    }
+    return unit == 0 ? QString("%1 B").arg(bytes) : QString("%1 %2").arg(value, 0, 'f', 1).arg(units[unit]);
+}
+
+void ProcessTableModel::setRows(std::vector<ProcessRow> rows) {
+    const bool same_processes = rows.size() == rows_.size() &&
+                                std::equal(rows.begin(), rows.end(), rows_.begin(), [](const ProcessRow& a, const ProcessRow& b) {
+                                    return a.pid == b.pid && a.start_time == b.start_time;
+                                });
+    if (!same_processes) {
+        beginResetModel();
+        rows_ = std::move(rows);
+        endResetModel();
+        return;
+    }
+    rows_ = std::move(rows);
+    if (!rows_.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, column_count - 1));
+}
+
+const ProcessRow* ProcessTableModel::rowForPid(int pid_value) const {
+    for (const ProcessRow& row : rows_)
+        if (row.pid == pid_value) return &row;
+    return nullptr;
+}
+
+int ProcessTableModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+int ProcessTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : column_count; }
+
+Qt::ItemFlags ProcessTableModel::flags(const QModelIndex& index) const {
+    if (!index.isValid()) return Qt::NoItemFlags;
+    return Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsDropEnabled;  // drop TPCs on a process
+}
+
+QVariant ProcessTableModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= rowCount() || index.column() >= column_count) return {};
+    const ProcessRow& row = rows_[static_cast<std::size_t>(index.row())];
+    const auto column = static_cast<Column>(index.column());
+    if (role == PidRole) return row.pid;
+    if (role == Qt::DecorationRole && column == pid) return row.partitioned ? row.color : QColor(Qt::transparent);
+    if (role == Qt::ForegroundRole && column == shim && row.shim_problem) return QBrush(QColor(0xc6, 0x28, 0x28));
+    if (role == Qt::TextAlignmentRole) {
+        const bool numeric = column == pid || column == gpu || column == tpcs || column == sms || column == share ||
+                             column == launches || column == memory;
+        return QVariant::fromValue(Qt::AlignVCenter | (numeric ? Qt::AlignRight : Qt::AlignLeft));
+    }
+    if (role == Qt::ToolTipRole) {
+        switch (column) {
+        case command: return row.command;
+        case tpcs: return row.partitioned ? "mask bits " + QString::fromStdString(row.tpcs.to_list())
+                                          : "not partitioned: may run on every TPC";
+        case memory: return row.gpu_memory_bytes ? QVariant() : "no source reported this process's GPU memory (NVML)";
+        case shim: return row.shim_detail.isEmpty() ? row.shim : row.shim + "\n" + row.shim_detail;
+        case mps: return "Without MPS the contexts of different processes time-slice the GPU, so TPC partitions only "
+                         "separate processes that share one MPS server (HARDWARE.md section 2).";
+        default: return {};
+        }
+    }
+    if (role == SortRole) {
+        switch (column) {
+        case pid: return row.pid;
+        case gpu: return row.gpu;
+        case tpcs: return row.tpc_count;
+        case sms: return row.sm_count;
+        case share: return row.share;
+        case launches: return row.launches_per_second.value_or(-1);
+        case memory: return row.gpu_memory_bytes ? static_cast<qulonglong>(*row.gpu_memory_bytes) : 0ULL;
+        default: return data(index, Qt::DisplayRole);
+        }
+    }
+    if (role != Qt::DisplayRole) return {};
+    switch (column) {
+    case pid: return row.pid;
+    case user: return row.user;
+    case command: return row.command;
+    case gpu: return row.gpu;
+    case tpcs: return row.partitioned ? QString::number(row.tpc_count) : QString("all %1").arg(row.tpc_count);
+    case sms: return row.sm_count;
+    case share: return QString("%1%").arg(row.share * 100, 0, 'f', 0);
+    case launches: return row.launches_per_second ? QString::number(*row.launches_per_second, 'f', 0) : QString("–");
+    case memory: return row.gpu_memory_bytes ? format_bytes(*row.gpu_memory_bytes) : QString("–");
+    case mps: return row.mps;
+    case shim: return row.shim;
+    default: return {};
+    }
+}
+
+QVariant ProcessTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || section < 0 || section >= column_count) return {};
+    static const char* const titles[] = {"PID", "User", "Command", "GPU", "TPCs", "SMs", "Share", "Launches/s",
+                                         "GPU memory", "MPS", "Shim"};
+    static const char* const tips[] = {
+        "Process id (a process is its pid and start time)", "Owner of the process", "Command line",
+        "GPU index", "TPCs the process may use", "SMs of those TPCs", "Share of the GPU's real TPCs",
+        "Kernel launches per second, from the shim's counters", "GPU memory (NVML)", "MPS state",
+        "What the shim in the process reports"};
+    if (role == Qt::DisplayRole) return titles[section];
+    if (role == Qt::ToolTipRole) return tips[section];
+    return {};
+}
+
+}  // namespace gpupart::widgets

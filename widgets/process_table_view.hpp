@@ -1,0 +1,36 @@
+#pragma once
+// The process table as a drop target: TPCs dragged from the floorplan onto a row are given to that
+// process. While the drag hovers a row the controller's verdict is shown (dropVerdict) and the row
+// accepts the drop only when the verdict allows it.
+#include <QTableView>
+
+#include "tpc_drag.hpp"
+
+namespace gpupart::widgets {
+
+class ProcessTableView : public QTableView {
+    Q_OBJECT
+public:
+    explicit ProcessTableView(QWidget* parent = nullptr);
+
+    void setDropJudge(DropJudge judge) { judge_ = std::move(judge); }
+    void setDropAction(DropAction action) { action_ = std::move(action); }
+    std::optional<int> pidAt(QPoint viewport_position) const;  // through any proxy model
+    std::optional<int> selectedPid() const;
+    void selectPid(int pid);
+
+signals:
+    void dropVerdict(const QString& message, bool allowed, bool warning);  // empty message: drag left
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dragMoveEvent(QDragMoveEvent* event) override;
+    void dragLeaveEvent(QDragLeaveEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    DropJudge judge_;
+    DropAction action_;
+};
+
+}  // namespace gpupart::widgets
