@@ -1,5 +1,6 @@
 #include "platform/demo_workload.hpp"
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -31,6 +32,10 @@ std::vector<DemoWorkerSpec> demo_workers(int count) {
 }
 
 std::string demo_worker_binary() {
+    if (const char* chosen = std::getenv("GPUPART_DEMO_WORKER"); chosen != nullptr && *chosen != '\0') {
+        if (!std::filesystem::exists(chosen)) throw UserError(fmt::format("GPUPART_DEMO_WORKER={}: no such file", chosen));
+        return chosen;
+    }
     const auto exe = std::filesystem::read_symlink("/proc/self/exe");
     const auto candidate = exe.parent_path() / "gpupart-demo-worker";
     if (std::filesystem::exists(candidate)) return candidate.string();

@@ -29,7 +29,7 @@ struct StartedWorker {
 std::vector<StartedWorker> start_demo_workers(const Gpu& gpu, const std::vector<DemoWorkerSpec>& specs, int seconds,
                                               bool exit_with_parent);
 
-// The gpupart-demo-worker binary next to /proc/self/exe; throws UserError when it is missing.
+// $GPUPART_DEMO_WORKER, else gpupart-demo-worker next to /proc/self/exe; throws UserError when missing.
 std::string demo_worker_binary();
 
 }  // namespace gpupart

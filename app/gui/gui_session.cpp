@@ -1,0 +1,155 @@
+#include "gui_session.hpp"
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include <QElapsedTimer>
+
+#include <fmt/format.h>
+
+#include "controller/give_plan.hpp"
+#include "controller/rules.hpp"
+#include "model/gpu_queries.hpp"
+#include "model/user_error.hpp"
+#include "platform/gpu_presence.hpp"
+#include "floorplan_scene.hpp"
+
+namespace gpupart::gui {
+namespace {
+
+double monotonic_seconds() {
+    static QElapsedTimer clock = [] {
+        QElapsedTimer timer;
+        timer.start();
+        return timer;
+    }();
+    return static_cast<double>(clock.nsecsElapsed()) / 1e9;
+}
+
+// A private registry and journal for the demo, so the simulated workload never mixes with real
+// partitioned processes or the user's history. /dev/shm like the real registry, else the temp dir.
+std::string make_demo_dir() {
+    std::string base = std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : std::filesystem::temp_directory_path().string();
+    std::string pattern = base + "/gpupart-demo-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr)
+        throw UserError(fmt::format("cannot create a demo registry under {}: {}", base, std::strerror(errno)));
+    return pattern;
+}
+
+QString verdict_text(const Plan& plan) {
+    for (const Finding& finding : plan.findings)
+        if (finding.severity == Severity::error) return QString::fromStdString("Refused: " + finding.message);
+    QStringList warnings;
+    for (const Finding& finding : plan.findings)
+        if (finding.severity == Severity::warning) warnings << QString::fromStdString(finding.message);
+    QString text = QString::fromStdString(plan.action);
+    if (!warnings.isEmpty()) text += " — warning: " + warnings.join("; ");
+    return text;
+}
+
+}  // namespace
+
+GuiSession::GuiSession(const SessionOptions& options, QObject* parent) : QObject(parent), options_(options) {
+    const bool gpu_present = !find_nvidia_gpus().empty();
+    const bool demo = options.demo || (!options.snapshot && !gpu_present);
+    if (demo) {
+        if (options.snapshot && *options.snapshot != "builtin:h200")
+            throw UserError("--demo runs on the built-in recorded H200 only (its workload is laid out on its GPCs)");
+        chosen_ = choose_snapshot(std::string("builtin:h200"));
+        chosen_.why = gpu_present ? "demo on the built-in recorded H200 (--demo)"
+                                  : "no NVIDIA GPU on this machine: demo on the built-in recorded H200";
+        demo_dir_ = make_demo_dir();
+        ::setenv("GPUPART_REGISTRY_DIR", demo_dir_.c_str(), 1);
+        ::setenv("GPUPART_JOURNAL", (demo_dir_ + "/history.jsonl").c_str(), 1);
+    } else {
+        chosen_ = choose_snapshot(options.snapshot);
+        if (!options.snapshot && gpu_present && chosen_.builtin)
+            throw UserError("this machine's TPC map is not known (no live topology reader in this build): pass --snapshot "
+                            "with a recording of this GPU, or --demo; a wrong map could allow only holes");
+    }
+    gpu_index_ = options.gpu;
+    build_controller();
+    if (demo) {
+        demo_workers_ = start_demo_workers(gpu(), demo_workers(options.demo_workers), 24 * 3600, true);
+        // Wait (briefly) until every worker has registered, so the first picture is complete.
+        for (int attempt = 0; attempt < 200; ++attempt) {
+            controller_->refresh();
+            if (controller_->state().processes.size() >= demo_workers_.size()) break;
+            ::usleep(10000);
+        }
+    }
+    refresh();
+}
+
+GuiSession::~GuiSession() {
+    for (const StartedWorker& worker : demo_workers_) ::kill(worker.pid, SIGTERM);
+    if (!demo_dir_.empty()) {
+        for (int attempt = 0; attempt < 100; ++attempt) {  // the workers unlink their slots as they exit
+            bool any = false;
+            for (const auto& entry : std::filesystem::directory_iterator(demo_dir_))
+                any = any || entry.path().extension() == ".slot";
+            if (!any) break;
+            ::usleep(10000);
+        }
+        std::error_code ignored;
+        std::filesystem::remove_all(demo_dir_, ignored);
+    }
+}
+
+void GuiSession::build_controller() {
+    const Gpu& selected = select_gpu(chosen_, gpu_index_);
+    controller_ = std::make_unique<Controller>(Registry(Registry::default_directory()), selected,
+                                               Journal(Journal::default_path()));
+    launch_history_.clear();
+}
+
+void GuiSession::selectGpu(int index) {
+    if (index == gpu_index_) return;
+    select_gpu(chosen_, index);  // throws on a bad index before anything changes
+    gpu_index_ = index;
+    build_controller();
+    refresh();
+}
+
+bool GuiSession::isRecording() const { return chosen_.builtin || isDemo(); }
+
+QString GuiSession::title() const {
+    QString title = QString::fromStdString(gpu_display_name(gpu()));
+    if (isDemo()) title += " — demo on a recording (simulated workload)";
+    else if (chosen_.builtin) title += " — recording";
+    else title += " — " + QString::fromStdString(chosen_.origin);
+    return title;
+}
+
+void GuiSession::refresh() {
+    controller_->refresh();
+    const Registry registry(Registry::default_directory());
+    rows_ = widgets::process_rows(controller_->state(), registry.list(), launch_history_, monotonic_seconds());
+    findings_ = check_result(controller_->state());
+    emit refreshed();
+}
+
+Plan GuiSession::planGive(const widgets::DropTarget& target, const TpcMask& tpcs) const {
+    return plan_give(*controller_, target.pid, tpcs);
+}
+
+widgets::DropVerdict GuiSession::judge(const widgets::DropTarget& target, const TpcMask& tpcs) const {
+    const Plan plan = planGive(target, tpcs);
+    widgets::DropVerdict verdict;
+    verdict.allowed = !plan.refused() && !plan.changes.empty();
+    verdict.warning = std::any_of(plan.findings.begin(), plan.findings.end(),
+                                  [](const Finding& f) { return f.severity == Severity::warning; });
+    verdict.message = plan.changes.empty() && !plan.refused() ? "Nothing to change" : verdict_text(plan);
+    if (plan.changes.empty() && !plan.refused()) verdict.allowed = false;
+    return verdict;
+}
+
+Applied GuiSession::apply(const Plan& plan) {
+    Applied applied = controller_->apply(plan);
+    refresh();
+    return applied;
+}
+
+}  // namespace gpupart::gui

@@ -1,0 +1,73 @@
+#pragma once
+// What the window works on: the topology shown, the controller over the registry and journal, and,
+// with no GPU, the demo workload in a private registry. It plans and applies changes (through the
+// controller only) and refreshes the state the views show. No widgets here.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <QObject>
+
+#include "controller/controller.hpp"
+#include "platform/demo_workload.hpp"
+#include "process_rows.hpp"
+#include "snapshot/snapshot_choice.hpp"
+#include "tpc_drag.hpp"
+
+namespace gpupart::gui {
+
+struct SessionOptions {
+    std::optional<std::string> snapshot;  // --snapshot; default: this machine's GPU, else the demo
+    int gpu = 0;
+    bool demo = false;                    // --demo: the simulated workload even when a snapshot is named
+    int demo_workers = 4;
+};
+
+class GuiSession : public QObject {
+    Q_OBJECT
+public:
+    // Throws UserError (unreadable snapshot, a GPU whose TPC map is not known, demo workers missing).
+    explicit GuiSession(const SessionOptions& options, QObject* parent = nullptr);
+    ~GuiSession() override;
+
+    const ChosenSnapshot& chosen() const { return chosen_; }
+    const Gpu& gpu() const { return controller_->state().gpu; }
+    int gpuIndex() const { return gpu_index_; }
+    void selectGpu(int index);  // another GPU of the snapshot (multi-GPU hosts)
+    bool isDemo() const { return !demo_dir_.empty(); }
+    bool isRecording() const;   // the topology is a recording, not read from this machine
+    QString title() const;      // window title: GPU, and "(recording)" / "demo"
+    const std::vector<StartedWorker>& demoWorkers() const { return demo_workers_; }
+
+    Controller& controller() { return *controller_; }
+    const SystemState& state() const { return controller_->state(); }
+    const std::vector<widgets::ProcessRow>& rows() const { return rows_; }
+    const std::vector<Finding>& findings() const { return findings_; }
+
+    // The controller's verdict on a drop, without applying anything.
+    widgets::DropVerdict judge(const widgets::DropTarget& target, const TpcMask& tpcs) const;
+    Plan planGive(const widgets::DropTarget& target, const TpcMask& tpcs) const;
+    Applied apply(const Plan& plan);  // throws UserError; refreshes afterwards
+
+public slots:
+    void refresh();
+
+signals:
+    void refreshed();
+
+private:
+    void build_controller();
+
+    SessionOptions options_;
+    ChosenSnapshot chosen_;
+    int gpu_index_ = 0;
+    std::string demo_dir_;
+    std::vector<StartedWorker> demo_workers_;
+    std::unique_ptr<Controller> controller_;
+    std::vector<widgets::ProcessRow> rows_;
+    std::vector<Finding> findings_;
+    widgets::LaunchHistory launch_history_;
+};
+
+}  // namespace gpupart::gui

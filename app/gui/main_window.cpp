@@ -1,0 +1,307 @@
+#include "main_window.hpp"
+
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QStatusBar>
+#include <QTimer>
+#include <QToolBar>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+#include "change_command.hpp"
+#include "floorplan_painter.hpp"
+#include "floorplan_view.hpp"
+#include "model/gpu_queries.hpp"
+#include "model/user_error.hpp"
+#include "process_table_model.hpp"
+#include "process_table_view.hpp"
+#include "snapshot/snapshot_file.hpp"
+
+namespace gpupart::gui {
+
+MainWindow::MainWindow(GuiSession& session, QWidget* parent) : QMainWindow(parent), session_(session) {
+    setObjectName("gpupart-main-window");
+    setWindowTitle(session_.title() + " — gpupart");
+    undo_ = new QUndoStack(this);
+
+    floorplan_ = new widgets::FloorplanView(this);
+    floorplan_->setGpu(session_.gpu(), session_.title());
+    floorplan_->setDropJudge([this](const widgets::DropTarget& t, const TpcMask& m) { return session_.judge(t, m); });
+    floorplan_->setDropAction([this](const widgets::DropTarget& t, const TpcMask& m) {
+        give_and_push(session_, *undo_, t, m, [this](const QString& text, bool error) { report(text, error); });
+    });
+    connect(floorplan_, &widgets::FloorplanView::giveMenuRequested, this, &MainWindow::showGiveMenu);
+    connect(floorplan_, &widgets::FloorplanView::selectionChanged, this, &MainWindow::updateStatus);
+    setCentralWidget(floorplan_);
+
+    buildDocks();
+    buildActions();
+
+    status_label_ = new QLabel(this);
+    statusBar()->addPermanentWidget(status_label_);
+
+    timer_ = new QTimer(this);
+    connect(timer_, &QTimer::timeout, &session_, &GuiSession::refresh);
+    connect(&session_, &GuiSession::refreshed, this, &MainWindow::updateViews);
+
+    QSettings settings;
+    restoreGeometry(settings.value("window/geometry").toByteArray());
+    restoreState(settings.value("window/state").toByteArray());
+    setRefreshHz(settings.value("refresh/hz", 4.0).toDouble());
+    updateViews();
+    report(QString::fromStdString(session_.chosen().why), false);
+}
+
+void MainWindow::buildDocks() {
+    model_ = new widgets::ProcessTableModel(this);
+    proxy_ = new QSortFilterProxyModel(this);
+    proxy_->setSourceModel(model_);
+    proxy_->setSortRole(widgets::ProcessTableModel::SortRole);
+    proxy_->setFilterKeyColumn(-1);
+    proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    table_ = new widgets::ProcessTableView(this);
+    table_->setModel(proxy_);
+    table_->sortByColumn(widgets::ProcessTableModel::pid, Qt::AscendingOrder);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    table_->setDropJudge([this](const widgets::DropTarget& t, const TpcMask& m) { return session_.judge(t, m); });
+    table_->setDropAction([this](const widgets::DropTarget& t, const TpcMask& m) {
+        give_and_push(session_, *undo_, t, m, [this](const QString& text, bool error) { report(text, error); });
+    });
+    connect(table_, &widgets::ProcessTableView::dropVerdict, this, [this](const QString& text, bool allowed, bool) {
+        if (!text.isEmpty()) statusBar()->showMessage(allowed ? text : text, 0);
+        else statusBar()->clearMessage();
+    });
+    filter_ = new QLineEdit(this);
+    filter_->setPlaceholderText("Filter processes (pid, user, command, shim status)…");
+    filter_->setClearButtonEnabled(true);
+    connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
+    auto* processes = new QWidget(this);
+    auto* layout = new QVBoxLayout(processes);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(filter_);
+    layout->addWidget(table_);
+    auto* dock = new QDockWidget("Processes", this);
+    dock->setObjectName("dock-processes");
+    dock->setWidget(processes);
+    addDockWidget(Qt::BottomDockWidgetArea, dock);
+}
+
+void MainWindow::buildActions() {
+    QMenu* file = menuBar()->addMenu("&File");
+    QMenu* export_menu = file->addMenu("&Export");
+    export_menu->addAction("Floorplan as &PNG…", this, [this] { exportWithDialog("png"); });
+    export_menu->addAction("Floorplan as &SVG…", this, [this] { exportWithDialog("svg"); });
+    export_menu->addAction("Snapshot as &JSON…", this, [this] { exportWithDialog("json"); });
+    file->addSeparator();
+    QAction* quit = file->addAction("&Quit", this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* edit = menuBar()->addMenu("&Edit");
+    QAction* undo = undo_->createUndoAction(this, "&Undo");
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = undo_->createRedoAction(this, "&Redo");
+    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    QAction* give = edit->addAction("&Give selection to…", this, [this] {
+        showGiveMenu(floorplan_->mapToGlobal(floorplan_->rect().center()));
+    });
+    give->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
+    QAction* release = edit->addAction("&Release selection", this, [this] { giveSelection({std::nullopt}); });
+    release->setShortcut(QKeySequence::Delete);
+    edit->addAction("Select &all TPCs", this, [this] { floorplan_->setSelection(real_tpcs(session_.gpu())); })
+        ->setShortcut(QKeySequence::SelectAll);
+    edit->addAction("&Clear selection", this, [this] { floorplan_->setSelection({}); });
+
+    QMenu* view = menuBar()->addMenu("&View");
+    QMenu* rate = view->addMenu("&Refresh rate");
+    auto* rates = new QActionGroup(this);
+    for (const double hz : {1.0, 2.0, 4.0, 10.0}) {
+        QAction* action = rate->addAction(QString("%1 Hz").arg(hz), this, [this, hz] { setRefreshHz(hz); });
+        action->setCheckable(true);
+        action->setData(hz);
+        rates->addAction(action);
+    }
+    QAction* pause = rate->addAction("&Paused", this, [this] { setRefreshHz(0); });
+    pause->setCheckable(true);
+    pause->setData(0.0);
+    rates->addAction(pause);
+    connect(rate, &QMenu::aboutToShow, this, [this, rates] {
+        for (QAction* action : rates->actions()) action->setChecked(action->data().toDouble() == refresh_hz_);
+    });
+    view->addAction("Refresh &now", &session_, &GuiSession::refresh)->setShortcut(QKeySequence::Refresh);
+    view->addSeparator();
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu("&Help");
+    help->addAction("&About gpupart", this, &MainWindow::showAbout);
+    help->addAction("About &Qt", qApp, &QApplication::aboutQt);
+
+    QToolBar* toolbar = addToolBar("Main");
+    toolbar->setObjectName("toolbar-main");
+    toolbar->addWidget(new QLabel(" GPU ", this));
+    gpu_selector_ = new QComboBox(this);
+    for (const Gpu& gpu : session_.chosen().snapshot.gpus)
+        gpu_selector_->addItem(QString("%1: %2").arg(gpu.index).arg(QString::fromStdString(gpu_display_name(gpu))));
+    gpu_selector_->setCurrentIndex(session_.gpuIndex());
+    gpu_selector_->setEnabled(gpu_selector_->count() > 1);
+    gpu_selector_->setToolTip("GPU shown (multi-GPU hosts)");
+    connect(gpu_selector_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        try {
+            undo_->clear();  // the stack's changes belong to the GPU they were made on
+            session_.selectGpu(index);
+            floorplan_->setGpu(session_.gpu(), session_.title());
+            setWindowTitle(session_.title() + " — gpupart");
+        } catch (const UserError& error) {
+            report(error.what(), true);
+        }
+    });
+    toolbar->addWidget(gpu_selector_);
+    toolbar->addSeparator();
+    toolbar->addAction(undo);
+    toolbar->addAction(redo);
+    toolbar->addAction(give);
+}
+
+void MainWindow::showGiveMenu(QPoint global_position) {
+    const TpcMask selection = floorplan_->selection();
+    QMenu menu(this);
+    if (selection.empty()) {
+        menu.addAction("Select TPCs first (click, space, or a GPC header)")->setEnabled(false);
+    } else {
+        menu.addSection(QString("Give %1 TPC%2 to").arg(selection.count()).arg(selection.count() == 1 ? "" : "s"));
+        for (const widgets::ProcessRow& row : session_.rows()) {
+            const widgets::DropTarget target{row.pid};
+            const widgets::DropVerdict verdict = session_.judge(target, selection);
+            QPixmap swatch(12, 12);
+            swatch.fill(row.color);
+            QAction* action = menu.addAction(QIcon(swatch), QString("%1 %2").arg(row.pid).arg(row.command.left(40)),
+                                             this, [this, target] { giveSelection(target); });
+            action->setEnabled(verdict.allowed);
+            action->setToolTip(verdict.message);
+            action->setStatusTip(verdict.message);
+        }
+        menu.addSeparator();
+        const widgets::DropVerdict free_verdict = session_.judge({std::nullopt}, selection);
+        QAction* release = menu.addAction("Free (release from every process)", this, [this] { giveSelection({std::nullopt}); });
+        release->setEnabled(free_verdict.allowed);
+        release->setStatusTip(free_verdict.message);
+        menu.setToolTipsVisible(true);
+    }
+    menu.exec(global_position);
+}
+
+bool MainWindow::giveSelection(const widgets::DropTarget& target) {
+    const TpcMask selection = floorplan_->selection();
+    if (selection.empty()) {
+        report("No TPC selected", true);
+        return false;
+    }
+    return give_and_push(session_, *undo_, target, selection, [this](const QString& text, bool error) { report(text, error); });
+}
+
+void MainWindow::report(const QString& message, bool error) {
+    last_message_ = message;
+    last_error_ = error;
+    statusBar()->showMessage(message, error ? 15000 : 6000);
+    if (error) QApplication::beep();
+}
+
+void MainWindow::updateViews() {
+    const std::optional<int> selected_pid = table_->selectedPid();
+    model_->setRows(session_.rows());
+    if (selected_pid && !table_->selectedPid()) table_->selectPid(*selected_pid);
+    floorplan_->setOwners(widgets::owners_from_state(session_.state()));
+    updateStatus();
+}
+
+void MainWindow::updateStatus() {
+    const SystemState& state = session_.state();
+    TpcMask owned;
+    for (const ProcessState& process : state.processes)
+        if (process.partitioned) owned |= process.mask;
+    const TpcMask real = real_tpcs(state.gpu);
+    status_label_->setText(QString("%1 processes · %2 of %3 TPCs owned · %4 · %5")
+                               .arg(state.processes.size())
+                               .arg((owned & real).count())
+                               .arg(real.count())
+                               .arg(state.mps_running ? "MPS up" : "no MPS")
+                               .arg(refresh_hz_ > 0 ? QString("%1 Hz").arg(refresh_hz_) : QString("paused")));
+}
+
+int MainWindow::refreshIntervalMs() const { return timer_->isActive() ? timer_->interval() : 0; }
+
+void MainWindow::setRefreshHz(double hz) {
+    refresh_hz_ = hz;
+    if (hz <= 0) timer_->stop();
+    else timer_->start(static_cast<int>(1000 / hz));
+    QSettings().setValue("refresh/hz", hz);
+    updateStatus();
+}
+
+void MainWindow::exportFloorplanPng(const QString& path) const { widgets::export_floorplan_png(floorplan_->scene(), path); }
+void MainWindow::exportFloorplanSvg(const QString& path) const { widgets::export_floorplan_svg(floorplan_->scene(), path); }
+
+void MainWindow::exportSnapshotJson(const QString& path) const {
+    // The snapshot with the partitioned processes as they are now, so the export shows who owns what.
+    Snapshot snapshot = session_.chosen().snapshot;
+    Gpu& gpu = snapshot.gpus.at(static_cast<std::size_t>(session_.gpuIndex()));
+    gpu.processes.clear();
+    for (const ProcessState& process : session_.state().processes) {
+        gpu.processes.push_back(Process{
+            process.pid, process.start_time, static_cast<int>(process.uid), process.command,
+            process.partitioned ? std::optional<TpcMask>(process.mask) : std::nullopt,
+            unknown_fact<std::uint64_t>("not read by gpupart-gui", {Source::registry, ""}),
+            {Source::registry, Registry::default_directory()}});
+    }
+    save_snapshot(snapshot, path.toStdString());
+}
+
+void MainWindow::exportWithDialog(const QString& kind) {
+    const QString filter = kind == "png" ? "PNG image (*.png)" : kind == "svg" ? "SVG image (*.svg)" : "gpupart snapshot (*.json)";
+    QString path = QFileDialog::getSaveFileName(this, "Export " + kind.toUpper(), "gpupart-floorplan." + kind, filter);
+    if (path.isEmpty()) return;
+    try {
+        if (kind == "png") exportFloorplanPng(path);
+        else if (kind == "svg") exportFloorplanSvg(path);
+        else exportSnapshotJson(path);
+        report("Exported " + path, false);
+    } catch (const std::exception& error) {
+        report(error.what(), true);
+    }
+}
+
+void MainWindow::showAbout() {
+    const ChosenSnapshot& chosen = session_.chosen();
+    QMessageBox::about(
+        this, "About gpupart",
+        QString("<h3>gpupart %1</h3><p>See how an NVIDIA GPU is built and shared, and move TPCs between running CUDA "
+                "processes.</p><p><b>Shown:</b> %2<br><b>Why:</b> %3<br><b>Captured:</b> %4</p>"
+                "<p><b>Registry:</b> %5<br><b>History:</b> %6</p><p>Qt %7 (built with %8), style %9</p>")
+            .arg(GPUPART_VERSION, QString::fromStdString(chosen.origin).toHtmlEscaped(),
+                 QString::fromStdString(chosen.why).toHtmlEscaped(), QString::fromStdString(chosen.snapshot.captured),
+                 QString::fromStdString(Registry::default_directory()), QString::fromStdString(Journal::default_path()),
+                 qVersion(), QT_VERSION_STR, QApplication::style()->name()));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState());
+    QMainWindow::closeEvent(event);
+}
+
+}  // namespace gpupart::gui

@@ -1,0 +1,75 @@
+#pragma once
+// The window: floorplan in the middle; processes, findings, profiles, engines, copy engines and charts
+// in docks; menus and shortcuts as Qt/KDE users expect. It shows what the session reads and changes
+// partitions only through the session's controller (via the undo stack).
+#include <QMainWindow>
+#include <QPointer>
+
+#include "gui_session.hpp"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTimer;
+class QUndoStack;
+
+namespace gpupart::widgets {
+class FloorplanView;
+class ProcessTableModel;
+class ProcessTableView;
+}  // namespace gpupart::widgets
+
+namespace gpupart::gui {
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(GuiSession& session, QWidget* parent = nullptr);
+
+    widgets::FloorplanView* floorplan() const { return floorplan_; }
+    widgets::ProcessTableView* processTable() const { return table_; }
+    widgets::ProcessTableModel* processModel() const { return model_; }
+    QUndoStack* undoStack() const { return undo_; }
+    QString lastMessage() const { return last_message_; }
+    bool lastMessageWasError() const { return last_error_; }
+    int refreshIntervalMs() const;
+    void setRefreshHz(double hz);
+
+    // Exports (File menu, and tests): throw UserError on failure.
+    void exportFloorplanPng(const QString& path) const;
+    void exportFloorplanSvg(const QString& path) const;
+    void exportSnapshotJson(const QString& path) const;
+
+    // Gives the floorplan's selection to a process (or frees it), as a drop or the "give to" menu does.
+    bool giveSelection(const widgets::DropTarget& target);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildActions();
+    void buildDocks();
+    void showGiveMenu(QPoint global_position);
+    void report(const QString& message, bool error);
+    void updateViews();
+    void updateStatus();
+    void exportWithDialog(const QString& kind);
+    void showAbout();
+
+    GuiSession& session_;
+    widgets::FloorplanView* floorplan_ = nullptr;
+    widgets::ProcessTableModel* model_ = nullptr;
+    QSortFilterProxyModel* proxy_ = nullptr;
+    widgets::ProcessTableView* table_ = nullptr;
+    QLineEdit* filter_ = nullptr;
+    QComboBox* gpu_selector_ = nullptr;
+    QLabel* status_label_ = nullptr;
+    QUndoStack* undo_ = nullptr;
+    QTimer* timer_ = nullptr;
+    QString last_message_;
+    bool last_error_ = false;
+    double refresh_hz_ = 4;
+};
+
+}  // namespace gpupart::gui
