@@ -37,7 +37,7 @@ public:
     static constexpr double kPadding = 10;
     static constexpr double kHeaderHeight = 24;
     static constexpr double kLegendRowHeight = 22;
-    static constexpr double kLegendEntryWidth = 210;
+    static constexpr double kLegendEntryWidth = 250;
 
     // `legend_entries`: how many legend entries to leave room for (owners plus the fixed ones).
     static FloorplanGeometry layout(const Gpu& gpu, int legend_entries);

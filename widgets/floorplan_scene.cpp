@@ -9,10 +9,16 @@ namespace gpupart::widgets {
 namespace {
 
 QString short_command(const std::string& command) {
-    // The program name is what tells processes apart; arguments go to the tooltip and the table.
-    const std::string first = command.substr(0, command.find(' '));
-    const std::string name = std::filesystem::path(first).filename().string();
-    return QString::fromStdString(name.empty() ? command : name);
+    // The program name tells processes apart; for interpreters and the demo worker the first argument
+    // does ("python3 serve.py" is serve.py). The whole command line is in the table and the tooltip.
+    const QStringList words = QString::fromStdString(command).split(' ', Qt::SkipEmptyParts);
+    if (words.isEmpty()) return QString::fromStdString(command);
+    const QString program = QString::fromStdString(std::filesystem::path(words[0].toStdString()).filename().string());
+    static const QStringList wrappers = {"python", "python3", "bash", "sh", "node", "gpupart-demo-worker", "torchrun"};
+    const bool wrapper = wrappers.contains(program) || program.startsWith("python3.");
+    if (wrapper && words.size() > 1 && !words[1].startsWith('-'))
+        return QString::fromStdString(std::filesystem::path(words[1].toStdString()).filename().string());
+    return program;
 }
 
 QString provenance_text(const Provenance& from) {

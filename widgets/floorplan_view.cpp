@@ -249,6 +249,11 @@ void FloorplanView::keyPressEvent(QKeyEvent* event) {
             if (tpc != nullptr && tpc->gpc) changeSelection(scene_.selection | gpc_tpcs(gpu_, *tpc->gpc));
         }
         return;
+    case Qt::Key_Home:  // back to the first TPC, as in a list
+        scene_.focus = geometry_.first_tpc();
+        anchor_ = scene_.focus;
+        update();
+        return;
     case Qt::Key_Escape: changeSelection({}); return;
     case Qt::Key_Return:
     case Qt::Key_Enter: {

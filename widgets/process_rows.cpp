@@ -83,11 +83,18 @@ std::vector<ProcessRow> process_rows(const SystemState& state, const std::vector
         if (const SlotRecord* record = record_of(entries, process)) {
             describe_shim(*record, row);
             const auto key = std::make_pair(process.pid, process.start_time);
-            if (const auto seen = history.find(key); seen != history.end() && now_seconds > seen->second.seconds &&
-                                                     record->counters.launches >= seen->second.launches)
-                row.launches_per_second = static_cast<double>(record->counters.launches - seen->second.launches) /
-                                          (now_seconds - seen->second.seconds);
-            next[key] = {record->counters.launches, now_seconds};
+            LaunchSample sample{record->counters.launches, now_seconds, std::nullopt};
+            if (const auto seen = history.find(key); seen != history.end() && record->counters.launches >= seen->second.launches) {
+                sample = seen->second;
+                const double elapsed = now_seconds - seen->second.seconds;
+                if (elapsed >= kRateWindowSeconds) {
+                    sample.rate = static_cast<double>(record->counters.launches - seen->second.launches) / elapsed;
+                    sample.launches = record->counters.launches;
+                    sample.seconds = now_seconds;
+                }
+            }
+            row.launches_per_second = sample.rate;
+            next[key] = sample;
         } else {
             row.shim = "slot unreadable";
             row.shim_problem = true;

@@ -37,9 +37,13 @@ struct ProcessRow {
 };
 
 // Launch counters seen at the previous refresh, per (pid, start time).
+// Rates are measured over at least kRateWindowSeconds, so that a refresh right after another (after a
+// drop, say) does not show the noise of a few launches in a few milliseconds.
+inline constexpr double kRateWindowSeconds = 0.5;
 struct LaunchSample {
-    std::uint64_t launches = 0;
-    double seconds = 0;  // monotonic time of the refresh
+    std::uint64_t launches = 0;  // counter at the start of the current window
+    double seconds = 0;          // monotonic time the window started
+    std::optional<double> rate;  // launches/s over the last full window
 };
 using LaunchHistory = std::map<std::pair<int, std::uint64_t>, LaunchSample>;
 

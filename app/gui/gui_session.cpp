@@ -15,6 +15,7 @@
 #include "model/user_error.hpp"
 #include "platform/gpu_presence.hpp"
 #include "floorplan_scene.hpp"
+#include "owner_colors.hpp"
 
 namespace gpupart::gui {
 namespace {
@@ -128,6 +129,9 @@ void GuiSession::refresh() {
     const Registry registry(Registry::default_directory());
     rows_ = widgets::process_rows(controller_->state(), registry.list(), launch_history_, monotonic_seconds());
     findings_ = check_result(controller_->state());
+    std::set<std::pair<int, std::uint64_t>> live;
+    for (const ProcessState& process : controller_->state().processes) live.insert({process.pid, process.start_time});
+    widgets::forget_owner_colors_except(live);
     emit refreshed();
 }
 

@@ -14,6 +14,7 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QSortFilterProxyModel>
+#include <QStyle>
 #include <QStatusBar>
 #include <QTimer>
 #include <QToolBar>
@@ -111,7 +112,9 @@ void MainWindow::buildActions() {
     QMenu* edit = menuBar()->addMenu("&Edit");
     QAction* undo = undo_->createUndoAction(this, "&Undo");
     undo->setShortcut(QKeySequence::Undo);
+    undo->setIcon(QIcon::fromTheme("edit-undo", style()->standardIcon(QStyle::SP_ArrowBack)));
     QAction* redo = undo_->createRedoAction(this, "&Redo");
+    redo->setIcon(QIcon::fromTheme("edit-redo", style()->standardIcon(QStyle::SP_ArrowForward)));
     redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
     edit->addAction(undo);
     edit->addAction(redo);
@@ -152,6 +155,7 @@ void MainWindow::buildActions() {
 
     QToolBar* toolbar = addToolBar("Main");
     toolbar->setObjectName("toolbar-main");
+    toolbar->setToolButtonStyle(Qt::ToolButtonIconOnly);  // undo's text names the whole change: tooltip only
     toolbar->addWidget(new QLabel(" GPU ", this));
     gpu_selector_ = new QComboBox(this);
     for (const Gpu& gpu : session_.chosen().snapshot.gpus)
@@ -173,7 +177,9 @@ void MainWindow::buildActions() {
     toolbar->addSeparator();
     toolbar->addAction(undo);
     toolbar->addAction(redo);
-    toolbar->addAction(give);
+    QAction* give_button = toolbar->addAction(style()->standardIcon(QStyle::SP_ArrowRight), "Give selection to…",
+                                              this, [give] { give->trigger(); });
+    give_button->setToolTip("Give the selected TPCs to a process (Ctrl+G, Enter in the floorplan), or drag them");
 }
 
 void MainWindow::showGiveMenu(QPoint global_position) {
@@ -224,6 +230,11 @@ void MainWindow::updateViews() {
     const std::optional<int> selected_pid = table_->selectedPid();
     model_->setRows(session_.rows());
     if (selected_pid && !table_->selectedPid()) table_->selectPid(*selected_pid);
+    if (!columns_sized_ && model_->rowCount() > 0) {  // once: later refreshes keep what the user dragged
+        table_->resizeColumnsToContents();
+        table_->setColumnWidth(widgets::ProcessTableModel::command, 320);
+        columns_sized_ = true;
+    }
     floorplan_->setOwners(widgets::owners_from_state(session_.state()));
     updateStatus();
 }

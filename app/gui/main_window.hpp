@@ -70,6 +70,7 @@ private:
     QString last_message_;
     bool last_error_ = false;
     double refresh_hz_ = 4;
+    bool columns_sized_ = false;
 };
 
 }  // namespace gpupart::gui

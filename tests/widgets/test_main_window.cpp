@@ -1,0 +1,259 @@
+// The real window on the demo: real worker processes in a private registry, real drags, the real
+// controller. Screenshots go to $GPUPART_SCREENSHOTS when it is set (docs/screenshots/README.md).
+#include <QAbstractItemModelTester>
+#include <QMenu>
+#include <QSortFilterProxyModel>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QXmlStreamReader>
+#include <QtTest>
+
+#include "floorplan_view.hpp"
+#include "gui_session.hpp"
+#include "main_window.hpp"
+#include "model/gpu_queries.hpp"
+#include "process_table_model.hpp"
+#include "process_table_view.hpp"
+#include "registry/registry.hpp"
+#include "snapshot/snapshot_file.hpp"
+
+using namespace gpupart;
+using namespace gpupart::gui;
+using namespace gpupart::widgets;
+
+namespace {
+
+int pid_of(const GuiSession& session, const QString& name) {
+    for (const ProcessRow& row : session.rows())
+        if (row.command.contains(name)) return row.pid;
+    return 0;
+}
+
+QString mask_in_registry(int pid) {
+    const SlotRecord record = Registry(Registry::default_directory()).find_live(pid);
+    return record.control && record.control->has_mask ? QString::fromStdString(record.control->allowed.to_list()) : "all";
+}
+
+QPoint center_of(const QRectF& rect) { return rect.center().toPoint(); }
+
+void save_screenshot(QWidget* widget, const QString& name) {
+    const QString dir = qEnvironmentVariable("GPUPART_SCREENSHOTS");
+    if (dir.isEmpty()) return;
+    QVERIFY(widget->grab().save(dir + "/" + name));
+}
+
+}  // namespace
+
+class MainWindowTest : public QObject {
+    Q_OBJECT
+    std::unique_ptr<GuiSession> session_;
+    std::unique_ptr<MainWindow> window_;
+    QTemporaryDir settings_dir_;
+
+    QPoint rowCenter(int pid) {
+        ProcessTableView* table = window_->processTable();
+        for (int row = 0; row < table->model()->rowCount(); ++row) {
+            const QModelIndex index = table->model()->index(row, 2);
+            if (index.data(ProcessTableModel::PidRole).toInt() == pid) return table->visualRect(index).center();
+        }
+        return {};
+    }
+
+private slots:
+    void initTestCase() {
+        qputenv("XDG_CONFIG_HOME", settings_dir_.path().toUtf8());  // QSettings of the test, not the user's
+        SessionOptions options;
+        options.demo = true;
+        options.snapshot = "builtin:h200";
+        session_ = std::make_unique<GuiSession>(options);
+        window_ = std::make_unique<MainWindow>(*session_);
+        window_->resize(1500, 1000);
+        window_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        window_->setRefreshHz(0);  // the test refreshes when it needs to
+        QCOMPARE(session_->rows().size(), std::size_t{4});
+    }
+
+    void cleanupTestCase() {
+        window_.reset();
+        session_.reset();
+    }
+
+    void showsTheRecordedH200WithEveryTpcAndNoTileOnAHole() {
+        QVERIFY(window_->windowTitle().contains("NVIDIA H200"));
+        QVERIFY(window_->windowTitle().contains("recording"));
+        FloorplanView* floorplan = window_->floorplan();
+        int tiles = 0;
+        for (const FloorplanTile& tile : floorplan->geometry().tiles()) {
+            if (tile.hole) QVERIFY(!floorplan->geometry().tpc_at(tile.rect.center()));
+            else ++tiles;
+        }
+        QCOMPARE(tiles, 66);
+        QCOMPARE(floorplan->scene().owners.size(), std::size_t{4});
+        save_screenshot(window_.get(), "gui-demo-window.png");
+        save_screenshot(floorplan, "gui-floorplan.png");
+    }
+
+    void processModelsPassTheModelTester() {
+        QAbstractItemModelTester source(window_->processModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester proxy(window_->processTable()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        session_->refresh();  // a refresh under the testers: cells change in place
+        QTest::qWait(static_cast<int>(kRateWindowSeconds * 1000) + 100);  // one full rate window
+        session_->refresh();
+        const ProcessRow* row = window_->processModel()->rowForPid(pid_of(*session_, "llm-serving"));
+        QVERIFY(row != nullptr);
+        QVERIFY(row->launches_per_second.has_value());
+        QVERIFY(*row->launches_per_second > 0);
+        save_screenshot(window_->processTable()->window(), "gui-process-table.png");
+    }
+
+    void draggingAGpcOntoAProcessGivesItThoseTpcs() {
+        // The offscreen platform ignores drags; the minimal one runs Qt's own drag loop from mouse events
+        // (ctest runs this test under both: minimal for behaviour, offscreen for screenshots with fonts).
+        if (QGuiApplication::platformName() == "offscreen") QSKIP("offscreen platform: QDrag does nothing; run under -platform minimal");
+        const int vision = pid_of(*session_, "vision");
+        const int embeddings = pid_of(*session_, "embeddings");
+        QCOMPARE(mask_in_registry(embeddings), QString("63-71"));
+        FloorplanView* floorplan = window_->floorplan();
+        const QPoint header = center_of(floorplan->headerRectInWidget(7));
+        QTest::mouseClick(floorplan, Qt::LeftButton, {}, header);  // select GPC 7 by its header
+        QCOMPARE(QString::fromStdString(floorplan->selection().to_list()), QString("63-71"));
+        // Move only 63-66: ctrl-click 67..71 off again.
+        for (int bit = 67; bit <= 71; ++bit) QTest::mouseClick(floorplan, Qt::LeftButton, Qt::ControlModifier, center_of(floorplan->tileRectInWidget(bit)));
+        QCOMPARE(QString::fromStdString(floorplan->selection().to_list()), QString("63-66"));
+
+        // A real QDrag: press on a selected tile, move past the drag distance; inside the drag's event
+        // loop, move over vision's row in the process table and release there.
+        QWidget* viewport = window_->processTable()->viewport();
+        const QPoint target = rowCenter(vision);
+        QVERIFY(!target.isNull());
+        QTimer::singleShot(100, [&] {
+            QTest::mouseMove(viewport, target);
+            QTimer::singleShot(100, [&] {
+                QTest::mouseMove(viewport, target + QPoint(2, 0));
+                QTimer::singleShot(100, [&] { QTest::mouseRelease(viewport, Qt::LeftButton, {}, target + QPoint(2, 0)); });
+            });
+        });
+        const QPoint start = center_of(floorplan->tileRectInWidget(64));
+        QTest::mousePress(floorplan, Qt::LeftButton, {}, start);
+        QTest::mouseMove(floorplan, start + QPoint(30, 30));
+        QTRY_COMPARE_WITH_TIMEOUT(mask_in_registry(vision), QString("36-43,45-52,63-66"), 3000);
+        QCOMPARE(mask_in_registry(embeddings), QString("67-71"));
+        QCOMPARE(window_->undoStack()->count(), 1);
+        QVERIFY2(window_->lastMessage().startsWith("Applied: give 63-66 to"), qPrintable(window_->lastMessage()));
+        window_->undoStack()->undo();  // leave the demo as it was for the next test
+        QCOMPARE(mask_in_registry(embeddings), QString("63-71"));
+    }
+
+    void undoAndRedoGoThroughTheJournal() {
+        const int vision = pid_of(*session_, "vision");
+        const int embeddings = pid_of(*session_, "embeddings");
+        window_->floorplan()->setSelection(TpcMask::range(63, 66));
+        QVERIFY(window_->giveSelection(DropTarget{vision}));  // what the "give to" menu and a drop do
+        QCOMPARE(mask_in_registry(vision), QString("36-43,45-52,63-66"));
+        QApplication::setActiveWindow(window_.get());  // shortcuts act in the active window
+        QVERIFY(QTest::qWaitForWindowActive(window_.get()));
+        QTest::keyClick(window_.get(), Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(mask_in_registry(vision), QString("36-43,45-52"));
+        QCOMPARE(mask_in_registry(embeddings), QString("63-71"));
+        QVERIFY2(window_->lastMessage().startsWith("Undone"), qPrintable(window_->lastMessage()));
+        QTest::keyClick(window_.get(), Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(mask_in_registry(vision), QString("36-43,45-52,63-66"));
+        window_->undoStack()->undo();
+        QCOMPARE(mask_in_registry(vision), QString("36-43,45-52"));
+    }
+
+    void aDropThatWouldStarveAProcessIsRefused() {
+        const int batch = pid_of(*session_, "batch-train");
+        const int llm = pid_of(*session_, "llm-serving");
+        const QString before = mask_in_registry(batch);
+        window_->floorplan()->setSelection(gpc_tpcs(session_->gpu(), 6));  // all of batch-train's TPCs
+        const DropVerdict verdict = session_->judge(DropTarget{llm}, window_->floorplan()->selection());
+        QVERIFY(!verdict.allowed);
+        QVERIFY2(verdict.message.contains("no real TPC"), qPrintable(verdict.message));
+        QVERIFY(!window_->giveSelection(DropTarget{llm}));
+        QVERIFY(window_->lastMessageWasError());
+        QVERIFY2(window_->lastMessage().contains("no real TPC"), qPrintable(window_->lastMessage()));
+        QCOMPARE(mask_in_registry(batch), before);
+        const int stack = window_->undoStack()->count();
+        // The same refusal when dropped on the table: the row does not accept the drag.
+        QCOMPARE(window_->undoStack()->count(), stack);
+    }
+
+    void keyboardOnlyRepartitioning() {
+        const int llm = pid_of(*session_, "llm-serving");
+        FloorplanView* floorplan = window_->floorplan();
+        floorplan->setSelection({});
+        floorplan->setFocus();
+        // Home focuses bit 0; Down goes to slot 3 (bit 3), Down again skips GPC 0's holes
+        // into the box below, GPC 4 (bit 36, vision's). Space selects it, shift+Right extends to 37.
+        const QString llm_before = mask_in_registry(llm);
+        QTest::keyClick(floorplan, Qt::Key_Home);
+        QCOMPARE(floorplan->focusBit(), std::optional<int>(0));
+        QTest::keyClick(floorplan, Qt::Key_Down);
+        QCOMPARE(floorplan->focusBit(), std::optional<int>(3));
+        QTest::keyClick(floorplan, Qt::Key_Down);
+        QCOMPARE(floorplan->focusBit(), std::optional<int>(36));
+        QTest::keyClick(floorplan, Qt::Key_Space);
+        QTest::keyClick(floorplan, Qt::Key_Right, Qt::ShiftModifier);
+        const TpcMask chosen = floorplan->selection();
+        QCOMPARE(QString::fromStdString(chosen.to_list()), QString("36-37"));
+        // Enter opens the "give to" menu; pick llm-serving's entry with the keyboard.
+        bool picked = false;
+        QTimer::singleShot(200, [&] {
+            auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+            if (menu == nullptr) return;
+            for (QAction* action : menu->actions()) {
+                if (action->text().startsWith(QString::number(llm) + " ")) {
+                    menu->setActiveAction(action);
+                    QTest::keyClick(menu, Qt::Key_Return);
+                    picked = true;
+                    return;
+                }
+            }
+            menu->close();
+        });
+        QTest::keyClick(floorplan, Qt::Key_Return);
+        QTRY_VERIFY_WITH_TIMEOUT(picked, 3000);
+        QCOMPARE(mask_in_registry(llm), QString("0-3,9-16,18-25,27-34,36-37"));
+        session_->refresh();
+        window_->floorplan()->setSelection({});
+        save_screenshot(window_.get(), "gui-after-give.png");
+        QCOMPARE(mask_in_registry(pid_of(*session_, "vision")), QString("38-43,45-52"));
+        window_->undoStack()->undo();
+        QCOMPARE(mask_in_registry(llm), llm_before);
+    }
+
+    void exportsArePicturesAndSnapshotsThatLoadBack() {
+        QTemporaryDir dir;
+        window_->exportFloorplanPng(dir.filePath("plan.png"));
+        QImage png(dir.filePath("plan.png"));
+        QVERIFY(!png.isNull());
+        QVERIFY(png.width() > 800);
+        window_->exportFloorplanSvg(dir.filePath("plan.svg"));
+        QFile svg(dir.filePath("plan.svg"));
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        QXmlStreamReader xml(&svg);
+        int elements = 0;
+        while (!xml.atEnd()) elements += xml.readNext() == QXmlStreamReader::StartElement ? 1 : 0;
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        QVERIFY(elements > 100);
+        QVERIFY(QSvgRenderer(dir.filePath("plan.svg")).isValid());
+        window_->exportSnapshotJson(dir.filePath("snapshot.json"));
+        const Snapshot loaded = load_snapshot(dir.filePath("snapshot.json").toStdString());
+        QCOMPARE(loaded.gpus.at(0).tpcs.size(), std::size_t{66});
+        QCOMPARE(loaded.gpus.at(0).processes.size(), std::size_t{4});
+        QVERIFY(loaded.gpus.at(0).processes.at(0).tpc_mask.has_value());
+        // A failed export names the file and leaves nothing behind.
+        try {
+            window_->exportFloorplanPng("/nonexistent-dir/plan.png");
+            QFAIL("export to a missing directory succeeded");
+        } catch (const UserError& error) {
+            QVERIFY(QString(error.what()).contains("/nonexistent-dir/plan.png"));
+        }
+    }
+};
+
+QTEST_MAIN(MainWindowTest)
+#include "test_main_window.moc"
