@@ -57,7 +57,14 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::strin
         ::close(from_child[0]);
         throw UserError(fmt::format("cannot run {}: {}", argv[0], std::strerror(error)));
     }
-    if (!input.empty() && ::write(to_child[1], input.data(), input.size()) < 0) { /* the child may not read */ }
+    // All of the input (a snapshot for gpupart-render is larger than a pipe's buffer); a child that
+    // stops reading ends the loop, its exit status then says why.
+    for (std::size_t written = 0; written < input.size();) {
+        const ssize_t n = ::write(to_child[1], input.data() + written, input.size() - written);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        written += static_cast<std::size_t>(n);
+    }
     ::close(to_child[1]);
     CommandResult result;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);

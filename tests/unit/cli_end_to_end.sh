@@ -63,6 +63,32 @@ check "unknown version: one line naming file and field" contains "$work/v7.err" 
 check "unknown version: one line" lines "$work/v7.err" 1
 check "unknown version: nothing printed" [ ! -s "$work/v7.out" ]
 
+# export --png/--svg: drawn by gpupart-render (the GUI's painter) where this build has Qt; one line where not
+if [ -x "$(dirname "$gpupart")/gpupart-render" ]; then
+    "$gpupart" export --png "$work/plan.png" --svg "$work/plan.svg" 2> "$work/render.err"; rc=$?
+    check "export --png --svg exits 0" [ "$rc" -eq 0 ]
+    check "the PNG is a PNG" [ "$(head -c 8 "$work/plan.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ]
+    check "the SVG is an SVG" contains "$work/plan.svg" "<svg"
+    check "the SVG has the tiles' text" contains "$work/plan.svg" "SM 124"
+    check "export says what it wrote" contains "$work/render.err" "wrote $work/plan.png (floorplan of NVIDIA H200, builtin:h200)"
+    cp "$work/plan.png" "$work/plan-before.png"
+    "$gpupart" export --png "$work/plan.png" --snapshot "$work/missing.json" 2> "$work/render-bad.err"; rc=$?
+    check "export --png of a missing snapshot fails" [ "$rc" -eq 1 ]
+    check "and leaves the old picture" cmp -s "$work/plan.png" "$work/plan-before.png"
+    "$gpupart" export --png /nonexistent-dir/plan.png 2> "$work/render-dir.err"; rc=$?
+    check "export --png to a missing directory fails" [ "$rc" -eq 1 ]
+    check "in one line" lines "$work/render-dir.err" 1
+    check "and names the file" contains "$work/render-dir.err" "cannot write /nonexistent-dir/plan.png"
+else
+    "$gpupart" export --png "$work/plan.png" 2> "$work/render.err"; rc=$?
+    check "export --png without Qt fails" [ "$rc" -eq 1 ]
+    check "in one line" lines "$work/render.err" 1
+    check "and says it needs the Qt build" contains "$work/render.err" "need the Qt build"
+fi
+"$gpupart" export 2> "$work/export-nothing.err"; rc=$?
+check "export with nothing to write fails" [ "$rc" -eq 1 ]
+check "and says what it needs" contains "$work/export-nothing.err" "say what to write"
+
 # export onto an existing file from a bad snapshot leaves the file as it was
 cp "$work/h200.json" "$work/keep.json"
 "$gpupart" export --json "$work/keep.json" --snapshot "$work/v7.json" 2> /dev/null; rc=$?
