@@ -1,14 +1,42 @@
 // gpupart-gui: the desktop app. With no GPU it opens the demo: the built-in recorded H200 with a
 // simulated workload of real processes in a private registry, so every view works for real.
+#include <csignal>
 #include <cstdio>
+
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QSocketNotifier>
 #include <QStyleFactory>
 
 #include "gui_session.hpp"
 #include "main_window.hpp"
 #include "model/user_error.hpp"
+
+namespace {
+
+// SIGTERM/SIGINT/SIGHUP end the event loop normally (the handler only writes a byte), so the demo's
+// workers are stopped and its private registry removed even when the window is killed from a shell.
+int g_signal_pipe[2] = {-1, -1};
+
+void on_quit_signal(int) {
+    const char byte = 1;
+    [[maybe_unused]] const ssize_t written = ::write(g_signal_pipe[1], &byte, 1);
+}
+
+void quit_on_signals(QApplication& app) {
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, g_signal_pipe) != 0) return;
+    auto* notifier = new QSocketNotifier(g_signal_pipe[0], QSocketNotifier::Read, &app);
+    QObject::connect(notifier, &QSocketNotifier::activated, &app, &QApplication::quit);
+    struct sigaction action {};
+    action.sa_handler = on_quit_signal;
+    sigemptyset(&action.sa_mask);
+    for (const int signal : {SIGTERM, SIGINT, SIGHUP}) ::sigaction(signal, &action, nullptr);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -16,6 +44,7 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName("gpupart");
     QApplication::setApplicationVersion(GPUPART_VERSION);
     QApplication::setStyle(QStyleFactory::create("Fusion"));
+    quit_on_signals(app);
 
     QCommandLineParser parser;
     parser.setApplicationDescription("gpupart: see how an NVIDIA GPU is built and shared; move TPCs between processes");
