@@ -148,14 +148,33 @@ void paint_floorplan(QPainter& painter, const FloorplanGeometry& geometry, const
     painter.restore();
 }
 
+namespace {
+
+// An exported picture leaves the app: it carries its title (GPU and where the topology came from).
+constexpr double kTitleHeight = 30;
+
+QSizeF export_size(const FloorplanGeometry& geometry) { return geometry.size() + QSizeF(0, kTitleHeight); }
+
+void paint_export(QPainter& painter, const FloorplanGeometry& geometry, const FloorplanScene& scene) {
+    painter.fillRect(QRectF(QPointF(0, 0), export_size(geometry)), Qt::white);
+    painter.setPen(kText);
+    painter.setFont(font_of(15, true));
+    painter.drawText(QRectF(FloorplanGeometry::kGap + 4, 0, geometry.size().width(), kTitleHeight),
+                     Qt::AlignVCenter | Qt::AlignLeft, scene.title);
+    painter.translate(0, kTitleHeight);
+    paint_floorplan(painter, geometry, scene);
+}
+
+}  // namespace
+
 void export_floorplan_png(const FloorplanScene& scene, const QString& path, double scale) {
     const FloorplanGeometry geometry = FloorplanGeometry::layout(*scene.gpu, scene.legend_entry_count());
-    QImage image((geometry.size() * scale).toSize(), QImage::Format_ARGB32_Premultiplied);
+    QImage image((export_size(geometry) * scale).toSize(), QImage::Format_ARGB32_Premultiplied);
     image.fill(Qt::white);
     {
         QPainter painter(&image);
         painter.scale(scale, scale);
-        paint_floorplan(painter, geometry, scene);
+        paint_export(painter, geometry, scene);
     }
     QSaveFile file(path);  // writes a temporary file and renames it: the old picture stays on failure
     if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit())
@@ -170,13 +189,12 @@ void export_floorplan_svg(const FloorplanScene& scene, const QString& path) {
     {
         QSvgGenerator generator;
         generator.setOutputDevice(&file);
-        generator.setSize(geometry.size().toSize());
-        generator.setViewBox(QRectF(QPointF(0, 0), geometry.size()));
+        generator.setSize(export_size(geometry).toSize());
+        generator.setViewBox(QRectF(QPointF(0, 0), export_size(geometry)));
         generator.setTitle(scene.title);
         generator.setDescription("gpupart floorplan: GPCs, TPC slots (mask bit, SMs), owners");
         QPainter painter(&generator);
-        painter.fillRect(QRectF(QPointF(0, 0), geometry.size()), Qt::white);
-        paint_floorplan(painter, geometry, scene);
+        paint_export(painter, geometry, scene);
     }
     if (!file.commit()) throw UserError("cannot write " + path.toStdString() + ": " + file.errorString().toStdString());
 }
