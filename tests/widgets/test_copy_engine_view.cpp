@@ -2,6 +2,8 @@
 // with LCE2/3), hit testing and tooltips, PNG and SVG export, and a GPU whose wiring no source gave.
 #include <QHelpEvent>
 #include <QImage>
+#include <QPainter>
+#include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolTip>
@@ -136,6 +138,19 @@ private slots:
         QVERIFY(texts > 21);  // at least a label per box
         QVERIFY(all_text.contains(QStringLiteral("PCE15")));
         QVERIFY(all_text.contains(QStringLiteral("GRCE")));
+        // Drawn back, the SVG is the same picture: the shared PCE has its highlight where the layout put it.
+        QSvgRenderer renderer(svg);
+        QVERIFY(renderer.isValid());
+        QCOMPARE(renderer.viewBoxF(), QRectF(QPointF(0, 0), layout.size));
+        QImage drawn(layout.size.toSize(), QImage::Format_ARGB32_Premultiplied);
+        drawn.fill(Qt::black);
+        {
+            QPainter painter(&drawn);
+            renderer.render(&painter);
+        }
+        QCOMPARE(drawn.pixelColor(QPointF(pce13.center().x(), pce13.top() + 3).toPoint()), QColor(0xfd, 0xe3, 0xcf));
+        QCOMPARE(drawn.pixelColor(QPoint(2, 2)), QColor(Qt::white));
+        QVERIFY(drawn.save(gpupart::test::screenshot_path(QStringLiteral("copy_engine_svg_drawn_back"))));
 
         // A path that cannot be written: one line naming it, and nothing left behind.
         const QString bad = dir.filePath(QStringLiteral("missing/dir/ce.png"));
