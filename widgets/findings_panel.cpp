@@ -42,7 +42,10 @@ FindingsPanel::FindingsPanel(QWidget* parent)
     empty_->setFrameShape(QFrame::StyledPanel);
     empty_->setAutoFillBackground(true);
     empty_->setBackgroundRole(QPalette::Base);
-    empty_->setEnabled(false);  // drawn in the palette's disabled (grey) text: a state, not a message
+    QPalette quiet = empty_->palette();  // grey, like a placeholder: a state, not a message
+    // On a Base background a label writes in the Text role.
+    quiet.setColor(QPalette::Text, quiet.color(QPalette::Disabled, QPalette::Text));
+    empty_->setPalette(quiet);
     pages_->addWidget(empty_);
     pages_->addWidget(list_);
     auto* layout = new QVBoxLayout(this);
