@@ -28,6 +28,11 @@ struct ChartsPanel::Track {
     QLineSeries* upper = nullptr;     // its top: that plus this process's share
     QAreaSeries* area = nullptr;      // in the share chart
     bool running = true;
+    // The launch rate is drawn one point a second (the mean of that second's samples, the newest
+    // moving with each sample): a quarter of the points at 4 Hz, and Qt Charts' cost grows with them.
+    qint64 bucket = -1;
+    double bucket_sum = 0;
+    int bucket_samples = 0;
 };
 
 namespace {
@@ -68,11 +73,29 @@ QChart* make_chart(const QString& title) {
     return chart;
 }
 
+constexpr qint64 kBucketMs = 1000;   // launch-rate resolution on screen
+constexpr qint64 kPruneSlackMs = 10'000;  // points are dropped in batches, this long after they leave
+
+// Drops points that have left the window, but keeps the newest of them so the line still enters at
+// the left edge (the axis clips it). Runs only once the second point is kPruneSlackMs out: each call
+// costs Qt Charts a geometry update of the whole series, so it happens every ~10 s, not every sample.
 void drop_before(QXYSeries* series, qint64 cutoff) {
-    int old = 0;
+    const auto edge = static_cast<double>(cutoff);
     const int count = series->count();
-    while (old < count && series->at(old).x() < static_cast<double>(cutoff)) ++old;
-    if (old > 0) series->removePoints(0, old);  // one call: one geometry update for the series
+    if (count < 2 || series->at(1).x() >= edge - static_cast<double>(kPruneSlackMs)) return;
+    int old = 0;
+    while (old + 1 < count && series->at(old + 1).x() < edge) ++old;
+    series->removePoints(0, old);
+}
+
+// Shares change only when partitions do: a sample equal to the two points before it moves the last
+// point forward instead of adding one, so a steady share is two points however long it lasts.
+void append_step(QXYSeries* series, double x, double y) {
+    const int count = series->count();
+    if (count >= 2 && series->at(count - 1).y() == y && series->at(count - 2).y() == y)
+        series->replace(count - 1, QPointF(x, y));
+    else
+        series->append(x, y);
 }
 
 void hide_legend_entry(QChart* chart, QAbstractSeries* series) {
@@ -183,14 +206,24 @@ void ChartsPanel::addSample(qint64 msecs_since_epoch, const std::vector<ProcessS
         }
         const double launches = std::max(0.0, sample.launches_per_second);
         const double top = std::min(1.0, stacked + std::clamp(sample.tpc_share, 0.0, 1.0));
-        track->launches->append(now, launches);
-        track->lower->append(now, stacked * 100);
-        track->upper->append(now, top * 100);
+        const qint64 bucket = msecs_since_epoch / kBucketMs;
+        if (bucket == track->bucket) {
+            track->bucket_sum += launches;
+            ++track->bucket_samples;
+            track->launches->replace(track->launches->count() - 1, QPointF(now, track->bucket_sum / track->bucket_samples));
+        } else {
+            track->bucket = bucket;
+            track->bucket_sum = launches;
+            track->bucket_samples = 1;
+            track->launches->append(now, launches);
+        }
+        append_step(track->lower, now, stacked * 100);
+        append_step(track->upper, now, top * 100);
         stacked = top;
         peak = std::max(peak, launches);
     }
-    unowned_lower_->append(now, stacked * 100);
-    unowned_upper_->append(now, 100);
+    append_step(unowned_lower_, now, stacked * 100);
+    append_step(unowned_upper_, now, 100);
 
     const qint64 cutoff = msecs_since_epoch - kWindowMs;
     drop_old_points(cutoff);
@@ -209,11 +242,12 @@ void ChartsPanel::drop_old_points(qint64 cutoff) {
         drop_before(track.launches, cutoff);
         drop_before(track.lower, cutoff);
         drop_before(track.upper, cutoff);
-        if (track.running || track.launches->count() > 0) {
+        const int points = track.launches->count();
+        if (track.running || (points > 0 && track.launches->at(points - 1).x() >= static_cast<double>(cutoff))) {
             ++it;
             continue;
         }
-        // An ended process whose history has scrolled out: its series go.
+        // An ended process whose last point has scrolled out: its series go.
         launches_chart_->removeSeries(track.launches);
         share_chart_->removeSeries(track.area);
         delete track.launches;
@@ -244,7 +278,7 @@ void ChartsPanel::clear() {
         track->launches->clear();
     }
     running_.clear();
-    drop_old_points(0);  // every track is ended and empty: all go
+    drop_old_points(0);  // every track is ended and has no point left: all go
     unowned_lower_->clear();
     unowned_upper_->clear();
     launch_peaks_.clear();

@@ -1,8 +1,11 @@
 #pragma once
 // Live charts of the last five minutes: kernel launches per second of each process (lines), and how
 // the GPU's TPCs are shared out over time (stacked areas, the TPCs no process holds on top in grey).
-// Fed one sample per refresh (4 Hz by default). Each sample only appends a point to each series and
-// drops the points that left the window: no series is rebuilt, so 15 processes at 4 Hz stay cheap.
+// Fed one sample per refresh (4 Hz by default). No series is ever rebuilt: a sample appends a point or
+// moves the newest one (launch rates are drawn a point a second; a steady share is two points), and
+// points that left the window are dropped in batches every ~10 s. Qt Charts recomputes a series'
+// geometry on every change, so fewer points and fewer changes are what keep 15 processes cheap
+// (tests/bench/bench_charts_panel.cpp; figures in widgets/README.md).
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -45,8 +48,9 @@ public:
     ~ChartsPanel() override;
 
     // One refresh: every running process once. A process missing from a sample has ended (or left the
-    // registry): its series stop there, and go once their last point is older than the window. Times
-    // must not go backwards; a sample older than the previous one is ignored.
+    // registry): its series stop there, and go once their last point is older than the window. Points
+    // older than the window are dropped within 10 s (the newest of them is kept, so lines reach the
+    // left edge). Times must not go backwards; a sample older than the previous one is ignored.
     void addSample(qint64 msecs_since_epoch, const std::vector<ProcessSample>& processes);
     void clear();
 

@@ -1,6 +1,7 @@
 // ChartsPanel with synthetic times: the five-minute window drops old points, processes that leave end
-// their series (which go once scrolled out), the share stack adds up to 100% with the unowned rest on
-// top, colours are the owners' colours, and the launches axis follows the highest visible rate.
+// their series (which go once scrolled out), launch rates are a point a second and steady shares two
+// points, the share stack adds up to 100% with the unowned rest on top, colours are the owners'
+// colours, and the launches axis follows the highest visible rate.
 #include <cmath>
 
 #include <QAreaSeries>
@@ -50,30 +51,57 @@ private slots:
             if (s <= 180) samples.push_back(process(103, 10, 0.1));
             if (s >= 360) samples.push_back(process(104, 20, 0.2));
             panel.addSample(kStart + s * kSecond, samples);
+            // At every moment: the line reaches the left edge (one point before the window), and no
+            // point before that is more than 10 s older than the window (they go in batches).
+            const auto cutoff = static_cast<double>(kStart + s * kSecond - ChartsPanel::kWindowMs);
+            QLineSeries* a = panel.launchesSeries(101, 707);
+            if (s > 300) {
+                QVERIFY(a->at(0).x() < cutoff);
+                QVERIFY(a->at(1).x() >= cutoff - 10 * kSecond);
+            }
             if (s == 200) {
                 // C ended at 180 s: no running series, but its history is still drawn.
                 QCOMPARE(panel.launchesSeries(103, 721), nullptr);
                 QCOMPARE(series_named(panel.launchesChart(), QStringLiteral("103 worker")), 1);
             }
+            // C's last point (180 s) is on the window's edge at 480 s and out of it a second later:
+            // then its series go from both charts.
+            if (s == 480) QCOMPARE(series_named(panel.launchesChart(), QStringLiteral("103 worker")), 1);
+            if (s == 481) {
+                QCOMPARE(series_named(panel.launchesChart(), QStringLiteral("103 worker")), 0);
+                QCOMPARE(series_named(panel.shareChart(), QStringLiteral("103 worker")), 0);
+            }
         }
         const qint64 now = kStart + 600 * kSecond;
         QLineSeries* a = panel.launchesSeries(101, 707);
         QVERIFY(a != nullptr);
-        QCOMPARE(a->count(), 301);  // 300 s to 600 s inclusive, one a second
-        QCOMPARE(a->at(0).x(), static_cast<double>(now - ChartsPanel::kWindowMs));
+        // One point a second, from the one just before the window to now.
         QCOMPARE(a->at(a->count() - 1).x(), static_cast<double>(now));
-        QCOMPARE(panel.shareSeries(101, 707)->upperSeries()->count(), 301);
-        QCOMPARE(panel.unownedSeries()->lowerSeries()->count(), 301);
+        QCOMPARE(static_cast<qint64>(a->count()), (now - static_cast<qint64>(a->at(0).x())) / kSecond + 1);
+        // A's share never changed: its area is two points, the first from the start, the last now.
+        QLineSeries* a_top = panel.shareSeries(101, 707)->upperSeries();
+        QCOMPARE(a_top->count(), 2);
+        QCOMPARE(a_top->at(0), QPointF(static_cast<double>(kStart), 25.0));
+        QCOMPARE(a_top->at(1), QPointF(static_cast<double>(now), 25.0));
         QLineSeries* d = panel.launchesSeries(104, 728);
         QCOMPARE(d->count(), 241);
         QCOMPARE(d->at(0).x(), static_cast<double>(kStart + 360 * kSecond));
-        // C's last point left the window at 480 s: its series are gone from both charts.
-        QCOMPARE(series_named(panel.launchesChart(), QStringLiteral("103 worker")), 0);
-        QCOMPARE(series_named(panel.shareChart(), QStringLiteral("103 worker")), 0);
         QCOMPARE(panel.launchesChart()->series().size(), 3);
         QCOMPARE(panel.shareChart()->series().size(), 4);  // three processes and the unowned rest
         QCOMPARE(time_axis(panel.launchesChart())->min().toMSecsSinceEpoch(), now - ChartsPanel::kWindowMs);
         QCOMPARE(time_axis(panel.shareChart())->max().toMSecsSinceEpoch(), now);
+    }
+
+    void launchRatesAreDrawnOnePointASecond() {
+        ChartsPanel panel;
+        const qint64 t0 = kStart + 10 * kSecond;  // on a second boundary
+        for (int i = 0; i < 4; ++i) panel.addSample(t0 + i * 250, {process(501, 10.0 * (i + 1), 0.1)});
+        QLineSeries* line = panel.launchesSeries(501, 3507);
+        QCOMPARE(line->count(), 1);
+        QCOMPARE(line->at(0), QPointF(static_cast<double>(t0 + 750), 25.0));  // the mean of 10, 20, 30, 40, at the newest time
+        panel.addSample(t0 + kSecond, {process(501, 50, 0.1)});
+        QCOMPARE(line->count(), 2);
+        QCOMPARE(line->at(1), QPointF(static_cast<double>(t0 + kSecond), 50.0));
     }
 
     void sharesStackToAHundredPercent() {
@@ -101,7 +129,8 @@ private slots:
         QCOMPARE(value_axis(panel.shareChart())->max(), 100.0);
         // A sample from the past is ignored.
         panel.addSample(kStart, {process(202, 5, 0.1)});
-        QCOMPARE(panel.shareSeries(202, 1414)->upperSeries()->count(), 4);
+        QCOMPARE(last(panel.shareSeries(202, 1414)->upperSeries()), 70.0);
+        QCOMPARE(panel.launchesSeries(202, 1414)->at(panel.launchesSeries(202, 1414)->count() - 1).x(), static_cast<double>(kStart + 750));
     }
 
     void ownerColoursAndOneLegendEntryPerProcess() {
