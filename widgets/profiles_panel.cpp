@@ -159,6 +159,8 @@ void ProfilesPanel::reload() {
     }
     for (int column = 0; column < DescriptionColumn; ++column) list_->resizeColumnToContents(column);
     if (!keep.isEmpty()) selectProfile(keep);
+    if (problems.empty() && showing_load_problem_) show_message({}, false);  // the file was fixed or removed
+    showing_load_problem_ = !problems.empty();
     if (!problems.empty())
         show_message(problems.size() == 1 ? qs(problems.front())
                                           : QStringLiteral("%1 profiles could not be read; first: %2").arg(problems.size()).arg(qs(problems.front())),

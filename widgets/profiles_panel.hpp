@@ -79,6 +79,7 @@ private:
     QLabel* message_;
     QPlainTextEdit* diff_text_;
     bool message_is_error_ = false;
+    bool showing_load_problem_ = false;  // the message line is reload()'s "could not be read"
 };
 
 }  // namespace gpupart::widgets

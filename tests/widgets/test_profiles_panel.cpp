@@ -183,6 +183,9 @@ private slots:
         QVERIFY(!panel.messageText().contains(QLatin1Char('\n')));
         QVERIFY(panel.profileNames().contains(QStringLiteral("serving")));  // the good ones are still listed
         std::filesystem::remove((user_dir_ + QStringLiteral("/broken.json")).toStdString());
+        panel.reload();  // fixed: the complaint goes
+        QVERIFY(!panel.messageIsError());
+        QCOMPARE(panel.messageText(), QString());
     }
 };
 
