@@ -8,6 +8,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "controller/profile_apply.hpp"
+#include "controller/profile_capture.hpp"
 #include "controller/profile_store.hpp"
 #include "plan_output.hpp"
 
@@ -22,39 +23,6 @@ struct ProfileOptions {
     bool dry_run = false;
     bool force = false;
 };
-
-// `profile save`: every partitioned process as a rule that matches its executable and user (and its
-// command line where two of them share both), giving it the TPCs it has now.
-Profile capture(const Controller& controller, const std::string& name) {
-    Profile profile;
-    profile.name = name;
-    profile.description = fmt::format("saved by gpupart from {} partitioned processes", controller.state().processes.size());
-    const auto& processes = controller.state().processes;
-    for (const ProcessState& process : processes) {
-        if (!process.partitioned) continue;
-        const ProcessFacts facts = facts_of(process);
-        int same = 0;
-        for (const ProcessState& other : processes) {
-            const ProcessFacts other_facts = facts_of(other);
-            if (other.partitioned && other_facts.exe == facts.exe && other_facts.uid == facts.uid) ++same;
-        }
-        ProfileRule rule;
-        rule.match.exe = facts.exe;
-        rule.match.user = user_name(facts.uid);
-        if (same > 1) {
-            std::string glob;
-            for (char c : facts.cmdline) {  // the exact command line, with glob characters escaped
-                if (c == '*' || c == '?' || c == '[' || c == '\\') glob += '\\';
-                glob += c;
-            }
-            rule.match.cmdline = glob;
-        }
-        rule.gpu = controller.state().gpu.index;
-        rule.tpcs = process.mask.to_list();
-        profile.rules.push_back(std::move(rule));
-    }
-    return profile;
-}
 
 int run_profile(const ProfileOptions& options) {
     const ProfileStore store = ProfileStore::standard();
@@ -96,7 +64,7 @@ int run_profile(const ProfileOptions& options) {
     }
     Controller controller = make_controller(options.snapshot);
     if (options.verb == "save") {
-        const Profile profile = capture(controller, options.name);
+        const Profile profile = capture_profile(controller.state(), options.name);
         if (options.dry_run) {
             fmt::print("{}", profile_text(profile));
             return 0;

@@ -1,0 +1,122 @@
+// FindingsPanel / FindingsModel: severity order and icons, tooltips with the id, "No findings", no
+// model reset when a refresh brings the same findings, and the real controller rules' findings on the
+// recorded H200 for the screenshot.
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTest>
+#include <QTreeView>
+
+#include "controller/rules.hpp"
+#include "findings_model.hpp"
+#include "findings_panel.hpp"
+#include "screenshot.hpp"
+#include "snapshot/snapshot_file.hpp"
+
+using namespace gpupart;
+using namespace gpupart::widgets;
+
+namespace {
+
+std::vector<Finding> sample() {
+    return {{Severity::info, "seed 000", "MPS serves 2 clients", "mps-clients"},
+            {Severity::warning, "seed 003 R4", "TPCs 9-16 are shared by processes 10 and 11", "overlap"},
+            {Severity::error, "HARDWARE.md section 3", "mask 62-63 has no real TPC: the kernel would never run", "no-real-tpc"},
+            {Severity::warning, "seed 001", "process 12 may use every TPC", "unpartitioned"}};
+}
+
+// What the controller's rules say about the recorded H200 with two processes whose masks overlap and
+// no MPS server: real findings, not made-up text.
+std::vector<Finding> h200_findings() {
+    SystemState state;
+    state.gpu = load_snapshot("builtin:h200").gpus.at(0);
+    ProcessState a;
+    a.pid = 4101;
+    a.command = "python3 train.py";
+    a.partitioned = true;
+    a.mask = TpcMask::range(0, 16);
+    ProcessState b = a;
+    b.pid = 4102;
+    b.command = "./infer --batch 8";
+    b.mask = TpcMask::range(9, 25);
+    ProcessState c = a;
+    c.pid = 4103;
+    c.command = "./etl";
+    c.partitioned = false;
+    state.processes = {a, b, c};
+    return check_result(state);
+}
+
+}  // namespace
+
+class TestFindingsPanel : public QObject {
+    Q_OBJECT
+private slots:
+    void errorsFirstWithIconsAndIds() {
+        FindingsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setFindings(sample());
+        QCOMPARE(model.rowCount(), 4);
+        QCOMPARE(model.columnCount(), 2);
+        const auto severity = [&](int row) { return static_cast<Severity>(model.index(row, 0).data(FindingsModel::SeverityRole).toInt()); };
+        QCOMPARE(severity(0), Severity::error);
+        QCOMPARE(severity(1), Severity::warning);
+        QCOMPARE(severity(2), Severity::warning);
+        QCOMPARE(severity(3), Severity::info);
+        // The two warnings keep the controller's order.
+        QCOMPARE(model.index(1, FindingsModel::MessageColumn).data().toString(), QStringLiteral("TPCs 9-16 are shared by processes 10 and 11"));
+        QCOMPARE(model.index(2, FindingsModel::RuleColumn).data().toString(), QStringLiteral("seed 001"));
+        for (int row = 0; row < 4; ++row) {
+            QVERIFY(!model.index(row, 0).data(Qt::DecorationRole).value<QIcon>().isNull());
+            QVERIFY(model.index(row, 1).data(Qt::DecorationRole).isNull());  // one icon per row
+        }
+        QCOMPARE(model.index(0, 1).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("error: mask 62-63 has no real TPC: the kernel would never run\nrule: HARDWARE.md section 3\nid: no-real-tpc"));
+        QCOMPARE(model.index(3, 0).data(FindingsModel::IdRole).toString(), QStringLiteral("mps-clients"));
+        // Icons are the style's own, one per severity.
+        const auto image = [](const QIcon& icon) { return icon.pixmap(16, 16).toImage(); };
+        QCOMPARE(image(model.index(0, 0).data(Qt::DecorationRole).value<QIcon>()), image(severity_icon(Severity::error)));
+        QVERIFY(image(severity_icon(Severity::error)) != image(severity_icon(Severity::warning)));
+    }
+
+    void sameFindingsAgainDoNotResetTheModel() {
+        FindingsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        model.setFindings(sample());
+        QCOMPARE(resets.count(), 1);
+        auto shuffled = sample();
+        std::swap(shuffled[0], shuffled[2]);  // the same findings in another order: sorted, they are equal
+        model.setFindings(shuffled);
+        QCOMPARE(resets.count(), 1);
+        model.setFindings({sample()[1]});
+        QCOMPARE(resets.count(), 2);
+        QCOMPARE(model.rowCount(), 1);
+        model.setFindings({});
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void panelSaysNoFindingsWhenEmpty() {
+        FindingsPanel panel;
+        QVERIFY(panel.showsNoFindings());
+        panel.setFindings(sample());
+        QVERIFY(!panel.showsNoFindings());
+        QCOMPARE(panel.summaryText(), QStringLiteral("1 error, 2 warnings, 1 note"));
+        panel.setFindings({});
+        QVERIFY(panel.showsNoFindings());
+        QCOMPARE(findings_summary({}), QStringLiteral("No findings"));
+        QVERIFY(gpupart::test::save_screenshot(panel, QStringLiteral("findings_panel_empty"), {560, 160}));
+    }
+
+    void realControllerFindingsScreenshot() {
+        const auto findings = h200_findings();
+        QVERIFY(findings.size() >= 2);
+        QVERIFY(std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.id == "overlap"; }));
+        FindingsPanel panel;
+        panel.setFindings(findings);
+        QCOMPARE(panel.model()->rowCount(), static_cast<int>(findings.size()));
+        QVERIFY(gpupart::test::save_screenshot(panel, QStringLiteral("findings_panel"), {900, 220}));
+    }
+};
+
+QTEST_MAIN(TestFindingsPanel)
+#include "test_findings_panel.moc"

@@ -1,0 +1,304 @@
+#include "charts_panel.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QAreaSeries>
+#include <QChart>
+#include <QChartView>
+#include <QDateTime>
+#include <QDateTimeAxis>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <QValueAxis>
+
+#include "owner_colors.hpp"
+
+namespace gpupart::widgets {
+
+// One process's series. A process that ends keeps its track (its history stays on screen) until its
+// last point leaves the window.
+struct ChartsPanel::Track {
+    Key key;
+    QString label;
+    QLineSeries* launches = nullptr;  // in the launches chart
+    QLineSeries* lower = nullptr;     // the share area's bottom: what the processes below hold
+    QLineSeries* upper = nullptr;     // its top: that plus this process's share
+    QAreaSeries* area = nullptr;      // in the share chart
+    bool running = true;
+    // The launch rate is drawn one point a second (the mean of that second's samples, the newest
+    // moving with each sample): a quarter of the points at 4 Hz, and Qt Charts' cost grows with them.
+    qint64 bucket = -1;
+    double bucket_sum = 0;
+    int bucket_samples = 0;
+};
+
+namespace {
+
+// A tick step of 1, 2 or 5 times a power of ten giving about four intervals up to `top`.
+double nice_step(double top) {
+    const double rough = top / 4;
+    const double power = std::pow(10.0, std::floor(std::log10(rough)));
+    for (const double factor : {1.0, 2.0, 5.0})
+        if (factor * power >= rough) return factor * power;
+    return 10 * power;
+}
+
+QDateTimeAxis* add_time_axis(QChart* chart) {
+    auto* axis = new QDateTimeAxis;
+    axis->setFormat(QStringLiteral("HH:mm:ss"));
+    axis->setTickCount(6);  // a tick a minute over the five-minute window
+    chart->addAxis(axis, Qt::AlignBottom);
+    return axis;
+}
+
+QValueAxis* add_value_axis(QChart* chart, const QString& title, const QString& format) {
+    auto* axis = new QValueAxis;
+    axis->setTitleText(title);
+    axis->setLabelFormat(format);
+    axis->setTickType(QValueAxis::TicksDynamic);  // ticks at round values from 0, whatever the range
+    axis->setTickAnchor(0);
+    chart->addAxis(axis, Qt::AlignLeft);
+    return axis;
+}
+
+QChart* make_chart(const QString& title) {
+    auto* chart = new QChart;
+    chart->setTitle(title);
+    chart->setAnimationOptions(QChart::NoAnimation);  // animating every 250 ms sample would never settle
+    chart->setBackgroundRoundness(0);
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    return chart;
+}
+
+constexpr qint64 kBucketMs = 1000;   // launch-rate resolution on screen
+constexpr qint64 kPruneSlackMs = 10'000;  // points are dropped in batches, this long after they leave
+
+// Drops points that have left the window, but keeps the newest of them so the line still enters at
+// the left edge (the axis clips it). Runs only once the second point is kPruneSlackMs out: each call
+// costs Qt Charts a geometry update of the whole series, so it happens every ~10 s, not every sample.
+void drop_before(QXYSeries* series, qint64 cutoff) {
+    const auto edge = static_cast<double>(cutoff);
+    const int count = series->count();
+    if (count < 2 || series->at(1).x() >= edge - static_cast<double>(kPruneSlackMs)) return;
+    int old = 0;
+    while (old + 1 < count && series->at(old + 1).x() < edge) ++old;
+    series->removePoints(0, old);
+}
+
+// Shares change only when partitions do: a sample equal to the two points before it moves the last
+// point forward instead of adding one, so a steady share is two points however long it lasts.
+void append_step(QXYSeries* series, double x, double y) {
+    const int count = series->count();
+    if (count >= 2 && series->at(count - 1).y() == y && series->at(count - 2).y() == y)
+        series->replace(count - 1, QPointF(x, y));
+    else
+        series->append(x, y);
+}
+
+void hide_legend_entry(QChart* chart, QAbstractSeries* series) {
+    for (QLegendMarker* marker : chart->legend()->markers(series)) marker->setVisible(false);
+}
+
+}  // namespace
+
+ChartsPanel::ChartsPanel(QWidget* parent)
+    : QWidget(parent),
+      launches_chart_(make_chart(QStringLiteral("Kernel launches per second"))),
+      share_chart_(make_chart(QStringLiteral("TPC share over time (stacked)"))),
+      launches_view_(new QChartView(launches_chart_)),
+      share_view_(new QChartView(share_chart_)),
+      launches_time_(add_time_axis(launches_chart_)),
+      share_time_(add_time_axis(share_chart_)),
+      launches_axis_(add_value_axis(launches_chart_, QStringLiteral("launches/s"), QStringLiteral("%.0f"))),
+      share_axis_(add_value_axis(share_chart_, QStringLiteral("% of TPCs"), QStringLiteral("%.0f%%"))),
+      unowned_lower_(new QLineSeries(share_chart_)),
+      unowned_upper_(new QLineSeries(share_chart_)),
+      unowned_(new QAreaSeries(unowned_upper_, unowned_lower_)) {
+    for (QChartView* view : {launches_view_, share_view_}) view->setRenderHint(QPainter::Antialiasing);
+    share_axis_->setRange(0, 100);
+    share_axis_->setTickInterval(25);
+    // TPCs no process holds: the rest of the stack, grey as in the floorplan.
+    unowned_->setName(QStringLiteral("TPCs no process holds"));
+    unowned_->setColor(unowned_color());
+    unowned_->setBorderColor(unowned_color().darker(115));
+    share_chart_->addSeries(unowned_);
+    unowned_->attachAxis(share_time_);
+    unowned_->attachAxis(share_axis_);
+    // The process names are in the launches chart's legend, in the same colours; the share chart's
+    // legend names only the grey. Both below their plots, so the two time axes line up.
+    launches_chart_->legend()->setAlignment(Qt::AlignBottom);
+    share_chart_->legend()->setAlignment(Qt::AlignBottom);
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(launches_view_);
+    splitter->addWidget(share_view_);
+    splitter->setChildrenCollapsible(false);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(splitter);
+    clear();
+}
+
+ChartsPanel::~ChartsPanel() = default;
+
+ChartsPanel::Track& ChartsPanel::start_track(const Key& key, const ProcessSample& sample) {
+    auto track = std::make_unique<Track>();
+    track->key = key;
+    track->label = sample.label;
+    const QColor color = owner_color(key.first, key.second);
+
+    track->launches = new QLineSeries;
+    track->launches->setName(sample.label);
+    track->launches->setPen(QPen(color, 2.5));  // the palette is light (made to sit behind text): a wider line reads on white
+    launches_chart_->addSeries(track->launches);
+    track->launches->attachAxis(launches_time_);
+    track->launches->attachAxis(launches_axis_);
+
+    track->lower = new QLineSeries(share_chart_);
+    track->upper = new QLineSeries(share_chart_);
+    track->area = new QAreaSeries(track->upper, track->lower);
+    track->area->setName(sample.label);
+    track->area->setColor(color);
+    track->area->setBorderColor(color.darker(130));
+    share_chart_->addSeries(track->area);
+    track->area->attachAxis(share_time_);
+    track->area->attachAxis(share_axis_);
+    hide_legend_entry(share_chart_, track->area);
+    // A process that comes back while its earlier line is still on screen gets one legend entry, not two.
+    const bool listed = std::any_of(tracks_.begin(), tracks_.end(), [&](const auto& t) { return t->key == key; });
+    if (listed) hide_legend_entry(launches_chart_, track->launches);
+
+    tracks_.push_back(std::move(track));
+    return *tracks_.back();
+}
+
+void ChartsPanel::addSample(qint64 msecs_since_epoch, const std::vector<ProcessSample>& processes) {
+    if (msecs_since_epoch < last_ms_) return;
+    last_ms_ = msecs_since_epoch;
+    const auto now = static_cast<double>(msecs_since_epoch);
+
+    std::map<Key, const ProcessSample*> present;
+    for (const ProcessSample& sample : processes) present.emplace(Key{sample.pid, sample.start_time}, &sample);
+    for (auto it = running_.begin(); it != running_.end();) {
+        if (present.count(it->first) == 0) {
+            it->second->running = false;  // ended: its series stop at their last point
+            it = running_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    for (const auto& [key, sample] : present)
+        if (running_.count(key) == 0) running_.emplace(key, &start_track(key, *sample));
+
+    // Stack the shares in the order processes first appeared, so areas do not swap places.
+    double stacked = 0;
+    double peak = 0;
+    for (const auto& track : tracks_) {
+        if (!track->running) continue;
+        const ProcessSample& sample = *present.at(track->key);
+        if (sample.label != track->label) {
+            track->label = sample.label;
+            track->launches->setName(sample.label);
+            track->area->setName(sample.label);
+        }
+        const double launches = std::max(0.0, sample.launches_per_second);
+        const double top = std::min(1.0, stacked + std::clamp(sample.tpc_share, 0.0, 1.0));
+        const qint64 bucket = msecs_since_epoch / kBucketMs;
+        if (bucket == track->bucket) {
+            track->bucket_sum += launches;
+            ++track->bucket_samples;
+            track->launches->replace(track->launches->count() - 1, QPointF(now, track->bucket_sum / track->bucket_samples));
+        } else {
+            track->bucket = bucket;
+            track->bucket_sum = launches;
+            track->bucket_samples = 1;
+            track->launches->append(now, launches);
+        }
+        append_step(track->lower, now, stacked * 100);
+        append_step(track->upper, now, top * 100);
+        stacked = top;
+        peak = std::max(peak, launches);
+    }
+    append_step(unowned_lower_, now, stacked * 100);
+    append_step(unowned_upper_, now, 100);
+
+    const qint64 cutoff = msecs_since_epoch - kWindowMs;
+    drop_old_points(cutoff);
+    const QDateTime from = QDateTime::fromMSecsSinceEpoch(cutoff);
+    const QDateTime to = QDateTime::fromMSecsSinceEpoch(msecs_since_epoch);
+    launches_time_->setRange(from, to);
+    share_time_->setRange(from, to);
+    update_launches_axis(msecs_since_epoch, peak);
+}
+
+void ChartsPanel::drop_old_points(qint64 cutoff) {
+    drop_before(unowned_lower_, cutoff);
+    drop_before(unowned_upper_, cutoff);
+    for (auto it = tracks_.begin(); it != tracks_.end();) {
+        Track& track = **it;
+        drop_before(track.launches, cutoff);
+        drop_before(track.lower, cutoff);
+        drop_before(track.upper, cutoff);
+        const int points = track.launches->count();
+        if (track.running || (points > 0 && track.launches->at(points - 1).x() >= static_cast<double>(cutoff))) {
+            ++it;
+            continue;
+        }
+        // An ended process whose last point has scrolled out: its series go.
+        launches_chart_->removeSeries(track.launches);
+        share_chart_->removeSeries(track.area);
+        delete track.launches;
+        delete track.area;
+        delete track.lower;
+        delete track.upper;
+        it = tracks_.erase(it);
+    }
+}
+
+void ChartsPanel::update_launches_axis(qint64 now, double newest_max) {
+    while (!launch_peaks_.empty() && launch_peaks_.back().second <= newest_max) launch_peaks_.pop_back();
+    launch_peaks_.emplace_back(now, newest_max);
+    while (launch_peaks_.front().first < now - kWindowMs) launch_peaks_.pop_front();
+    // Headroom above the highest line, never below 10/s so an idle GPU does not draw noise full height.
+    const double wanted = std::max(10.0, launch_peaks_.front().second * 1.1);
+    const double step = nice_step(wanted);
+    const double top = std::ceil(wanted / step) * step;
+    if (top == launches_top_) return;  // the axis relayouts its labels only when the range changes
+    launches_top_ = top;
+    launches_axis_->setTickInterval(step);
+    launches_axis_->setRange(0, top);
+}
+
+void ChartsPanel::clear() {
+    for (const auto& track : tracks_) {
+        track->running = false;
+        track->launches->clear();
+    }
+    running_.clear();
+    drop_old_points(0);  // every track is ended and has no point left: all go
+    unowned_lower_->clear();
+    unowned_upper_->clear();
+    launch_peaks_.clear();
+    launches_top_ = 0;
+    last_ms_ = -1;
+    const QDateTime now = QDateTime::currentDateTime();
+    launches_time_->setRange(now.addMSecs(-kWindowMs), now);
+    share_time_->setRange(now.addMSecs(-kWindowMs), now);
+    launches_axis_->setTickInterval(2.5);
+    launches_axis_->setRange(0, 10);
+}
+
+QLineSeries* ChartsPanel::launchesSeries(int pid, std::uint64_t start_time) const {
+    const auto it = running_.find({pid, start_time});
+    return it == running_.end() ? nullptr : it->second->launches;
+}
+
+QAreaSeries* ChartsPanel::shareSeries(int pid, std::uint64_t start_time) const {
+    const auto it = running_.find({pid, start_time});
+    return it == running_.end() ? nullptr : it->second->area;
+}
+
+}  // namespace gpupart::widgets

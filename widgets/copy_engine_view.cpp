@@ -1,0 +1,89 @@
+#include "copy_engine_view.hpp"
+
+#include <algorithm>
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+
+namespace gpupart::widgets {
+namespace {
+
+// Larger than the picture's natural size would only blow up its text: beyond this it stays centred.
+constexpr double kMaxScale = 1.5;
+
+}  // namespace
+
+CopyEngineView::CopyEngineView(QWidget* parent) : QWidget(parent) {
+    setMouseTracking(true);  // hover highlighting without a button pressed
+    setBackgroundRole(QPalette::Base);
+    setAutoFillBackground(true);
+}
+
+void CopyEngineView::setGpu(const Gpu& gpu) {
+    layout_ = layout_copy_engines(gpu);
+    hovered_ = -1;
+    updateGeometry();
+    update();
+}
+
+QSize CopyEngineView::sizeHint() const { return layout_.size.toSize(); }
+QSize CopyEngineView::minimumSizeHint() const { return (layout_.size / 2.5).toSize(); }
+
+QRectF CopyEngineView::pictureTarget() const {
+    const QRectF all = QRectF(rect()).adjusted(4, 4, -4, -4);
+    if (layout_.size.isEmpty()) return all;
+    const double scale = std::min({all.width() / layout_.size.width(), all.height() / layout_.size.height(), kMaxScale});
+    QRectF target(QPointF(0, 0), layout_.size * scale);
+    target.moveCenter(all.center());
+    return target;
+}
+
+const CopyEngineBox* CopyEngineView::boxAt(QPointF position) const {
+    bool invertible = false;
+    const QTransform back = copy_engine_transform(layout_.size, pictureTarget()).inverted(&invertible);
+    return invertible ? layout_.box_at(back.map(position)) : nullptr;
+}
+
+void CopyEngineView::paintEvent(QPaintEvent*) {
+    QPainter painter(this);
+    const CopyEngineBox* hovered = hovered_ >= 0 ? &layout_.boxes[static_cast<std::size_t>(hovered_)] : nullptr;
+    paint_copy_engines(painter, pictureTarget(), layout_, hovered);
+}
+
+void CopyEngineView::mouseMoveEvent(QMouseEvent* event) {
+    const CopyEngineBox* box = boxAt(event->position());
+    const int now = box != nullptr ? static_cast<int>(box - layout_.boxes.data()) : -1;
+    if (now != hovered_) {
+        hovered_ = now;
+        update();
+    }
+    QWidget::mouseMoveEvent(event);
+}
+
+void CopyEngineView::leaveEvent(QEvent* event) {
+    if (hovered_ != -1) {
+        hovered_ = -1;
+        update();
+    }
+    QWidget::leaveEvent(event);
+}
+
+bool CopyEngineView::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        const auto* help = static_cast<QHelpEvent*>(event);
+        if (const CopyEngineBox* box = boxAt(help->pos())) {
+            // The tooltip stays while the pointer is inside the box (mapped from picture to widget coordinates).
+            const QRect area = copy_engine_transform(layout_.size, pictureTarget()).mapRect(box->rect).toAlignedRect();
+            QToolTip::showText(help->globalPos(), box->tooltip, this, area);
+        } else {
+            QToolTip::hideText();
+            event->ignore();
+        }
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+}  // namespace gpupart::widgets

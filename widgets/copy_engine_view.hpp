@@ -1,0 +1,35 @@
+#pragma once
+// The copy-engine panel: the LCE -> PCE wiring graph of copy_engine_painter, scaled to fit, with a
+// tooltip on every box and the hovered engine's edges raised so one can follow a wire by pointing.
+#include <QWidget>
+
+#include "copy_engine_painter.hpp"
+#include "model/gpu.hpp"
+
+namespace gpupart::widgets {
+
+class CopyEngineView : public QWidget {
+    Q_OBJECT
+public:
+    explicit CopyEngineView(QWidget* parent = nullptr);
+    void setGpu(const Gpu& gpu);
+
+    // The box under a widget position, or nullptr; its tooltip is what the view shows there.
+    const CopyEngineBox* boxAt(QPointF position) const;
+    const CopyEngineLayout& pictureLayout() const { return layout_; }
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    bool event(QEvent* event) override;
+
+private:
+    QRectF pictureTarget() const;
+    CopyEngineLayout layout_;
+    int hovered_ = -1;  // index into layout_.boxes
+};
+
+}  // namespace gpupart::widgets

@@ -1,0 +1,40 @@
+#pragma once
+// The findings panel: the controller's findings about the current partitions or a proposed change,
+// live. A one-line count on top ("1 error, 2 warnings"), the list below, or "No findings".
+#include <vector>
+
+#include <QWidget>
+
+#include "controller/finding.hpp"
+
+class QLabel;
+class QStackedWidget;
+class QTreeView;
+
+namespace gpupart::widgets {
+
+class FindingsModel;
+
+class FindingsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit FindingsPanel(QWidget* parent = nullptr);
+    void setFindings(const std::vector<Finding>& findings);
+
+    FindingsModel* model() const { return model_; }
+    QTreeView* list() const { return list_; }
+    QString summaryText() const;   // the line on top
+    bool showsNoFindings() const;  // the "No findings" page is up
+
+private:
+    FindingsModel* model_;
+    QLabel* summary_;
+    QStackedWidget* pages_;
+    QTreeView* list_;
+    QLabel* empty_;
+};
+
+// "1 error, 2 warnings, 1 note"; "No findings" for none.
+QString findings_summary(const std::vector<Finding>& findings);
+
+}  // namespace gpupart::widgets
