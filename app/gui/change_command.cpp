@@ -6,9 +6,11 @@
 
 namespace gpupart::gui {
 
-ChangeCommand::ChangeCommand(GuiSession& session, widgets::DropTarget target, TpcMask tpcs, Applied applied, Reporter report)
-    : QUndoCommand(QString::fromStdString(applied.plan.action)), session_(session), target_(target), tpcs_(tpcs),
-      entry_id_(applied.entry.id), report_(std::move(report)) {}
+ChangeCommand::ChangeCommand(GuiSession& session, const Applied& applied, Reporter report)
+    : QUndoCommand(QString::fromStdString(applied.plan.action)), session_(session), action_(applied.plan.action),
+      entry_id_(applied.entry.id), report_(std::move(report)) {
+    for (const PlannedChange& change : applied.plan.changes) masks_.push_back({change.pid, change.after});
+}
 
 void ChangeCommand::redo() {
     if (first_redo_) {  // applied before it was pushed
@@ -17,8 +19,7 @@ void ChangeCommand::redo() {
     }
     try {
         session_.refresh();
-        const Plan plan = session_.planGive(target_, tpcs_);
-        const Applied applied = session_.apply(plan);  // refuses (UserError) a plan with an error finding
+        const Applied applied = session_.apply(session_.controller().plan_masks(masks_, action_));
         entry_id_ = applied.entry.id;
         report_("Redone: " + text(), false);
     } catch (const UserError& error) {
@@ -47,23 +48,26 @@ void ChangeCommand::undo() {
     }
 }
 
-bool give_and_push(GuiSession& session, QUndoStack& stack, const widgets::DropTarget& target, const TpcMask& tpcs,
-                   const ChangeCommand::Reporter& report) {
+bool apply_and_push(GuiSession& session, QUndoStack& stack, const Plan& plan, const ChangeCommand::Reporter& report) {
     try {
-        session.refresh();  // plan against what is true now, not the last picture
-        const Plan plan = session.planGive(target, tpcs);
         if (plan.changes.empty() && !plan.refused()) {
             report("Nothing to change", false);
             return false;
         }
-        const Applied applied = session.apply(plan);
-        stack.push(new ChangeCommand(session, target, tpcs, applied, report));
+        const Applied applied = session.apply(plan);  // refuses (UserError) a plan with an error finding
+        stack.push(new ChangeCommand(session, applied, report));
         report(QString::fromStdString("Applied: " + applied.plan.action), false);
         return true;
     } catch (const UserError& error) {
         report(QString("Refused: %1").arg(error.what()), true);
         return false;
     }
+}
+
+bool give_and_push(GuiSession& session, QUndoStack& stack, const widgets::DropTarget& target, const TpcMask& tpcs,
+                   const ChangeCommand::Reporter& report) {
+    session.refresh();  // plan against what is true now, not the last picture
+    return apply_and_push(session, stack, session.planGive(target, tpcs), report);
 }
 
 }  // namespace gpupart::gui

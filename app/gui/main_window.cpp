@@ -1,9 +1,12 @@
 #include "main_window.hpp"
 
+#include <algorithm>
+
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QHeaderView>
@@ -22,6 +25,13 @@
 #include <QVBoxLayout>
 
 #include "change_command.hpp"
+#include "charts_panel.hpp"
+#include "controller/profile_apply.hpp"
+#include "copy_engine_painter.hpp"
+#include "copy_engine_view.hpp"
+#include "engines_view.hpp"
+#include "findings_panel.hpp"
+#include "profiles_panel.hpp"
 #include "floorplan_painter.hpp"
 #include "floorplan_view.hpp"
 #include "model/gpu_queries.hpp"
@@ -59,7 +69,11 @@ MainWindow::MainWindow(GuiSession& session, QWidget* parent) : QMainWindow(paren
 
     QSettings settings;
     restoreGeometry(settings.value("window/geometry").toByteArray());
-    restoreState(settings.value("window/state").toByteArray());
+    if (!restoreState(settings.value("window/state").toByteArray())) {
+        // First start: the floorplan gets most of the window, the docks what their contents need.
+        resizeDocks({findChild<QDockWidget*>("dock-processes")}, {300}, Qt::Vertical);
+        resizeDocks({findChild<QDockWidget*>("dock-findings")}, {430}, Qt::Horizontal);
+    }
     setRefreshHz(settings.value("refresh/hz", 4.0).toDouble());
     updateViews();
     report(QString::fromStdString(session_.chosen().why), false);
@@ -97,6 +111,46 @@ void MainWindow::buildDocks() {
     dock->setObjectName("dock-processes");
     dock->setWidget(processes);
     addDockWidget(Qt::BottomDockWidgetArea, dock);
+
+    auto add_dock = [this](const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area) {
+        auto* added = new QDockWidget(title, this);
+        added->setObjectName(name);
+        added->setWidget(widget);
+        addDockWidget(area, added);
+        return added;
+    };
+    findings_ = new widgets::FindingsPanel(this);
+    profiles_ = new widgets::ProfilesPanel(this);
+    profiles_->setController(&session_.controller());
+    profiles_->applyPlan = [this](const Plan& plan) {
+        if (!apply_and_push(session_, *undo_, plan, [this](const QString& text, bool error) { report(text, error); }))
+            throw UserError(last_message_.toStdString());
+    };
+    profiles_->armRules = [](const gpupart_rules_file& rules) { arm_rules(Registry::default_directory(), rules); };
+    QDockWidget* findings = add_dock("Findings", "dock-findings", findings_, Qt::RightDockWidgetArea);
+    QDockWidget* profiles = add_dock("Profiles", "dock-profiles", profiles_, Qt::RightDockWidgetArea);
+    tabifyDockWidget(findings, profiles);
+    findings->raise();
+
+    engines_ = new widgets::EnginesView(this);
+    copy_engines_ = new widgets::CopyEngineView(this);
+    charts_ = new widgets::ChartsPanel(this);
+    QDockWidget* charts = add_dock("Charts", "dock-charts", charts_, Qt::BottomDockWidgetArea);
+    QDockWidget* engines = add_dock("Engines", "dock-engines", engines_, Qt::BottomDockWidgetArea);
+    QDockWidget* copy = add_dock("Copy engines", "dock-copy-engines", copy_engines_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(dock, charts);
+    tabifyDockWidget(dock, engines);
+    tabifyDockWidget(dock, copy);
+    dock->raise();
+    engines_->setGpu(session_.gpu());
+    copy_engines_->setGpu(session_.gpu());
+}
+
+void MainWindow::raiseDock(const QString& object_name) {
+    if (auto* dock = findChild<QDockWidget*>(object_name)) {
+        dock->show();
+        dock->raise();
+    }
 }
 
 void MainWindow::buildActions() {
@@ -104,6 +158,8 @@ void MainWindow::buildActions() {
     QMenu* export_menu = file->addMenu("&Export");
     export_menu->addAction("Floorplan as &PNG…", this, [this] { exportWithDialog("png"); });
     export_menu->addAction("Floorplan as &SVG…", this, [this] { exportWithDialog("svg"); });
+    export_menu->addAction("Copy-engine wiring as P&NG…", this, [this] { exportWithDialog("copy-png"); });
+    export_menu->addAction("Copy-engine wiring as S&VG…", this, [this] { exportWithDialog("copy-svg"); });
     export_menu->addAction("Snapshot as &JSON…", this, [this] { exportWithDialog("json"); });
     file->addSeparator();
     QAction* quit = file->addAction("&Quit", this, &QWidget::close);
@@ -168,6 +224,10 @@ void MainWindow::buildActions() {
             undo_->clear();  // the stack's changes belong to the GPU they were made on
             session_.selectGpu(index);
             floorplan_->setGpu(session_.gpu(), session_.title());
+            engines_->setGpu(session_.gpu());
+            copy_engines_->setGpu(session_.gpu());
+            charts_->clear();
+            profiles_->setController(&session_.controller());
             setWindowTitle(session_.title() + " — gpupart");
         } catch (const UserError& error) {
             report(error.what(), true);
@@ -236,6 +296,25 @@ void MainWindow::updateViews() {
         columns_sized_ = true;
     }
     floorplan_->setOwners(widgets::owners_from_state(session_.state()));
+    findings_->setFindings(session_.findings());
+    // Charts: a TPC that n partitioned processes share counts 1/n to each, so a sample adds up to 100%.
+    const SystemState& state = session_.state();
+    std::vector<widgets::ProcessSample> samples;
+    for (const widgets::ProcessRow& row : session_.rows()) {
+        double share = 0;
+        if (row.partitioned) {
+            for (const int bit : row.tpcs.bits()) {
+                int holders = 0;
+                for (const ProcessState& process : state.processes) holders += process.partitioned && process.mask.test(bit) ? 1 : 0;
+                share += holders > 0 ? 1.0 / holders : 0;
+            }
+            share /= std::max(1, real_tpcs(state.gpu).count());
+        }
+        const QString name = row.command.section(' ', 0, 0).section('/', -1);
+        const QString label = QString("%1 %2").arg(row.pid).arg(name == "gpupart-demo-worker" ? row.command.section(' ', 1, 1) : name);
+        samples.push_back({row.pid, row.start_time, label, row.launches_per_second.value_or(0), share});
+    }
+    charts_->addSample(QDateTime::currentMSecsSinceEpoch(), samples);
     updateStatus();
 }
 
@@ -281,13 +360,20 @@ void MainWindow::exportSnapshotJson(const QString& path) const {
     save_snapshot(snapshot, path.toStdString());
 }
 
+void MainWindow::exportCopyEnginesPng(const QString& path) const { widgets::export_copy_engines_png(session_.gpu(), path); }
+void MainWindow::exportCopyEnginesSvg(const QString& path) const { widgets::export_copy_engines_svg(session_.gpu(), path); }
+
 void MainWindow::exportWithDialog(const QString& kind) {
-    const QString filter = kind == "png" ? "PNG image (*.png)" : kind == "svg" ? "SVG image (*.svg)" : "gpupart snapshot (*.json)";
-    QString path = QFileDialog::getSaveFileName(this, "Export " + kind.toUpper(), "gpupart-floorplan." + kind, filter);
+    const QString suffix = kind.endsWith("png") ? "png" : kind.endsWith("svg") ? "svg" : "json";
+    const QString filter = suffix == "png" ? "PNG image (*.png)" : suffix == "svg" ? "SVG image (*.svg)" : "gpupart snapshot (*.json)";
+    const QString base = kind.startsWith("copy") ? "gpupart-copy-engines." : kind == "json" ? "gpupart-snapshot." : "gpupart-floorplan.";
+    QString path = QFileDialog::getSaveFileName(this, "Export", base + suffix, filter);
     if (path.isEmpty()) return;
     try {
         if (kind == "png") exportFloorplanPng(path);
         else if (kind == "svg") exportFloorplanSvg(path);
+        else if (kind == "copy-png") exportCopyEnginesPng(path);
+        else if (kind == "copy-svg") exportCopyEnginesSvg(path);
         else exportSnapshotJson(path);
         report("Exported " + path, false);
     } catch (const std::exception& error) {

@@ -15,7 +15,12 @@ class QTimer;
 class QUndoStack;
 
 namespace gpupart::widgets {
+class ChartsPanel;
+class CopyEngineView;
+class EnginesView;
+class FindingsPanel;
 class FloorplanView;
+class ProfilesPanel;
 class ProcessTableModel;
 class ProcessTableView;
 }  // namespace gpupart::widgets
@@ -40,6 +45,12 @@ public:
     void exportFloorplanPng(const QString& path) const;
     void exportFloorplanSvg(const QString& path) const;
     void exportSnapshotJson(const QString& path) const;
+    void exportCopyEnginesPng(const QString& path) const;
+    void exportCopyEnginesSvg(const QString& path) const;
+    void raiseDock(const QString& object_name);  // "dock-engines", ... (View menu; screenshots)
+    widgets::ProfilesPanel* profiles() const { return profiles_; }
+    widgets::FindingsPanel* findings() const { return findings_; }
+    widgets::ChartsPanel* charts() const { return charts_; }
 
     // Gives the floorplan's selection to a process (or frees it), as a drop or the "give to" menu does.
     bool giveSelection(const widgets::DropTarget& target);
@@ -63,6 +74,11 @@ private:
     QSortFilterProxyModel* proxy_ = nullptr;
     widgets::ProcessTableView* table_ = nullptr;
     QLineEdit* filter_ = nullptr;
+    widgets::FindingsPanel* findings_ = nullptr;
+    widgets::ProfilesPanel* profiles_ = nullptr;
+    widgets::EnginesView* engines_ = nullptr;
+    widgets::CopyEngineView* copy_engines_ = nullptr;
+    widgets::ChartsPanel* charts_ = nullptr;
     QComboBox* gpu_selector_ = nullptr;
     QLabel* status_label_ = nullptr;
     QUndoStack* undo_ = nullptr;

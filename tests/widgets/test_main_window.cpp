@@ -9,7 +9,10 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
+#include "controller/profile_apply.hpp"
+#include "findings_panel.hpp"
 #include "floorplan_view.hpp"
+#include "profiles_panel.hpp"
 #include "gui_session.hpp"
 #include "main_window.hpp"
 #include "model/gpu_queries.hpp"
@@ -105,7 +108,6 @@ private slots:
         QVERIFY(row != nullptr);
         QVERIFY(row->launches_per_second.has_value());
         QVERIFY(*row->launches_per_second > 0);
-        save_screenshot(window_->processTable()->window(), "gui-process-table.png");
     }
 
     void draggingAGpcOntoAProcessGivesItThoseTpcs() {
@@ -225,6 +227,50 @@ private slots:
         QCOMPARE(mask_in_registry(llm), llm_before);
     }
 
+    void profilesApplyThroughTheUndoStack() {
+        const int llm = pid_of(*session_, "llm-serving");
+        const int vision = pid_of(*session_, "vision");
+        ProfilesPanel* profiles = window_->profiles();
+        profiles->reload();
+        QVERIFY(profiles->saveCurrentAs("demo-split"));
+        QVERIFY(profiles->profileNames().contains("demo-split"));
+        window_->floorplan()->setSelection(TpcMask::range(36, 37));
+        QVERIFY(window_->giveSelection(DropTarget{llm}));
+        QCOMPARE(mask_in_registry(vision), QString("38-43,45-52"));
+        const int before = window_->undoStack()->count();
+        profiles->confirm = [](const QString&) { return true; };
+        QVERIFY(profiles->selectProfile("demo-split"));
+        profiles->applySelected();
+        QVERIFY2(!profiles->messageIsError(), qPrintable(profiles->messageText()));
+        QCOMPARE(mask_in_registry(vision), QString("36-43,45-52"));
+        QCOMPARE(window_->undoStack()->count(), before + 1);
+        window_->undoStack()->undo();  // the profile's change is undone like any other
+        QCOMPARE(mask_in_registry(vision), QString("38-43,45-52"));
+        window_->undoStack()->undo();
+        QCOMPARE(mask_in_registry(vision), QString("36-43,45-52"));
+        disarm_rules(Registry::default_directory());
+    }
+
+    void everyViewShowsTheDemo() {
+        for (int i = 0; i < 4; ++i) {  // a few samples for the charts
+            QTest::qWait(static_cast<int>(kRateWindowSeconds * 1000) + 50);
+            session_->refresh();
+        }
+        QVERIFY(!window_->findings()->findChildren<QWidget*>().isEmpty());
+        for (const auto& [dock, file] : std::vector<std::pair<QString, QString>>{
+                 {"dock-processes", "gui-process-table.png"}, {"dock-charts", "gui-charts.png"},
+                 {"dock-engines", "gui-engines.png"}, {"dock-copy-engines", "gui-copy-engines.png"}}) {
+            window_->raiseDock(dock);
+            QTest::qWait(50);
+            save_screenshot(window_.get(), file);
+        }
+        window_->raiseDock("dock-profiles");
+        QTest::qWait(50);
+        save_screenshot(window_.get(), "gui-profiles.png");
+        window_->raiseDock("dock-findings");
+        window_->raiseDock("dock-processes");
+    }
+
     void exportsArePicturesAndSnapshotsThatLoadBack() {
         QTemporaryDir dir;
         window_->exportFloorplanPng(dir.filePath("plan.png"));
@@ -240,6 +286,10 @@ private slots:
         QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
         QVERIFY(elements > 100);
         QVERIFY(QSvgRenderer(dir.filePath("plan.svg")).isValid());
+        window_->exportCopyEnginesPng(dir.filePath("copy.png"));
+        QVERIFY(!QImage(dir.filePath("copy.png")).isNull());
+        window_->exportCopyEnginesSvg(dir.filePath("copy.svg"));
+        QVERIFY(QSvgRenderer(dir.filePath("copy.svg")).isValid());
         window_->exportSnapshotJson(dir.filePath("snapshot.json"));
         const Snapshot loaded = load_snapshot(dir.filePath("snapshot.json").toStdString());
         QCOMPARE(loaded.gpus.at(0).tpcs.size(), std::size_t{66});
