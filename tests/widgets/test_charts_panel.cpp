@@ -42,6 +42,10 @@ int series_named(QChart* chart, const QString& name) {
 class TestChartsPanel : public QObject {
     Q_OBJECT
 private slots:
+    // Each test starts as a fresh GUI does: no colour handed out yet (the GUI frees those of ended
+    // processes on every refresh; twelve hues would otherwise run out across these tests).
+    void init() { forget_owner_colors_except({}); }
+
     void windowDropsOldPointsAndEndedProcessesGo() {
         ChartsPanel panel;
         // Ten minutes at one sample a second: A and B throughout, C for the first three minutes,
