@@ -42,6 +42,10 @@ int series_named(QChart* chart, const QString& name) {
 class TestChartsPanel : public QObject {
     Q_OBJECT
 private slots:
+    // Each test starts as a fresh GUI does: no colour handed out yet (the GUI frees those of ended
+    // processes on every refresh; twelve hues would otherwise run out across these tests).
+    void init() { forget_owner_colors_except({}); }
+
     void windowDropsOldPointsAndEndedProcessesGo() {
         ChartsPanel panel;
         // Ten minutes at one sample a second: A and B throughout, C for the first three minutes,
@@ -172,8 +176,7 @@ private slots:
     void screenshot() {
         ChartsPanel panel;
         // Five minutes of four processes at 4 Hz with smooth synthetic load: 4103 ends at 3:30, 4105 starts
-        // at 1:00, 4102 is given 8 more TPCs at 2:30. The start times are picked so the four get four
-        // different hues: owner_color hashes into 12 hues, and two of four processes share one ~40% of the time.
+        // at 1:00, 4102 is given 8 more TPCs at 2:30.
         for (qint64 tick = 0; tick <= 5 * 60 * 4; ++tick) {
             const double t = static_cast<double>(tick) / 4;
             std::vector<ProcessSample> samples;
