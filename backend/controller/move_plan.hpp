@@ -1,0 +1,29 @@
+#pragma once
+// The changes interactive front ends (gpupart top, the GUI) offer, planned through the controller:
+// give TPCs to a process (taking them from whoever holds them), or grow/shrink a partition by one TPC.
+// Each returns an ordinary Plan: its findings say what would happen, and a refused one changes nothing.
+#include <vector>
+
+#include "controller/controller.hpp"
+
+namespace gpupart {
+
+// `tpcs` (real TPCs only; holes are ignored) become `to_pid`'s in addition to what it has (an
+// unpartitioned process is confined to them); every other partitioned process holding some of them
+// loses those. Refused when that would leave a process with no TPC.
+Plan plan_give(const Controller& controller, const TpcMask& tpcs, int to_pid);
+
+// One more TPC for each process: a free one (held by no partitioned process) in a GPC it already
+// uses where possible, so partitions stay GPC-packed. Refused when no TPC is free.
+Plan plan_grow(const Controller& controller, const std::vector<int>& pids);
+
+// One TPC less for each process, taken from the GPC it uses least, so whole GPCs stay whole.
+// Refused for a process with one TPC left.
+Plan plan_shrink(const Controller& controller, const std::vector<int>& pids);
+
+// The TPC `plan_grow` adds to `own` out of `free`; nullopt when `free` has no real TPC.
+std::optional<int> tpc_to_add(const Gpu& gpu, const TpcMask& own, const TpcMask& free);
+// The TPC `plan_shrink` removes from `own`; nullopt when `own` has at most one real TPC.
+std::optional<int> tpc_to_remove(const Gpu& gpu, const TpcMask& own);
+
+}  // namespace gpupart
