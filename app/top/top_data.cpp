@@ -49,13 +49,15 @@ char owner_letter(std::size_t index) {
 
 std::optional<double> LaunchRates::update(int pid, std::uint64_t start_time, std::uint64_t launches,
                                           std::chrono::steady_clock::time_point now) {
-    auto [it, first] = previous_.try_emplace({pid, start_time}, Sample{launches, now});
+    auto [it, first] = previous_.try_emplace({pid, start_time}, Sample{launches, now, std::nullopt});
     if (first) return std::nullopt;
-    const Sample before = it->second;
-    it->second = Sample{launches, now};
-    const double seconds = std::chrono::duration<double>(now - before.at).count();
-    if (seconds <= 0 || launches < before.launches) return std::nullopt;
-    return static_cast<double>(launches - before.launches) / seconds;
+    Sample& sample = it->second;
+    if (now - sample.at < kMinInterval) return sample.rate;
+    const double seconds = std::chrono::duration<double>(now - sample.at).count();
+    const std::optional<double> rate =
+        launches >= sample.launches ? std::optional<double>(static_cast<double>(launches - sample.launches) / seconds) : std::nullopt;
+    sample = Sample{launches, now, rate};
+    return rate;
 }
 
 void LaunchRates::forget_except(const std::vector<std::pair<int, std::uint64_t>>& alive) {

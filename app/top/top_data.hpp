@@ -59,14 +59,18 @@ struct TopData {
 class LaunchRates {
 public:
     // Rate of `launches` since this process's previous sample at `now`; empty on its first sample.
+    // Samples closer than kMinInterval to the previous one (a key press refreshes too) keep the last
+    // rate: a rate over a few milliseconds is mostly noise.
     std::optional<double> update(int pid, std::uint64_t start_time, std::uint64_t launches,
                                  std::chrono::steady_clock::time_point now);
     void forget_except(const std::vector<std::pair<int, std::uint64_t>>& alive);
 
 private:
+    static constexpr std::chrono::milliseconds kMinInterval{250};
     struct Sample {
         std::uint64_t launches = 0;
         std::chrono::steady_clock::time_point at;
+        std::optional<double> rate;
     };
     std::map<std::pair<int, std::uint64_t>, Sample> previous_;
 };

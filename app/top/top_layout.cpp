@@ -81,19 +81,20 @@ std::string status_context(const TopData& data, const UiState& ui) {
         const int bit = cursor_bit(data, ui);
         if (bit < 0) return "no TPC on this map";
         const Tpc* tpc = find_tpc(data.gpu, bit);
-        const auto& holders = ownership(data)[static_cast<std::size_t>(bit)];
+        const Ownership owners = ownership(data);
+        const auto& holders = owners[static_cast<std::size_t>(bit)];
         std::string who = holders.empty() ? "free" : "";
         for (int index : holders) {
             const TopProcess& p = data.processes[static_cast<std::size_t>(index)];
-            who += fmt::format("{}{} {}", who.empty() ? "held by " : ", ", p.letter, p.pid);
+            who += fmt::format("{}{} {}", who.empty() ? "" : ", ", p.letter, p.pid);
         }
-        std::string text = fmt::format("TPC {} ({}, SMs {}) {}", bit, tpc && tpc->gpc ? gpc_name(*tpc->gpc) : "no GPC",
+        std::string text = fmt::format("TPC {} {} SMs {}: {}", bit, tpc && tpc->gpc ? gpc_name(*tpc->gpc) : "(no GPC)",
                                        tpc ? fmt::format("{}", fmt::join(tpc->sms, ",")) : "?", who);
         const TpcMask marked = ui.marked & real_tpcs(data.gpu);
-        const TopProcess* target = selected_process(data, ui);
-        text += marked.empty() ? " · Space marks, g marks its GPC"
-                               : fmt::format(" · marked {} ({} TPC{})", marked.to_list(), marked.count(), marked.count() == 1 ? "" : "s");
-        if (target) text += fmt::format(" · Enter gives {} to {} {}", marked.empty() ? "it" : "them", target->letter, target->pid);
+        if (!marked.empty()) text += fmt::format(" · marked {}", marked.to_list());
+        if (const TopProcess* target = selected_process(data, ui))
+            text += fmt::format(" · Enter gives {} to {} {}", marked.empty() ? "it" : "them", target->letter, target->pid);
+        if (marked.empty()) text += " · Space marks, g its GPC";
         return text;
     }
     const TopProcess* p = selected_process(data, ui);

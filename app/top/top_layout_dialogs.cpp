@@ -99,13 +99,23 @@ void draw_confirm(Screen& screen, const TopData& data, const PendingPlan& pendin
                          {Role::normal}});
     }
     lines.push_back({"", {}});
+    // What this change brings: findings that hold already are in the findings panel, counted here only.
+    int already = 0;
     for (const Finding& finding : plan.findings) {
+        if (finding.severity != Severity::error && std::find(data.findings.begin(), data.findings.end(), finding) != data.findings.end()) {
+            ++already;
+            continue;
+        }
         const Role role = finding.severity == Severity::error ? Role::finding_error
                           : finding.severity == Severity::warning ? Role::finding_warning : Role::finding_info;
         const auto wrapped = wrap(fmt::format("{}: {} [{}]", to_string(finding.severity), finding.message, finding.rule), inner);
         for (std::size_t i = 0; i < wrapped.size(); ++i) lines.push_back({(i ? "  " : "") + wrapped[i], {role, i == 0}});
     }
-    if (plan.findings.empty()) lines.push_back({"no finding", {Role::good}});
+    if (static_cast<int>(plan.findings.size()) == already) lines.push_back({"no new finding", {Role::good}});
+    if (already > 0)
+        lines.push_back({fmt::format("({} finding{} that hold{} already: see the findings panel)", already, already == 1 ? "" : "s",
+                                     already == 1 ? "s" : ""),
+                         {Role::dim}});
     // Keep the answer line visible: drop findings lines from the end if the screen is short.
     const std::size_t room = static_cast<std::size_t>(std::max(3, screen.height() - 5));
     if (lines.size() > room) {

@@ -35,7 +35,7 @@ bool TopSession::handle(const Key& key) {
 
 std::string TopSession::process_name(int pid) const {
     const TopProcess* p = find_process(data_, pid);
-    return p ? fmt::format("{} {} ({})", p->letter, pid, p->command.substr(0, 40)) : std::to_string(pid);
+    return p ? fmt::format("{} {}", p->letter, pid) : std::to_string(pid);
 }
 
 void TopSession::propose(Plan plan, std::string title) {

@@ -47,9 +47,10 @@ std::optional<int> tpc_to_add(const Gpu& gpu, const TpcMask& own, const TpcMask&
     const TpcMask usable = free & real_tpcs(gpu);
     if (usable.empty()) return std::nullopt;
     // First choice: the GPC this process uses most that still has a free TPC (fills it towards whole).
+    const std::vector<Group> groups = groups_of(gpu);
     const Group* best = nullptr;
     int best_used = 0;
-    for (const Group& group : groups_of(gpu)) {
+    for (const Group& group : groups) {
         const int used = (group.tpcs & own).count();
         if (used > best_used && !(group.tpcs & usable).empty()) {
             best = &group;
@@ -63,9 +64,10 @@ std::optional<int> tpc_to_add(const Gpu& gpu, const TpcMask& own, const TpcMask&
 std::optional<int> tpc_to_remove(const Gpu& gpu, const TpcMask& own) {
     if ((own & real_tpcs(gpu)).count() <= 1) return std::nullopt;
     // The GPC it uses least (TPCs of no known GPC first on ties, then the higher GPC), highest bit.
+    const std::vector<Group> groups = groups_of(gpu);
     const Group* least = nullptr;
     int least_used = std::numeric_limits<int>::max();
-    for (const Group& group : groups_of(gpu)) {
+    for (const Group& group : groups) {
         const int used = (group.tpcs & own).count();
         if (used == 0) continue;
         const bool better = used < least_used || (used == least_used && (group.gpc == -1 || (least->gpc != -1 && group.gpc > least->gpc)));
