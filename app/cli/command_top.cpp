@@ -47,8 +47,8 @@ top::TopSource choose_source(const SnapshotOptions& options, ChosenSnapshot& cho
     // A map named with --snapshot on a machine with a GPU: say that the map is the recording's.
     if (options.snapshot)
         if (const auto gpus = find_nvidia_gpus(); !gpus.empty())
-            source.why += fmt::format(" · this machine has {} NVIDIA GPU{} (first at {}): the TPC map shown is the recording's",
-                                      gpus.size(), gpus.size() == 1 ? "" : "s", gpus.front().bus_id);
+            source.why += fmt::format(" · not this machine's GPU ({} NVIDIA GPU{} at {}{})", gpus.size(), gpus.size() == 1 ? "" : "s",
+                                      gpus.front().bus_id, gpus.size() == 1 ? "" : ", ...");
     return source;
 }
 

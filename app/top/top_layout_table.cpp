@@ -12,7 +12,10 @@
 namespace gpupart::top {
 namespace {
 
+enum class ColumnId { pid, user, tpcs, sms, share, rate, launches, memory, shim, requested, applied, command };
+
 struct Column {
+    ColumnId id;
     std::string title;
     int width = 0;  // 0: the rest of the line
     bool right = false;
@@ -27,47 +30,58 @@ std::string rate_text(const std::optional<double>& rate) {
 constexpr int kCommandWidth = 30;
 
 std::vector<Column> table_columns(const TopData& data, bool wide, int width) {
+    using enum ColumnId;
     if (!wide)
-        return {{"PID", 7, true, SortKey::pid},  {"USER", 8, false, SortKey::user},    {"TPCS", 4, true, SortKey::tpcs},
-                {"SMS", 3, true, SortKey::sms},   {"SHARE", 5, true, {}},               {"LAUNCH/s", 8, true, SortKey::rate},
-                {"MEM", 4, true, {}},             {"SHIM", 8, false, SortKey::shim},    {"COMMAND", 0, false, SortKey::command}};
+        return {{pid, "PID", 7, true, SortKey::pid},     {user, "USER", 8, false, SortKey::user},
+                {tpcs, "TPCS", 4, true, SortKey::tpcs},  {sms, "SMS", 3, true, SortKey::sms},
+                {share, "SHARE", 5, true, {}},           {rate, "LAUNCH/s", 8, true, SortKey::rate},
+                {memory, "MEM", 4, true, {}},            {shim, "SHIM", 8, false, SortKey::shim},
+                {command, "COMMAND", 0, false, SortKey::command}};
     int mask_width = 9;
     int applied_width = 7;
     for (const TopProcess& p : data.processes) {
         mask_width = std::max(mask_width, static_cast<int>(tpcs_text(p).size()));
         applied_width = std::max(applied_width, static_cast<int>(p.applied.size()));
     }
-    std::vector<Column> columns = {{"PID", 7, true, SortKey::pid},      {"USER", 10, false, SortKey::user},
-                                   {"TPCS", 4, true, SortKey::tpcs},    {"SMS", 4, true, SortKey::sms},
-                                   {"SHARE", 5, true, {}},              {"LAUNCH/s", 9, true, SortKey::rate},
-                                   {"LAUNCHES", 10, true, {}},          {"MEM", 5, true, {}},
-                                   {"SHIM", 11, false, SortKey::shim},  {"REQUESTED", std::min(mask_width, 32), false, {}},
-                                   {"APPLIED", std::min(applied_width, 32), false, {}}, {"COMMAND", 0, false, SortKey::command}};
+    std::vector<Column> columns = {{pid, "PID", 7, true, SortKey::pid},       {user, "USER", 10, false, SortKey::user},
+                                   {tpcs, "TPCS", 4, true, SortKey::tpcs},    {sms, "SMS", 4, true, SortKey::sms},
+                                   {share, "SHARE", 5, true, {}},             {rate, "LAUNCH/s", 9, true, SortKey::rate},
+                                   {launches, "LAUNCHES", 10, true, {}},      {memory, "MEM", 5, true, {}},
+                                   {shim, "SHIM", 11, false, SortKey::shim},  {requested, "REQUESTED", std::min(mask_width, 32), false, {}},
+                                   {applied, "APPLIED", std::min(applied_width, 32), false, {}},
+                                   {command, "COMMAND", 0, false, SortKey::command}};
     // The command keeps at least kCommandWidth columns: the extra columns go first, least useful first.
-    for (const char* extra : {"APPLIED", "LAUNCHES", "REQUESTED"}) {
+    for (const ColumnId extra : {applied, launches, requested}) {
         int used = 4;
         for (const Column& column : columns) used += column.width + 1;
         if (width - used >= kCommandWidth) break;
-        std::erase_if(columns, [extra](const Column& column) { return column.title == extra; });
+        std::erase_if(columns, [extra](const Column& column) { return column.id == extra; });
     }
     return columns;
 }
 
-std::vector<std::string> row_cells(const TopData& data, const TopProcess& p, const std::vector<Column>& columns) {
+std::string cell_text(const TopData& data, const TopProcess& p, ColumnId id) {
     const int real = real_tpcs(data.gpu).count();
-    const int tpcs = tpc_count(data, p);
-    const std::string share = real > 0 ? fmt::format("{}%", (100 * tpcs + real / 2) / real) : "-";
-    const std::string memory = p.memory_bytes ? fmt::format("{}M", *p.memory_bytes >> 20) : "-";
-    const std::string shim = p.applied == "(next launch)" ? "pending" : p.shim;
-    std::vector<std::string> cells;
-    for (const Column& column : columns) {
-        const std::string& t = column.title;
-        cells.push_back(t == "PID" ? std::to_string(p.pid) : t == "USER" ? p.user : t == "TPCS" ? (p.partitioned ? std::to_string(tpcs) : "all")
-                        : t == "SMS" ? std::to_string(sm_count(data, p)) : t == "SHARE" ? share
-                        : t == "LAUNCH/s" ? rate_text(p.launches_per_second) : t == "LAUNCHES" ? std::to_string(p.launches)
-                        : t == "MEM" ? memory : t == "SHIM" ? shim : t == "REQUESTED" ? tpcs_text(p) : t == "APPLIED" ? p.applied
-                        : p.command);
+    switch (id) {
+        case ColumnId::pid: return std::to_string(p.pid);
+        case ColumnId::user: return p.user;
+        case ColumnId::tpcs: return p.partitioned ? std::to_string(tpc_count(data, p)) : "all";
+        case ColumnId::sms: return std::to_string(sm_count(data, p));
+        case ColumnId::share: return real > 0 ? fmt::format("{}%", (100 * tpc_count(data, p) + real / 2) / real) : "-";
+        case ColumnId::rate: return rate_text(p.launches_per_second);
+        case ColumnId::launches: return std::to_string(p.launches);
+        case ColumnId::memory: return p.memory_bytes ? fmt::format("{}M", *p.memory_bytes >> 20) : "-";
+        case ColumnId::shim: return p.applied == "(next launch)" ? "pending" : p.shim;
+        case ColumnId::requested: return tpcs_text(p);
+        case ColumnId::applied: return p.applied;
+        case ColumnId::command: return p.command;
     }
+    return "?";
+}
+
+std::vector<std::string> row_cells(const TopData& data, const TopProcess& p, const std::vector<Column>& columns) {
+    std::vector<std::string> cells;
+    for (const Column& column : columns) cells.push_back(cell_text(data, p, column.id));
     return cells;
 }
 

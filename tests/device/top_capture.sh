@@ -22,7 +22,7 @@ trap cleanup EXIT
 nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader
 echo "libraries of gpupart:"; ldd "$gp" | grep -E "curses|tinfo|fmt"
 "$gp" mps start
-spin=("$bin/gpupart-dev-spin" --spin-ms 50 --repeat 400)
+spin=("$bin/gpupart-dev-spin" --spin-ms 200 --repeat 100)  # about 40 s on half the GPU: outlives the capture
 "$gp" run --tpcs gpc0-3 "${snap[@]}" -- "${spin[@]}" > "$out/a.txt" 2>&1 &
 started+=($!)
 "$gp" run --tpcs gpc4-7 "${snap[@]}" -- "${spin[@]}" > "$out/b.txt" 2>&1 &
