@@ -5,28 +5,50 @@
 #include "model/gpu_queries.hpp"
 
 namespace gpupart {
+namespace {
+
+Finding refusal(std::string id, std::string message) {
+    return {Severity::error, "controller", std::move(message), std::move(id)};
+}
+
+}  // namespace
 
 Plan plan_give(const Controller& controller, std::optional<int> receiver, const TpcMask& tpcs) {
     const SystemState& state = controller.state();
-    const TpcMask moved = tpcs & real_tpcs(state.gpu);
+    const TpcMask real = real_tpcs(state.gpu);
+    const TpcMask moved = tpcs & real;
+    const std::string what = moved.empty() ? tpcs.to_list() : moved.to_list();
+    const std::string action = receiver ? fmt::format("give {} to {}", what, *receiver) : fmt::format("release {}", what);
     std::vector<MaskRequest> requests;
-    if (receiver) {
-        const ProcessState* process = find_process(state, *receiver);
-        // An unknown receiver still gets a request, so the controller says why it is refused.
-        const TpcMask after = process != nullptr && process->partitioned ? process->mask | moved : moved;
-        requests.push_back({*receiver, after});
+    std::vector<Finding> refusals;
+    if (moved.empty()) {
+        refusals.push_back(refusal("no-real-tpc", fmt::format("nothing to {}: TPCs {} are holes, not real TPCs (HARDWARE.md "
+                                                             "section 3)", receiver ? "give" : "release", what)));
+    } else {
+        if (receiver) {
+            const ProcessState* process = find_process(state, *receiver);
+            // An unknown receiver still gets a request, so the controller says precisely why it is refused.
+            const TpcMask after = process != nullptr && process->partitioned ? process->mask | moved : moved;
+            requests.push_back({*receiver, after});
+        }
+        for (const ProcessState& holder : state.processes) {
+            if (!holder.partitioned || (receiver && holder.pid == *receiver)) continue;
+            if ((holder.mask & moved).empty()) continue;
+            const TpcMask left = holder.mask & ~moved;
+            if ((left & real).empty())
+                refusals.push_back(refusal("last-tpcs", fmt::format("process {} ({}) holds only TPCs being {}: it would "
+                                                                   "keep none; give it other TPCs first",
+                                                                   holder.pid, holder.command.substr(0, 40),
+                                                                   receiver ? "given away" : "released")));
+            else
+                requests.push_back({holder.pid, left});
+        }
     }
-    for (const ProcessState& holder : state.processes) {
-        if (!holder.partitioned || (receiver && holder.pid == *receiver)) continue;
-        if ((holder.mask & moved).empty()) continue;
-        requests.push_back({holder.pid, holder.mask & ~moved});
-    }
-    const std::string action = receiver ? fmt::format("give {} to {}", moved.to_list(), *receiver)
-                                        : fmt::format("release {}", moved.to_list());
-    Plan plan = controller.plan_masks(requests, action);
-    if (!receiver && requests.empty())
+    Plan plan = requests.empty() ? Plan{action, {}, {}, std::nullopt} : controller.plan_masks(requests, action);
+    plan.findings.insert(plan.findings.begin(), refusals.begin(), refusals.end());
+    if (!receiver && requests.empty() && refusals.empty())
         plan.findings.push_back({Severity::info, "controller",
-                                 fmt::format("TPCs {} are already free: nothing to change", moved.to_list()), "no-change"});
+                                 fmt::format("TPCs {} are already free: nothing to change", what), "no-change"});
     return plan;
 }
 

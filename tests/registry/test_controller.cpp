@@ -231,7 +231,7 @@ TEST_F(ControllerTest, GivingTpcsMovesThemFromTheirHoldersAndNeverStarvesOne) {
     const Plan starve = plan_give(controller, b.pid, TpcMask::range(0, 8));  // a's last TPCs (4-8 are holes)
     ASSERT_TRUE(starve.refused());
     EXPECT_TRUE(std::any_of(starve.findings.begin(), starve.findings.end(),
-                            [](const Finding& f) { return f.id == "no-real-tpc"; }));
+                            [](const Finding& f) { return f.id == "last-tpcs"; }));
     EXPECT_THROW(controller.apply(starve), UserError);
     EXPECT_EQ(mask_of(a.pid), "0-3");
 

@@ -1,0 +1,111 @@
+// gpupart top: the floorplan and the partitioned processes of one GPU, live in the terminal (htop keys),
+// with repartitioning through the controller; --batch prints frames as text, like `top -b`.
+#include <cstring>
+#include <langinfo.h>
+#include <memory>
+#include <regex>
+#include <thread>
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "model/user_error.hpp"
+#include "platform/gpu_presence.hpp"
+#include "top/top_curses.hpp"
+#include "top/top_session.hpp"
+
+namespace gpupart::cli {
+namespace {
+
+struct TopOptions {
+    SnapshotOptions snapshot;
+    int delay_tenths = 10;
+    bool no_colour = false;
+    bool batch = false;
+    int frames = 1;
+    std::string size;
+};
+
+// The map to show, and whether it may be used to change partitions (as partition_topology decides).
+top::TopSource choose_source(const SnapshotOptions& options, ChosenSnapshot& chosen) {
+    top::TopSource source;
+    try {
+        chosen = partition_topology(options);
+    } catch (const UserError&) {
+        chosen = load_chosen(options);
+        source.read_only = "this GPU's TPC map is not known (no live topology reader yet): pass --snapshot with a "
+                           "recording of it to change partitions";
+    }
+    source.origin = chosen.origin;
+    source.builtin = chosen.builtin;
+    source.why = chosen.why;
+    source.gpu_count = static_cast<int>(chosen.snapshot.gpus.size());
+    // A map named with --snapshot on a machine with a GPU: say that the map is the recording's.
+    if (options.snapshot)
+        if (const auto gpus = find_nvidia_gpus(); !gpus.empty())
+            source.why += fmt::format(" · not this machine's GPU ({} NVIDIA GPU{} at {}{})", gpus.size(), gpus.size() == 1 ? "" : "s",
+                                      gpus.front().bus_id, gpus.size() == 1 ? "" : ", ...");
+    return source;
+}
+
+std::pair<int, int> batch_size(const std::string& size) {
+    if (!size.empty()) {
+        std::smatch match;
+        if (!std::regex_match(size, match, std::regex(R"((\d{2,3})x(\d{2,3}))")))
+            throw UserError(fmt::format("--size '{}': expected COLUMNSxLINES, e.g. 120x40", size));
+        return {std::stoi(match[1]), std::stoi(match[2])};
+    }
+    winsize window{};
+    if (::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &window) == 0 && window.ws_col > 0 && window.ws_row > 0)
+        return {window.ws_col, window.ws_row};
+    return {120, 40};
+}
+
+int run_top(const TopOptions& options) {
+    std::setlocale(LC_ALL, "");
+    ChosenSnapshot chosen;
+    top::TopSource source = choose_source(options.snapshot, chosen);
+    top::Settings settings;
+    settings.colour = !options.no_colour;
+    settings.delay_tenths = options.delay_tenths;
+    settings.ascii = std::strcmp(::nl_langinfo(CODESET), "UTF-8") != 0;
+    const Gpu& gpu = select_gpu(chosen, options.snapshot.gpu);
+    top::TopSession session(Controller(Registry(Registry::default_directory()), gpu, Journal(Journal::default_path())),
+                            Registry(Registry::default_directory()), std::move(source), settings);
+    if (!options.batch) {
+        if (!::isatty(STDIN_FILENO) || !::isatty(STDOUT_FILENO))
+            throw UserError("gpupart top needs a terminal: use --batch to print frames as text");
+        return top::run_interactive(session);
+    }
+    const auto [width, height] = batch_size(options.size);
+    for (int frame = 0; frame < options.frames; ++frame) {
+        if (frame > 0) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100 * options.delay_tenths));
+            session.refresh();
+            fmt::print("\n");
+        }
+        fmt::print("{}", session.frame(width, height).text());
+        std::fflush(stdout);
+    }
+    return 0;
+}
+
+}  // namespace
+
+Command add_top_command(CLI::App& app) {
+    auto options = std::make_shared<TopOptions>();
+    CLI::App* top = app.add_subcommand("top", "The floorplan and the partitioned processes, live in the terminal (F1: keys)");
+    top->add_option("-d,--delay", options->delay_tenths, "Refresh every N tenths of a second")->check(CLI::Range(1, 600));
+    top->add_flag("-C,--no-colour,--no-color", options->no_colour, "No colours (attributes only)");
+    top->add_flag("-b,--batch", options->batch, "Print frames as plain text to stdout instead of the interactive view");
+    top->add_option("-n,--frames", options->frames, "With --batch: how many frames (one every --delay)")->check(CLI::Range(1, 100000));
+    top->add_option("--size", options->size, "With --batch: COLUMNSxLINES of a frame (default: the terminal's, else 120x40)");
+    add_snapshot_options(*top, options->snapshot);
+    return {top, [options] { return run_top(*options); }};
+}
+
+}  // namespace gpupart::cli

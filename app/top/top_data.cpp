@@ -1,0 +1,114 @@
+#include "top/top_data.hpp"
+
+#include <ctime>
+
+#include "controller/rules.hpp"
+#include "registry/process_identity.hpp"
+
+namespace gpupart::top {
+namespace {
+
+// As `gpupart list` says it: the shim applies a changed mask at the process's next launch.
+std::string applied_text(const SlotRecord& record) {
+    if (!record.status) return "(publishing)";
+    if (record.counters.launches == 0) return "-";
+    if (record.control && record.status->applied_generation != record.control->generation) return "(next launch)";
+    return record.status->mask_applied ? record.status->applied.to_list() : "all";
+}
+
+// The shim's state in one word for the table (the status line gives the whole sentence).
+std::string shim_word(const SlotRecord& record) {
+    if (!record.status) return "starting";
+    switch (record.status->state) {
+        case GPUPART_SHIM_WAITING: return "waiting";
+        case GPUPART_SHIM_ACTIVE: return "active";
+        case GPUPART_SHIM_UNSUPPORTED_DESCRIPTOR: return "passthru";  // both: the status line says why
+        case GPUPART_SHIM_CALLBACK_FAILED: return "passthru";
+        case GPUPART_SHIM_MASK_REFUSED: return "refused";
+        case GPUPART_SHIM_BAD_ENVIRONMENT: return "bad env";
+    }
+    return "unknown";
+}
+
+std::string local_clock() {
+    const std::time_t now = std::time(nullptr);
+    std::tm parts{};
+    ::localtime_r(&now, &parts);
+    char text[16];
+    std::strftime(text, sizeof text, "%H:%M:%S", &parts);
+    return text;
+}
+
+}  // namespace
+
+char owner_letter(std::size_t index) {
+    if (index < 26) return static_cast<char>('A' + index);
+    if (index < 52) return static_cast<char>('a' + (index - 26));
+    return '#';
+}
+
+std::optional<double> LaunchRates::update(int pid, std::uint64_t start_time, std::uint64_t launches,
+                                          std::chrono::steady_clock::time_point now) {
+    auto [it, first] = previous_.try_emplace({pid, start_time}, Sample{launches, now, std::nullopt});
+    if (first) return std::nullopt;
+    Sample& sample = it->second;
+    if (now - sample.at < kMinInterval) return sample.rate;
+    const double seconds = std::chrono::duration<double>(now - sample.at).count();
+    const std::optional<double> rate =
+        launches >= sample.launches ? std::optional<double>(static_cast<double>(launches - sample.launches) / seconds) : std::nullopt;
+    sample = Sample{launches, now, rate};
+    return rate;
+}
+
+void LaunchRates::forget_except(const std::vector<std::pair<int, std::uint64_t>>& alive) {
+    std::map<std::pair<int, std::uint64_t>, Sample> kept;
+    for (const auto& key : alive)
+        if (auto it = previous_.find(key); it != previous_.end()) kept.insert(*it);
+    previous_ = std::move(kept);
+}
+
+TopData make_top_data(const SystemState& state, const std::vector<RegistryEntry>& entries, const TopSource& source,
+                      const std::string& registry_dir, LaunchRates& rates, std::chrono::steady_clock::time_point now) {
+    TopData data;
+    data.gpu = state.gpu;
+    data.source = source;
+    data.registry_dir = registry_dir;
+    data.mps_running = state.mps_running;
+    data.findings = check_result(state);
+    data.clock = local_clock();
+    std::vector<std::pair<int, std::uint64_t>> alive;
+    for (const RegistryEntry& entry : entries) {
+        if (!entry.record) {
+            ++data.unreadable_slots;
+            continue;
+        }
+        if (entry.liveness != Liveness::alive) continue;
+        const SlotRecord& r = *entry.record;
+        TopProcess process;
+        process.pid = r.pid;
+        process.start_time = r.start_time;
+        process.user = user_name(r.uid);
+        process.command = r.command;
+        if (r.control) {
+            process.partitioned = r.control->has_mask;
+            process.mask = r.control->allowed;
+            process.generation = r.control->generation;
+        }
+        process.applied = applied_text(r);
+        process.shim = shim_word(r);
+        process.shim_detail = r.status ? std::string(to_string(r.status->state)) : "the shim is publishing its status";
+        process.launches = r.counters.launches;
+        process.launches_per_second = rates.update(r.pid, r.start_time, r.counters.launches, now);
+        process.simulated = r.shim_version.starts_with("demo");
+        alive.emplace_back(r.pid, r.start_time);
+        data.processes.push_back(std::move(process));
+    }
+    rates.forget_except(alive);
+    for (std::size_t i = 0; i < data.processes.size(); ++i) {
+        data.processes[i].letter = owner_letter(i);
+        data.processes[i].colour = static_cast<int>(i % kOwnerColours);
+    }
+    return data;
+}
+
+}  // namespace gpupart::top

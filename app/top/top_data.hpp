@@ -1,0 +1,86 @@
+#pragma once
+// What one frame of `gpupart top` shows, gathered once per refresh: the GPU, where its map comes from,
+// the partitioned processes with their counters and launch rates, and the controller's findings.
+// Plain values, so the layout is a pure function of them (tested without a terminal or a registry).
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "controller/finding.hpp"
+#include "controller/system_state.hpp"
+#include "model/gpu.hpp"
+#include "registry/registry.hpp"
+
+namespace gpupart::top {
+
+struct TopProcess {
+    int pid = 0;
+    std::uint64_t start_time = 0;
+    std::string user;
+    std::string command;
+    bool partitioned = false;  // else it may run on every TPC
+    TpcMask mask;              // requested
+    std::string applied;       // what the shim applies: a TPC list, "all", "-" (no launch yet), "(next launch)"
+    std::string shim;          // the shim's state in a word: "active", "waiting", "refused", ...
+    std::string shim_detail;   // the same as `gpupart list` says it
+    std::uint64_t launches = 0;
+    std::optional<double> launches_per_second;  // empty until two samples exist
+    std::optional<std::uint64_t> memory_bytes;  // empty: no source tells (MPS hides clients from NVML)
+    std::uint64_t generation = 0;
+    bool simulated = false;  // a gpupart-demo-worker
+    char letter = '?';       // its owner letter in the floorplan: A, B, ... in pid order
+    int colour = 0;          // owner colour slot, letter order modulo the palette
+};
+
+// Where the TPC map comes from and whether the view may change partitions with it.
+struct TopSource {
+    std::string origin;      // "builtin:h200" or a snapshot path
+    bool builtin = false;
+    std::string why;         // one line: why this map is shown
+    std::string read_only;   // empty: partitions may be changed; else why not (one line)
+    int gpu_count = 1;
+};
+
+struct TopData {
+    Gpu gpu;
+    TopSource source;
+    std::string registry_dir;
+    bool mps_running = false;
+    std::vector<TopProcess> processes;  // pid order
+    int unreadable_slots = 0;           // slots that could not be read (another layout, permission)
+    std::vector<Finding> findings;      // the controller's findings about the partitions as they are
+    std::string clock;                  // "23:01:02", local time of the sample
+};
+
+// Launch counters of the previous sample, keyed by process identity, to turn counters into rates.
+class LaunchRates {
+public:
+    // Rate of `launches` since this process's previous sample at `now`; empty on its first sample.
+    // Samples closer than kMinInterval to the previous one (a key press refreshes too) keep the last
+    // rate: a rate over a few milliseconds is mostly noise.
+    std::optional<double> update(int pid, std::uint64_t start_time, std::uint64_t launches,
+                                 std::chrono::steady_clock::time_point now);
+    void forget_except(const std::vector<std::pair<int, std::uint64_t>>& alive);
+
+private:
+    static constexpr std::chrono::milliseconds kMinInterval{250};
+    struct Sample {
+        std::uint64_t launches = 0;
+        std::chrono::steady_clock::time_point at;
+        std::optional<double> rate;
+    };
+    std::map<std::pair<int, std::uint64_t>, Sample> previous_;
+};
+
+// One frame's data from the controller's state (refreshed by the caller) and the registry's slots.
+TopData make_top_data(const SystemState& state, const std::vector<RegistryEntry>& entries, const TopSource& source,
+                      const std::string& registry_dir, LaunchRates& rates, std::chrono::steady_clock::time_point now);
+
+// The letter of the process at `index` in pid order: A-Z, a-z, then '#'.
+char owner_letter(std::size_t index);
+inline constexpr int kOwnerColours = 6;
+
+}  // namespace gpupart::top

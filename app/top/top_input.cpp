@@ -1,0 +1,380 @@
+#include "top/top_input.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "model/gpu_queries.hpp"
+#include "top/top_view.hpp"
+
+namespace gpupart::top {
+namespace {
+
+Intent just(IntentKind kind) {
+    Intent intent;
+    intent.kind = kind;
+    return intent;
+}
+
+bool is(const Key& key, char32_t ch) { return key.code == KeyCode::character && key.ch == ch; }
+
+void set_message(UiState& ui, std::string text, bool error) {
+    ui.message = std::move(text);
+    ui.message_is_error = error;
+}
+
+// ---- the table --------------------------------------------------------------------------------------
+
+void move_selection(UiState& ui, const TopData& data, int delta, bool to_end = false) {
+    const auto shown = visible_processes(data, ui);
+    if (shown.empty()) return;
+    const TopProcess* selected = selected_process(data, ui);
+    int index = 0;
+    for (std::size_t i = 0; i < shown.size(); ++i)
+        if (shown[i] == selected) index = static_cast<int>(i);
+    index = to_end ? (delta < 0 ? 0 : static_cast<int>(shown.size()) - 1) : std::clamp(index + delta, 0, static_cast<int>(shown.size()) - 1);
+    ui.selected_pid = shown[static_cast<std::size_t>(index)]->pid;
+}
+
+// Selects the first process after the selected one (wrapping) that matches `text`.
+bool search_next(UiState& ui, const TopData& data, const std::string& text, bool include_current) {
+    const auto shown = visible_processes(data, ui);
+    if (shown.empty() || text.empty()) return false;
+    const TopProcess* selected = selected_process(data, ui);
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < shown.size(); ++i)
+        if (shown[i] == selected) start = i;
+    for (std::size_t k = include_current ? 0 : 1; k <= shown.size(); ++k) {
+        const TopProcess* candidate = shown[(start + k) % shown.size()];
+        if (process_matches(*candidate, text)) {
+            ui.selected_pid = candidate->pid;
+            return true;
+        }
+    }
+    return false;
+}
+
+// ---- the floorplan ----------------------------------------------------------------------------------
+
+struct Position {
+    std::size_t row = 0;
+    std::size_t slot = 0;
+};
+
+std::optional<Position> position_of(const std::vector<FloorRow>& rows, int bit) {
+    for (std::size_t r = 0; r < rows.size(); ++r)
+        for (std::size_t s = 0; s < rows[r].slots.size(); ++s)
+            if (rows[r].slots[s] == bit) return Position{r, s};
+    return std::nullopt;
+}
+
+// The TPC of `row` nearest to `slot` (the cursor keeps its column when it moves between GPCs).
+int nearest_in_row(const FloorRow& row, std::size_t slot) {
+    int best = -1;
+    std::size_t best_distance = ~std::size_t{0};
+    for (std::size_t s = 0; s < row.slots.size(); ++s) {
+        if (row.slots[s] < 0) continue;
+        const std::size_t distance = s > slot ? s - slot : slot - s;
+        if (distance < best_distance) {
+            best = row.slots[s];
+            best_distance = distance;
+        }
+    }
+    return best;
+}
+
+void move_cursor(UiState& ui, const TopData& data, KeyCode direction) {
+    const auto rows = floor_rows(data.gpu);
+    const auto at = position_of(rows, cursor_bit(data, ui));
+    if (!at) return;
+    const FloorRow& row = rows[at->row];
+    if (direction == KeyCode::left || direction == KeyCode::home) {
+        for (std::size_t s = at->slot; s-- > 0;)
+            if (row.slots[s] >= 0) {
+                ui.cursor_bit = row.slots[s];
+                if (direction == KeyCode::left) return;
+            }
+        return;
+    }
+    if (direction == KeyCode::right || direction == KeyCode::end) {
+        for (std::size_t s = at->slot + 1; s < row.slots.size(); ++s)
+            if (row.slots[s] >= 0) {
+                ui.cursor_bit = row.slots[s];
+                if (direction == KeyCode::right) return;
+            }
+        return;
+    }
+    const int step = direction == KeyCode::up || direction == KeyCode::page_up ? -1 : 1;
+    const bool far = direction == KeyCode::page_up || direction == KeyCode::page_down;
+    int target = -1;
+    for (auto r = static_cast<long>(at->row) + step; r >= 0 && r < static_cast<long>(rows.size()); r += step) {
+        const int bit = nearest_in_row(rows[static_cast<std::size_t>(r)], at->slot);
+        if (bit < 0) continue;
+        target = bit;
+        if (!far) break;
+    }
+    if (target >= 0) ui.cursor_bit = target;
+}
+
+void toggle_gpc(UiState& ui, const TopData& data) {
+    const int bit = cursor_bit(data, ui);
+    const Tpc* tpc = bit >= 0 ? find_tpc(data.gpu, bit) : nullptr;
+    if (!tpc) return;
+    const TpcMask gpc = tpc->gpc ? gpc_tpcs(data.gpu, *tpc->gpc) : undetermined_gpc_tpcs(data.gpu);
+    if ((ui.marked & gpc) == gpc)
+        ui.marked &= ~gpc;
+    else
+        ui.marked |= gpc;
+}
+
+Intent give_intent(UiState& ui, const TopData& data, const TpcMask& tpcs) {
+    const TopProcess* target = selected_process(data, ui);
+    if (!target) {
+        set_message(ui, "no process to give TPCs to: select one in the table first", true);
+        return {};
+    }
+    if (tpcs.empty()) {
+        set_message(ui, "nothing marked: Space marks a TPC, g a whole GPC", true);
+        return {};
+    }
+    return {IntentKind::give, tpcs, target->pid, {}};
+}
+
+// ---- dialogs ----------------------------------------------------------------------------------------
+
+Intent menu_action(UiState& ui, const TopData& data, const MenuItem& item) {
+    ui.dialog = Dialog::none;
+    if (!item.enabled) {
+        set_message(ui, "that action needs a selection first (F1 explains the keys)", true);
+        return {};
+    }
+    switch (item.action) {
+        case MenuAction::give_marked: return give_intent(ui, data, ui.marked & real_tpcs(data.gpu));
+        case MenuAction::give_gpc: {
+            const Tpc* tpc = find_tpc(data.gpu, cursor_bit(data, ui));
+            return give_intent(ui, data, tpc && tpc->gpc ? gpc_tpcs(data.gpu, *tpc->gpc) : TpcMask{});
+        }
+        case MenuAction::grow: return {IntentKind::grow, {}, 0, target_pids(data, ui)};
+        case MenuAction::shrink: return {IntentKind::shrink, {}, 0, target_pids(data, ui)};
+        case MenuAction::undo: return just(IntentKind::undo);
+        case MenuAction::clear_marks: ui.marked = {}; return {};
+        case MenuAction::untag: ui.tagged.clear(); return {};
+    }
+    return {};
+}
+
+int menu_size(const UiState& ui, const TopData& data) {
+    switch (ui.dialog) {
+        case Dialog::setup: return kSetupItems;
+        case Dialog::sort_menu: return static_cast<int>(std::size(kSortKeys));
+        case Dialog::action_menu: return static_cast<int>(action_menu(data, ui).size());
+        default: return 0;
+    }
+}
+
+void change_delay(Settings& settings, int direction) {
+    const int step = settings.delay_tenths + direction <= 10 ? 1 : 5;
+    settings.delay_tenths = std::clamp(settings.delay_tenths + direction * step, 1, 600);
+}
+
+Intent choose(UiState& ui, const TopData& data, int item) {
+    switch (ui.dialog) {
+        case Dialog::setup:
+            if (item == 0) ui.settings.colour = !ui.settings.colour;
+            if (item == 2) ui.settings.show_findings = !ui.settings.show_findings;
+            if (item == 3) ui.settings.show_sm_ids = !ui.settings.show_sm_ids;
+            return {};
+        case Dialog::sort_menu:
+            ui.sort = kSortKeys[static_cast<std::size_t>(item)];
+            ui.dialog = Dialog::none;
+            return {};
+        case Dialog::action_menu: return menu_action(ui, data, action_menu(data, ui)[static_cast<std::size_t>(item)]);
+        default: return {};
+    }
+}
+
+Intent menu_key(UiState& ui, const TopData& data, const Screen& last, const Key& key) {
+    const int size = menu_size(ui, data);
+    const KeyCode own = ui.dialog == Dialog::setup ? KeyCode::f2 : ui.dialog == Dialog::sort_menu ? KeyCode::f6 : KeyCode::f9;
+    if (key.code == KeyCode::escape || key.code == own || key.code == KeyCode::f10 || is(key, 'q')) {
+        ui.dialog = Dialog::none;
+        return {};
+    }
+    if (key.code == KeyCode::up) ui.menu_item = (ui.menu_item + size - 1) % size;
+    if (key.code == KeyCode::down) ui.menu_item = (ui.menu_item + 1) % size;
+    if (ui.dialog == Dialog::setup && ui.menu_item == 1 && (key.code == KeyCode::left || key.code == KeyCode::right))
+        change_delay(ui.settings, key.code == KeyCode::left ? -1 : 1);
+    if (ui.dialog == Dialog::sort_menu && is(key, 'I')) ui.sort_descending = !ui.sort_descending;
+    if (key.code == KeyCode::enter || is(key, ' ')) return choose(ui, data, ui.menu_item);
+    if (key.code == KeyCode::character && key.ch >= '1' && key.ch < static_cast<char32_t>('1' + size) && ui.dialog == Dialog::action_menu)
+        return choose(ui, data, static_cast<int>(key.ch - '1'));
+    if (key.code == KeyCode::mouse)
+        if (const Hit* hit = last.hit_at(key.row, key.column); hit && hit->kind == HitKind::menu_item) {
+            ui.menu_item = hit->value;
+            return choose(ui, data, hit->value);
+        }
+    return {};
+}
+
+Intent prompt_key(UiState& ui, const TopData& data, const Key& key) {
+    const bool search = ui.dialog == Dialog::search;
+    if (key.code == KeyCode::escape) {
+        if (!search) ui.filter.clear();
+        ui.dialog = Dialog::none;
+        return {};
+    }
+    if (key.code == KeyCode::enter) {
+        if (search) ui.search = ui.input;
+        ui.dialog = Dialog::none;
+        return {};
+    }
+    if (search && key.code == KeyCode::f3) {
+        if (!search_next(ui, data, ui.input, false)) set_message(ui, "no other process matches '" + ui.input + "'", true);
+        return {};
+    }
+    if (key.code == KeyCode::backspace && !ui.input.empty()) {
+        ui.input.pop_back();
+    } else if (key.code == KeyCode::character && key.ch >= 0x20 && key.ch < 0x7f) {
+        ui.input += static_cast<char>(key.ch);
+    } else {
+        return {};
+    }
+    if (search) {
+        ui.message.clear();
+        if (!ui.input.empty() && !search_next(ui, data, ui.input, true)) set_message(ui, "no process matches '" + ui.input + "'", true);
+    } else {
+        ui.filter = ui.input;
+    }
+    return {};
+}
+
+Intent confirm_key(UiState& ui, const Key& key) {
+    const bool refused = !ui.pending || ui.pending->plan.refused();
+    if (!refused && (key.code == KeyCode::enter || is(key, 'y') || is(key, 'Y'))) return just(IntentKind::apply);
+    if (key.code == KeyCode::escape || key.code == KeyCode::enter || is(key, 'n') || is(key, 'N') || is(key, 'q')) {
+        ui.dialog = Dialog::none;
+        ui.pending.reset();
+        set_message(ui, refused ? "refused: nothing changed" : "cancelled: nothing changed", refused);
+    }
+    return {};
+}
+
+// ---- the frame --------------------------------------------------------------------------------------
+
+Intent click(UiState& ui, const TopData& data, const Screen& last, const Key& key) {
+    const Hit* hit = last.hit_at(key.row, key.column);
+    if (!hit) return {};
+    switch (hit->kind) {
+        case HitKind::tpc:
+            ui.focus = Focus::floorplan;
+            ui.cursor_bit = hit->value;
+            ui.marked.set(hit->value, !ui.marked.test(hit->value));
+            return {};
+        case HitKind::process:
+            ui.focus = Focus::table;
+            ui.selected_pid = hit->value;
+            return {};
+        case HitKind::key: return handle_key(ui, data, last, code_key(static_cast<KeyCode>(hit->value)));
+        case HitKind::menu_item: return {};
+    }
+    return {};
+}
+
+}  // namespace
+
+Intent handle_key(UiState& ui, const TopData& data, const Screen& last, const Key& key) {
+    if (key.code == KeyCode::none || key.code == KeyCode::resize) return {};
+    ui.table_first_row = last.table_first_row;
+    if (last.table_rows > 1) ui.table_page = last.table_rows;
+    switch (ui.dialog) {
+        case Dialog::help: ui.dialog = Dialog::none; return {};
+        case Dialog::setup:
+        case Dialog::sort_menu:
+        case Dialog::action_menu: return menu_key(ui, data, last, key);
+        case Dialog::search:
+        case Dialog::filter: return prompt_key(ui, data, key);
+        case Dialog::confirm: return confirm_key(ui, key);
+        case Dialog::none: break;
+    }
+    if (key.code != KeyCode::mouse) ui.message.clear();
+    const bool floorplan = ui.focus == Focus::floorplan;
+    switch (key.code) {
+        case KeyCode::f1: ui.dialog = Dialog::help; return {};
+        case KeyCode::f2: ui.dialog = Dialog::setup; ui.menu_item = 0; return {};
+        case KeyCode::f3: ui.dialog = Dialog::search; ui.input.clear(); return {};
+        case KeyCode::f4: ui.dialog = Dialog::filter; ui.input = ui.filter; return {};
+        case KeyCode::f6: {
+            ui.dialog = Dialog::sort_menu;
+            ui.menu_item = static_cast<int>(std::find(std::begin(kSortKeys), std::end(kSortKeys), ui.sort) - std::begin(kSortKeys));
+            return {};
+        }
+        case KeyCode::f9: ui.dialog = Dialog::action_menu; ui.menu_item = 0; return {};
+        case KeyCode::f10: return just(IntentKind::quit);
+        case KeyCode::tab:
+        case KeyCode::back_tab: ui.focus = floorplan ? Focus::table : Focus::floorplan; return {};
+        case KeyCode::escape: ui.marked = {}; return {};
+        case KeyCode::mouse: return click(ui, data, last, key);
+        case KeyCode::enter:
+            if (floorplan) return give_intent(ui, data, give_selection(data, ui));
+            ui.dialog = Dialog::action_menu;
+            ui.menu_item = 0;
+            return {};
+        case KeyCode::up:
+        case KeyCode::down:
+        case KeyCode::left:
+        case KeyCode::right:
+        case KeyCode::home:
+        case KeyCode::end:
+        case KeyCode::page_up:
+        case KeyCode::page_down:
+            if (floorplan) {
+                move_cursor(ui, data, key.code);
+            } else {
+                const int page = std::max(1, ui.table_page - 1);
+                const bool end = key.code == KeyCode::home || key.code == KeyCode::end;
+                const int delta = key.code == KeyCode::up ? -1 : key.code == KeyCode::down ? 1 : key.code == KeyCode::page_up ? -page
+                                  : key.code == KeyCode::page_down ? page : key.code == KeyCode::home ? -1 : 1;
+                if (key.code != KeyCode::left && key.code != KeyCode::right) move_selection(ui, data, delta, end);
+            }
+            return {};
+        default: break;
+    }
+    if (key.code != KeyCode::character) return {};
+    switch (key.ch) {
+        case 'q': return just(IntentKind::quit);
+        case '?':
+        case 'h': ui.dialog = Dialog::help; return {};
+        case 'S': ui.dialog = Dialog::setup; ui.menu_item = 0; return {};
+        case '/': ui.dialog = Dialog::search; ui.input.clear(); return {};
+        case '\\': ui.dialog = Dialog::filter; ui.input = ui.filter; return {};
+        case '<':
+        case ',':
+        case '>':
+        case '.': {
+            const auto count = static_cast<int>(std::size(kSortKeys));
+            const int now = static_cast<int>(std::find(std::begin(kSortKeys), std::end(kSortKeys), ui.sort) - std::begin(kSortKeys));
+            ui.sort = kSortKeys[static_cast<std::size_t>((now + (key.ch == '<' || key.ch == ',' ? count - 1 : 1)) % count)];
+            return {};
+        }
+        case 'I': ui.sort_descending = !ui.sort_descending; return {};
+        case 'u': return just(IntentKind::undo);
+        case '+':
+        case '=': return {IntentKind::grow, {}, 0, target_pids(data, ui)};
+        case '-': return {IntentKind::shrink, {}, 0, target_pids(data, ui)};
+        case 'g':
+            ui.focus = Focus::floorplan;
+            toggle_gpc(ui, data);
+            return {};
+        case ' ':
+            if (floorplan) {
+                const int bit = cursor_bit(data, ui);
+                if (bit >= 0) ui.marked.set(bit, !ui.marked.test(bit));
+            } else if (const TopProcess* selected = selected_process(data, ui)) {
+                if (!ui.tagged.erase(selected->pid)) ui.tagged.insert(selected->pid);
+                move_selection(ui, data, 1);  // as htop: tag and step to the next row
+            }
+            return {};
+        default: return {};
+    }
+}
+
+}  // namespace gpupart::top

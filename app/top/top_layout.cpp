@@ -1,0 +1,226 @@
+// The frame from top to bottom: header, floorplan, process table, findings, status line, footer of keys.
+// Heights are shared out so the table and the findings both stay visible on an 80x24 terminal.
+#include "top/top_layout.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "model/gpu_queries.hpp"
+#include "top/top_key.hpp"
+#include "top/top_layout_parts.hpp"
+
+namespace gpupart::top {
+namespace {
+
+constexpr int kSidePanelWidth = 56;
+
+// ---- header ---------------------------------------------------------------------------------------
+
+int count_simulated(const TopData& data) {
+    return static_cast<int>(std::count_if(data.processes.begin(), data.processes.end(), [](const TopProcess& p) { return p.simulated; }));
+}
+
+std::string processes_text(const TopData& data) {
+    const auto count = data.processes.size();
+    const int simulated = count_simulated(data);
+    if (simulated == 0) return fmt::format("{} process{}", count, count == 1 ? "" : "es");
+    if (simulated == static_cast<int>(count)) return fmt::format("{} simulated process{} (demo)", count, count == 1 ? "" : "es");
+    return fmt::format("{} processes, {} simulated (demo)", count, simulated);
+}
+
+int header_rows(const TopData& data) { return 2 + (data.source.why.empty() ? 0 : 1) + (data.source.read_only.empty() ? 0 : 1); }
+
+int draw_header(Screen& screen, const TopData& data, const UiState& ui, bool wide) {
+    const Gpu& gpu = data.gpu;
+    int c = screen.put(0, 0, "gpupart top", {Role::title, true});
+    c = screen.put(0, c, data.source.gpu_count > 1 ? fmt::format(" · GPU {} of {}: ", gpu.index, data.source.gpu_count)
+                                                   : fmt::format(" · GPU {}: ", gpu.index), {Role::normal});
+    c = screen.put(0, c, gpu_display_name(gpu), {Role::value, true});
+    if (gpu.architecture.known()) c = screen.put(0, c, " " + *gpu.architecture.value, {Role::normal});
+    if (gpu.uuid.known())
+        c = screen.put(0, c, " · " + *gpu.uuid.value, {Role::dim});
+    else
+        c = screen.put(0, c, " · recording " + data.source.origin, {Role::label});
+    if (wide) {
+        if (gpu.driver_version.known()) c = screen.put(0, c, " · driver " + *gpu.driver_version.value, {Role::dim});
+        if (gpu.pci_bus_id.known()) screen.put(0, c, " · PCI " + *gpu.pci_bus_id.value, {Role::dim});
+    }
+    screen.put(0, screen.width() - static_cast<int>(data.clock.size()), data.clock, {Role::dim});
+
+    // The second line: parts in order of importance, each only if it fits whole.
+    const TpcMask real = real_tpcs(gpu);
+    const int free = free_tpcs(data).count();
+    c = screen.put(1, 0, "MPS ", {Role::normal});
+    c = screen.put(1, c, data.mps_running ? "running" : "off", {data.mps_running ? Role::good : Role::bad, true});
+    c = screen.put(1, c, " · TPCs ", {Role::normal});
+    c = screen.put(1, c, std::to_string(real.count() - free), {Role::value, true});
+    c = screen.put(1, c, " owned, ", {Role::normal});
+    c = screen.put(1, c, std::to_string(free), {Role::value, true});
+    c = screen.put(1, c, fmt::format(" free of {}", real.count()), {Role::normal});
+    const auto part = [&](const std::string& text, Role role) {
+        if (c + text_width(text) <= screen.width()) c = screen.put(1, c, text, {role});
+    };
+    if (wide) part(fmt::format(" ({} SMs)", sm_total(gpu)), Role::normal);
+    part(" · " + processes_text(data), Role::normal);
+    if (data.unreadable_slots > 0) part(fmt::format(" · {} unreadable slot(s)", data.unreadable_slots), Role::bad);
+    part(fmt::format(" · every {:.1f} s", ui.settings.delay_tenths / 10.0), Role::dim);
+    if (wide) part(" · registry " + data.registry_dir, Role::dim);
+
+    int row = 2;
+    if (!data.source.read_only.empty()) screen.put(row++, 0, fit("view only: " + data.source.read_only, screen.width()), {Role::bad, true});
+    if (!data.source.why.empty()) screen.put(row++, 0, fit(data.source.why, screen.width()), {Role::label});
+    return row;
+}
+
+// ---- status line, footer ---------------------------------------------------------------------------
+
+std::string status_context(const TopData& data, const UiState& ui) {
+    if (ui.focus == Focus::floorplan) {
+        const int bit = cursor_bit(data, ui);
+        if (bit < 0) return "no TPC on this map";
+        const Tpc* tpc = find_tpc(data.gpu, bit);
+        const Ownership owners = ownership(data);
+        const auto& holders = owners[static_cast<std::size_t>(bit)];
+        std::string who = holders.empty() ? "free" : "";
+        for (int index : holders) {
+            const TopProcess& p = data.processes[static_cast<std::size_t>(index)];
+            who += fmt::format("{}{} {}", who.empty() ? "" : ", ", p.letter, p.pid);
+        }
+        std::string text = fmt::format("TPC {} {} SMs {}: {}", bit, tpc && tpc->gpc ? gpc_name(*tpc->gpc) : "(no GPC)",
+                                       tpc ? fmt::format("{}", fmt::join(tpc->sms, ",")) : "?", who);
+        const TpcMask marked = ui.marked & real_tpcs(data.gpu);
+        if (!marked.empty()) text += fmt::format(" · marked {}", marked.to_list());
+        if (const TopProcess* target = selected_process(data, ui))
+            text += fmt::format(" · Enter gives {} to {} {}", marked.empty() ? "it" : "them", target->letter, target->pid);
+        if (marked.empty()) text += " · Space marks, g its GPC";
+        return text;
+    }
+    const TopProcess* p = selected_process(data, ui);
+    if (!p) return "Tab: floorplan · F1: help";
+    return fmt::format("{} {} · TPCs {} · applied {} · shim: {} · Tab: floorplan, mark TPCs and give them to it", p->letter, p->pid,
+                       tpcs_text(*p), p->applied, p->shim_detail);
+}
+
+void draw_status(Screen& screen, int row, const TopData& data, const UiState& ui) {
+    if (ui.dialog == Dialog::search || ui.dialog == Dialog::filter) {
+        int c = screen.put(row, 0, ui.dialog == Dialog::search ? "Search: " : "Filter: ", {Role::label, true});
+        c = screen.put(row, c, ui.input, {Role::input});
+        c = screen.put(row, c, "_", {Role::input, false, true});
+        screen.put(row, c + 2, "Enter keeps · Esc cancels", {Role::dim});
+        return;
+    }
+    if (!ui.message.empty()) {
+        screen.put(row, 0, fit(ui.message, screen.width()), {ui.message_is_error ? Role::message_error : Role::message_ok, true});
+        return;
+    }
+    screen.put(row, 0, fit(status_context(data, ui), screen.width()), {Role::dim});
+}
+
+void draw_footer(Screen& screen, int row, const UiState& ui) {
+    struct Item {
+        const char* key;
+        const char* label;
+        KeyCode code;
+    };
+    const bool table = ui.focus == Focus::table;
+    const Item items[] = {{"F1", "Help", KeyCode::f1},     {"F2", "Setup", KeyCode::f2},   {"F3", "Search", KeyCode::f3},
+                          {"F4", "Filter", KeyCode::f4},   {"F6", "SortBy", KeyCode::f6},  {"F9", "Action", KeyCode::f9},
+                          {"F10", "Quit", KeyCode::f10},   {"Tab", "Focus", KeyCode::tab}, {"u", "Undo", KeyCode::none},
+                          {"Spc", table ? "Tag" : "Mark", KeyCode::none}, {"Enter", table ? "Menu" : "Give", KeyCode::enter},
+                          {"+-", "TPC", KeyCode::none}};
+    int c = 0;
+    for (const Item& item : items) {
+        const std::string label = std::string(item.label) + " ";
+        if (c + text_width(item.key) + text_width(label) > screen.width()) break;
+        const int start = c;
+        c = screen.put(row, c, item.key, {Role::footer_key, true});
+        c = screen.put(row, c, label, {Role::footer_label});
+        if (item.code != KeyCode::none) screen.hits.push_back({row, start, c - start, HitKind::key, static_cast<int>(item.code)});
+    }
+}
+
+// The rows every section wants: what decides between the floorplan's forms and shares out the rest.
+struct Wants {
+    int header = 0;
+    int table = 0;            // header row and every visible process
+    int table_least = 0;      // header row and up to 5 processes
+    int findings = 0;         // title and every finding, wrapped
+    int findings_least = 0;   // title and up to 3 findings
+};
+
+Wants wants(const TopData& data, const UiState& ui, int width) {
+    Wants w;
+    w.header = header_rows(data);
+    const int shown = std::max<int>(1, static_cast<int>(visible_processes(data, ui).size()));
+    w.table = 1 + shown;
+    w.table_least = 1 + std::min(shown, 5);
+    if (ui.settings.show_findings) {
+        w.findings = findings_rows_wanted(data, width - 2);
+        w.findings_least = 1 + std::min(std::max<int>(1, static_cast<int>(data.findings.size())), 3);
+    }
+    return w;
+}
+
+}  // namespace
+
+FloorplanMode floorplan_mode(const TopData& data, const UiState& ui, int width, int height) {
+    const Wants w = wants(data, ui, width);
+    const auto fits = [&](FloorplanMode mode) {
+        return floorplan_width(data, mode, width) - 22 <= width &&  // the GPC summaries may be cut
+               w.header + floorplan_height(data, mode, width) + w.table_least + w.findings_least + 2 <= height;
+    };
+    if (ui.settings.show_sm_ids && width >= 100 && fits(FloorplanMode::tall)) return FloorplanMode::tall;
+    if (fits(FloorplanMode::wide)) return FloorplanMode::wide;
+    return FloorplanMode::compact;
+}
+
+Screen layout_top(const TopData& data, const UiState& ui, int width, int height) {
+    Screen screen(width, height, ui.settings.ascii);
+    if (width < kMinWidth || height < kMinHeight) {
+        screen.put(0, 0, fmt::format("gpupart top needs {}x{} at least", kMinWidth, kMinHeight), {Role::bad, true});
+        screen.put(1, 0, fmt::format("(this terminal is {}x{}); q quits", width, height), {Role::normal});
+        return screen;
+    }
+    const bool wide = width >= 120;
+    const FloorplanMode mode = floorplan_mode(data, ui, width, height);
+    const Wants w = wants(data, ui, width);
+    const int floorplan = floorplan_height(data, mode, width);
+    // Wide terminals get a side panel right of the floorplan (share meters, the selected process, the
+    // findings), taller than the floorplan where the table can spare the rows.
+    const int panel_left = floorplan_width(data, mode, width) + 2;
+    const bool side = mode != FloorplanMode::compact && width - panel_left >= kSidePanelWidth;
+    const int section = side ? std::max(floorplan, std::min(side_panel_rows(data, width - panel_left),
+                                                            height - w.header - w.table_least - 2))
+                             : floorplan;
+    const int findings_wanted = side ? 0 : w.findings;
+    // Blank lines between the sections where everything fits with room to spare.
+    const bool airy = w.header + section + w.table + findings_wanted + 2 + 3 <= height;
+    int row = draw_header(screen, data, ui, wide) + (airy ? 1 : 0);
+    draw_floorplan(screen, row, data, ui, mode);
+    if (side) draw_side_panel(screen, row, panel_left, width - panel_left, section, data, ui);
+    row += section + (airy ? 1 : 0);
+
+    // The table and the findings share what is left above the status line and the footer; the findings
+    // sit right above the status line, so they stay put while processes come and go.
+    const int rest = height - row - 2 - (airy && !side ? 1 : 0);
+    int findings_rows = side ? 0 : std::min(w.findings, std::max(std::min(w.findings, w.findings_least), rest - w.table));
+    int table_rows = rest - findings_rows;
+    if (table_rows < 2) {
+        table_rows = std::min(rest, 2);
+        findings_rows = std::max(0, rest - table_rows);
+    }
+    if (findings_rows == 1) {  // a title with no line is worth nothing: the table takes it
+        ++table_rows;
+        findings_rows = 0;
+    }
+    row += draw_table(screen, row, table_rows, data, ui, wide);
+    if (findings_rows > 0) draw_findings(screen, row + (airy ? 1 : 0), 2, width - 2, findings_rows, data);
+    draw_status(screen, height - 2, data, ui);
+    draw_footer(screen, height - 1, ui);
+    draw_dialog(screen, data, ui);
+    return screen;
+}
+
+}  // namespace gpupart::top

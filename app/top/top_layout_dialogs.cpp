@@ -1,0 +1,234 @@
+// The dialogs drawn over the frame: help (F1), setup (F2), sort (F6), actions (F9), and the
+// confirmation of a planned change with the controller's findings.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "model/gpu_queries.hpp"
+#include "top/top_layout_parts.hpp"
+
+namespace gpupart::top {
+namespace {
+
+struct Line {
+    std::string text;
+    Style style;
+};
+
+const std::vector<std::string>& help_lines() {
+    static const std::vector<std::string> lines = {
+        "The floorplan and the partitioned processes of one GPU, live.",
+        "",
+        "Tab        switch focus between the floorplan and the process table",
+        "arrows     move the cursor (floorplan) or the selection (table)",
+        "PgUp PgDn  page through the table · Home End: first, last",
+        "Space      floorplan: mark a TPC · table: tag a process",
+        "g          mark the whole GPC under the cursor",
+        "Enter      floorplan: give the marked TPCs (or the cursor's) to",
+        "           the selected process, taking them from their holders",
+        "+ -        add a free TPC to, or take one from, the selected",
+        "           (or the tagged) processes",
+        "u          undo your last change (as `gpupart undo`)",
+        "Esc        clear the marks · close a dialog",
+        "F1 ?       this help          F2 S   setup",
+        "F3 /       search             F4 \\   filter",
+        "F6         sort menu          < >    sort column · I invert",
+        "F9         action menu        F10 q  quit",
+        "mouse      click a TPC to mark it, a process to select it,",
+        "           a key in the bottom line to press it",
+        "",
+        "The controller plans every change: you see its findings, and",
+        "nothing changes until you confirm. Changes are journaled",
+        "(`gpupart history`).",
+    };
+    return lines;
+}
+
+// Draws a box of `lines` centred on the screen; lines longer than the box are clipped.
+void draw_lines_box(Screen& screen, const std::string& title, const std::vector<Line>& lines, int min_width = 0) {
+    int widest = std::max(min_width, text_width(title) + 4);
+    for (const Line& line : lines) widest = std::max(widest, text_width(line.text));
+    const int width = std::min(screen.width() - 2, widest + 4);
+    const int height = std::min(screen.height() - 1, static_cast<int>(lines.size()) + 2);
+    const int top = std::max(0, (screen.height() - height) / 2);
+    const int left = std::max(0, (screen.width() - width) / 2);
+    screen.hits.clear();  // clicks go to the dialog only
+    draw_box(screen, top, left, height, width, title);
+    for (int i = 0; i < height - 2; ++i) {
+        const Line& line = lines[static_cast<std::size_t>(i)];
+        if (line.style.role == Role::menu_selected) screen.fill(top + 1 + i, left + 1, width - 2, U' ', line.style);
+        screen.put(top + 1 + i, left + 2, fit(line.text, width - 4), line.style, width - 4);
+    }
+}
+
+void draw_menu(Screen& screen, const std::string& title, const std::vector<std::string>& items, const std::vector<bool>& enabled,
+               int highlighted, const std::string& hint) {
+    std::vector<Line> lines;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const bool on = enabled.empty() || enabled[i];
+        const bool current = static_cast<int>(i) == highlighted;
+        lines.push_back({fmt::format("{} {}", current ? "▸" : " ", items[i]),
+                         current ? Style{Role::menu_selected, true} : Style{on ? Role::normal : Role::menu_disabled}});
+    }
+    lines.push_back({"", {}});
+    lines.push_back({hint, {Role::dim}});
+    draw_lines_box(screen, title, lines);
+    // Menu items are the box's rows 1..n, centred as draw_lines_box placed them.
+    const int height = std::min(screen.height() - 1, static_cast<int>(lines.size()) + 2);
+    const int top = std::max(0, (screen.height() - height) / 2);
+    for (std::size_t i = 0; i < items.size() && static_cast<int>(i) < height - 2; ++i)
+        screen.hits.push_back({top + 1 + static_cast<int>(i), 0, screen.width(), HitKind::menu_item, static_cast<int>(i)});
+}
+
+std::string mask_text(bool partitioned, const TpcMask& mask) { return partitioned ? mask.to_list() : "all"; }
+
+void draw_confirm(Screen& screen, const TopData& data, const PendingPlan& pending) {
+    const int inner = std::min(screen.width() - 6, 110);
+    std::vector<Line> lines;
+    const Plan& plan = pending.plan;
+    if (plan.changes.empty()) lines.push_back({"no change to make", {Role::dim}});
+    for (const PlannedChange& change : plan.changes) {
+        const TopProcess* p = find_process(data, change.pid);
+        const std::string who = fmt::format("{} {} {}", p ? std::string(1, p->letter) : "?", change.pid, change.command);
+        lines.push_back({fit(who, inner), {Role::value, true}});
+        lines.push_back({fit(fmt::format("    {} → {}  ({} TPCs → {})", mask_text(change.before_partitioned, change.before),
+                                         mask_text(change.after_partitioned, change.after),
+                                         (change.before_partitioned ? change.before & real_tpcs(data.gpu) : real_tpcs(data.gpu)).count(),
+                                         (change.after_partitioned ? change.after & real_tpcs(data.gpu) : real_tpcs(data.gpu)).count()),
+                             inner),
+                         {Role::normal}});
+    }
+    lines.push_back({"", {}});
+    // What this change brings: findings that hold already are in the findings panel, counted here only.
+    int already = 0;
+    for (const Finding& finding : plan.findings) {
+        if (finding.severity != Severity::error && std::find(data.findings.begin(), data.findings.end(), finding) != data.findings.end()) {
+            ++already;
+            continue;
+        }
+        const Role role = finding.severity == Severity::error ? Role::finding_error
+                          : finding.severity == Severity::warning ? Role::finding_warning : Role::finding_info;
+        const auto wrapped = wrap(fmt::format("{}: {} [{}]", to_string(finding.severity), finding.message, finding.rule), inner);
+        for (std::size_t i = 0; i < wrapped.size(); ++i) lines.push_back({(i ? "  " : "") + wrapped[i], {role, i == 0}});
+    }
+    if (static_cast<int>(plan.findings.size()) == already) lines.push_back({"no new finding", {Role::good}});
+    if (already > 0)
+        lines.push_back({fmt::format("({} finding{} that hold{} already: see the findings panel)", already, already == 1 ? "" : "s",
+                                     already == 1 ? "s" : ""),
+                         {Role::dim}});
+    // Keep the answer line visible: drop findings lines from the end if the screen is short.
+    const std::size_t room = static_cast<std::size_t>(std::max(3, screen.height() - 5));
+    if (lines.size() > room) {
+        const std::size_t dropped = lines.size() - room + 1;
+        lines.resize(room - 1);
+        lines.push_back({fmt::format("… {} more lines (gpupart set --dry-run shows them all)", dropped), {Role::dim}});
+    }
+    lines.push_back({"", {}});
+    if (plan.refused())
+        lines.push_back({"Refused: nothing will change.   Esc closes", {Role::finding_error, true}});
+    else
+        lines.push_back({"Enter or y applies   ·   Esc or n cancels   (u undoes it later)", {Role::good, true}});
+    draw_lines_box(screen, pending.title, lines, std::min(inner, 60));
+}
+
+}  // namespace
+
+std::string fit(const std::string& text, int width) {
+    if (width <= 0) return "";
+    const std::u32string chars = decode_utf8(text);
+    if (static_cast<int>(chars.size()) <= width) return text;
+    std::string out;
+    for (int i = 0; i < width - 1; ++i) out += encode_utf8(chars[static_cast<std::size_t>(i)]);
+    return out + "…";
+}
+
+std::vector<std::string> wrap(const std::string& text, int width) {
+    std::vector<std::string> lines;
+    std::string line;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find(' ', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string word = text.substr(start, end - start);
+        if (!line.empty() && text_width(line) + 1 + text_width(word) > width) {
+            lines.push_back(line);
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + word;
+        while (text_width(line) > width) {  // a word longer than a line is cut
+            lines.push_back(fit(line, width));
+            line = line.substr(std::min(line.size(), static_cast<std::size_t>(width - 1)));
+        }
+        start = end + 1;
+    }
+    if (!line.empty()) lines.push_back(line);
+    return lines;
+}
+
+void draw_box(Screen& screen, int top, int left, int height, int width, const std::string& title) {
+    const Style border{Role::box};
+    for (int r = top; r < top + height; ++r) screen.fill(r, left, width, U' ', border);
+    screen.fill(top, left + 1, width - 2, U'─', border);
+    screen.fill(top + height - 1, left + 1, width - 2, U'─', border);
+    for (int r = top + 1; r < top + height - 1; ++r) {
+        screen.put(r, left, "│", border);
+        screen.put(r, left + width - 1, "│", border);
+    }
+    screen.put(top, left, "┌", border);
+    screen.put(top, left + width - 1, "┐", border);
+    screen.put(top + height - 1, left, "└", border);
+    screen.put(top + height - 1, left + width - 1, "┘", border);
+    screen.put(top, left + 2, " " + fit(title, width - 6) + " ", {Role::box_title, true});
+}
+
+void draw_dialog(Screen& screen, const TopData& data, const UiState& ui) {
+    switch (ui.dialog) {
+        case Dialog::none:
+        case Dialog::search:
+        case Dialog::filter:
+            return;  // the prompt lives in the status line
+        case Dialog::help: {
+            std::vector<Line> lines;
+            for (const auto& text : help_lines()) lines.push_back({text, {Role::normal}});
+            lines.push_back({"", {}});
+            lines.push_back({"any key closes this help", {Role::dim}});
+            draw_lines_box(screen, "gpupart top · keys", lines);
+            return;
+        }
+        case Dialog::setup: {
+            const Settings& s = ui.settings;
+            const std::vector<std::string> items = {
+                fmt::format("[{}] colours (-C starts without)", s.colour ? "x" : " "),
+                fmt::format("    refresh every {:.1f} s   ← → change (-d in tenths)", s.delay_tenths / 10.0),
+                fmt::format("[{}] findings panel", s.show_findings ? "x" : " "),
+                fmt::format("[{}] SM ids under each TPC (terminals of 120x50 and more)", s.show_sm_ids ? "x" : " "),
+            };
+            draw_menu(screen, "Setup", items, {}, ui.menu_item, "↑ ↓ choose · Space toggles · ← → delay · Esc closes");
+            return;
+        }
+        case Dialog::sort_menu: {
+            std::vector<std::string> items;
+            for (SortKey key : kSortKeys)
+                items.push_back(fmt::format("{}{}", sort_key_name(key),
+                                            key == ui.sort ? (ui.sort_descending ? "   (now, descending)" : "   (now)") : ""));
+            draw_menu(screen, "Sort by", items, {}, ui.menu_item, "↑ ↓ choose · Enter sorts · I inverts · Esc closes");
+            return;
+        }
+        case Dialog::action_menu: {
+            std::vector<std::string> items;
+            std::vector<bool> enabled;
+            int number = 1;
+            for (const MenuItem& item : action_menu(data, ui)) {
+                items.push_back(fmt::format("{}  {}", number++, item.label));
+                enabled.push_back(item.enabled);
+            }
+            draw_menu(screen, "Actions", items, enabled, ui.menu_item, "↑ ↓ or a number choose · Enter acts · Esc closes");
+            return;
+        }
+        case Dialog::confirm:
+            if (ui.pending) draw_confirm(screen, data, *ui.pending);
+            return;
+    }
+}
+
+}  // namespace gpupart::top

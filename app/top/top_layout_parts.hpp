@@ -1,0 +1,34 @@
+#pragma once
+// The sections of the layout, one file each (private to app/top): every function draws one section at
+// a given row of the screen and returns how many rows it used.
+#include <string>
+#include <vector>
+
+#include "top/top_layout.hpp"
+#include "top/top_view.hpp"
+
+namespace gpupart::top {
+
+int floorplan_height(const TopData& data, FloorplanMode mode, int width);
+int floorplan_width(const TopData& data, FloorplanMode mode, int width);  // its columns, GPC summaries included
+int draw_floorplan(Screen& screen, int row, const TopData& data, const UiState& ui, FloorplanMode mode);
+
+int draw_table(Screen& screen, int row, int rows, const TopData& data, const UiState& ui, bool wide);
+
+// The findings: a title, then every finding wrapped where `rows` allow, else one clipped line each.
+int findings_rows_wanted(const TopData& data, int width);
+void draw_findings(Screen& screen, int row, int column, int width, int rows, const TopData& data);
+
+// Right of the floorplan on wide terminals: TPC share meters, the selected process, the findings.
+int side_panel_rows(const TopData& data, int width);
+void draw_side_panel(Screen& screen, int row, int column, int width, int rows, const TopData& data, const UiState& ui);
+
+// Dialogs are drawn last, over the sections; they replace the click regions of what they cover.
+void draw_dialog(Screen& screen, const TopData& data, const UiState& ui);
+
+// Helpers the sections share.
+std::string fit(const std::string& text, int width);  // clipped with "…" when longer than `width`
+std::vector<std::string> wrap(const std::string& text, int width);  // word wrap into lines of at most `width`
+void draw_box(Screen& screen, int top, int left, int height, int width, const std::string& title);
+
+}  // namespace gpupart::top

@@ -1,0 +1,152 @@
+// The process table: one row per partitioned process (filtered, sorted), its owner letter in the
+// floorplan's colour, the columns that fit the width, and the selected row kept in view.
+#include <algorithm>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "model/gpu_queries.hpp"
+#include "top/top_key.hpp"
+#include "top/top_layout_parts.hpp"
+
+namespace gpupart::top {
+namespace {
+
+enum class ColumnId { pid, user, tpcs, sms, share, rate, launches, memory, shim, requested, applied, command };
+
+struct Column {
+    ColumnId id;
+    std::string title;
+    int width = 0;  // 0: the rest of the line
+    bool right = false;
+    std::optional<SortKey> key;
+};
+
+std::string rate_text(const std::optional<double>& rate) {
+    if (!rate) return "-";
+    return *rate < 100 ? fmt::format("{:.1f}", *rate) : fmt::format("{:.0f}", *rate);
+}
+
+constexpr int kCommandWidth = 30;
+
+std::vector<Column> table_columns(const TopData& data, bool wide, int width) {
+    using enum ColumnId;
+    if (!wide)
+        return {{pid, "PID", 7, true, SortKey::pid},     {user, "USER", 8, false, SortKey::user},
+                {tpcs, "TPCS", 4, true, SortKey::tpcs},  {sms, "SMS", 3, true, SortKey::sms},
+                {share, "SHARE", 5, true, {}},           {rate, "LAUNCH/s", 8, true, SortKey::rate},
+                {memory, "MEM", 4, true, {}},            {shim, "SHIM", 8, false, SortKey::shim},
+                {command, "COMMAND", 0, false, SortKey::command}};
+    int mask_width = 9;
+    int applied_width = 7;
+    for (const TopProcess& p : data.processes) {
+        mask_width = std::max(mask_width, static_cast<int>(tpcs_text(p).size()));
+        applied_width = std::max(applied_width, static_cast<int>(p.applied.size()));
+    }
+    std::vector<Column> columns = {{pid, "PID", 7, true, SortKey::pid},       {user, "USER", 10, false, SortKey::user},
+                                   {tpcs, "TPCS", 4, true, SortKey::tpcs},    {sms, "SMS", 4, true, SortKey::sms},
+                                   {share, "SHARE", 5, true, {}},             {rate, "LAUNCH/s", 9, true, SortKey::rate},
+                                   {launches, "LAUNCHES", 10, true, {}},      {memory, "MEM", 5, true, {}},
+                                   {shim, "SHIM", 11, false, SortKey::shim},  {requested, "REQUESTED", std::min(mask_width, 32), false, {}},
+                                   {applied, "APPLIED", std::min(applied_width, 32), false, {}},
+                                   {command, "COMMAND", 0, false, SortKey::command}};
+    // The command keeps at least kCommandWidth columns: the extra columns go first, least useful first.
+    for (const ColumnId extra : {applied, launches, requested}) {
+        int used = 4;
+        for (const Column& column : columns) used += column.width + 1;
+        if (width - used >= kCommandWidth) break;
+        std::erase_if(columns, [extra](const Column& column) { return column.id == extra; });
+    }
+    return columns;
+}
+
+std::string cell_text(const TopData& data, const TopProcess& p, ColumnId id) {
+    const int real = real_tpcs(data.gpu).count();
+    switch (id) {
+        case ColumnId::pid: return std::to_string(p.pid);
+        case ColumnId::user: return p.user;
+        case ColumnId::tpcs: return p.partitioned ? std::to_string(tpc_count(data, p)) : "all";
+        case ColumnId::sms: return std::to_string(sm_count(data, p));
+        case ColumnId::share: return real > 0 ? fmt::format("{}%", (100 * tpc_count(data, p) + real / 2) / real) : "-";
+        case ColumnId::rate: return rate_text(p.launches_per_second);
+        case ColumnId::launches: return std::to_string(p.launches);
+        case ColumnId::memory: return p.memory_bytes ? fmt::format("{}M", *p.memory_bytes >> 20) : "-";
+        case ColumnId::shim: return p.applied == "(next launch)" ? "pending" : p.shim;
+        case ColumnId::requested: return tpcs_text(p);
+        case ColumnId::applied: return p.applied;
+        case ColumnId::command: return p.command;
+    }
+    return "?";
+}
+
+std::vector<std::string> row_cells(const TopData& data, const TopProcess& p, const std::vector<Column>& columns) {
+    std::vector<std::string> cells;
+    for (const Column& column : columns) cells.push_back(cell_text(data, p, column.id));
+    return cells;
+}
+
+// Writes the cells of one table line after the 4-column prefix; returns nothing, styles stay per line.
+void put_cells(Screen& screen, int row, const std::vector<Column>& columns, const std::vector<std::string>& cells, Style style,
+               std::optional<SortKey> sorted = {}) {
+    int c = 4;
+    for (std::size_t i = 0; i < columns.size() && c < screen.width(); ++i) {
+        const Column& column = columns[i];
+        const int width = column.width > 0 ? column.width : screen.width() - c;
+        const std::string text = fit(cells[i], width);
+        const std::string padded = column.right ? fmt::format("{:>{}}", text, width) : text;
+        Style cell_style = style;
+        if (sorted && column.key == sorted) cell_style = {Role::sorted_header, true, style.reverse};
+        screen.put(row, c, padded, cell_style, width);
+        c += width + 1;
+    }
+}
+
+}  // namespace
+
+int draw_table(Screen& screen, int row, int rows, const TopData& data, const UiState& ui, bool wide) {
+    const bool focused = ui.focus == Focus::table;
+    const auto columns = table_columns(data, wide, screen.width());
+    std::vector<std::string> titles;
+    for (const Column& column : columns) titles.push_back(column.title);
+    screen.fill(row, 0, screen.width(), U' ', {Role::table_header});
+    put_cells(screen, row, columns, titles, {Role::table_header}, ui.sort);
+    screen.hits.push_back({row, 0, screen.width(), HitKind::key, static_cast<int>(KeyCode::f6)});
+    const auto shown = visible_processes(data, ui);
+    const int body = rows - 1;
+    screen.table_rows = body;
+    if (shown.empty()) {
+        const std::string empty = data.processes.empty()
+                                      ? "no partitioned process: start one with `gpupart run --tpcs EXPR -- CMD`, or `gpupart demo start`"
+                                      : fmt::format("no process matches the filter '{}' (F4 changes it)", ui.filter);
+        screen.put(row + 1, 4, fit(empty, screen.width() - 4), {Role::dim});
+        return rows;
+    }
+    const TopProcess* selected = selected_process(data, ui);
+    int selected_index = 0;
+    for (std::size_t i = 0; i < shown.size(); ++i)
+        if (shown[i] == selected) selected_index = static_cast<int>(i);
+    // Scroll only as far as needed to keep the selected row in view.
+    int first = std::clamp(ui.table_first_row, 0, std::max(0, static_cast<int>(shown.size()) - body));
+    if (selected_index < first) first = selected_index;
+    if (selected_index >= first + body) first = selected_index - body + 1;
+    screen.table_first_row = first;
+    for (int i = 0; i < body && first + i < static_cast<int>(shown.size()); ++i) {
+        const TopProcess& p = *shown[static_cast<std::size_t>(first + i)];
+        const int r = row + 1 + i;
+        const bool is_selected = &p == selected;
+        const bool tagged = ui.tagged.count(p.pid) > 0;
+        Style style{tagged ? Role::tagged : Role::normal, tagged};
+        if (is_selected && focused) style = {Role::row_selected, tagged, false};
+        if (is_selected && focused) screen.fill(r, 0, screen.width(), U' ', style);
+        screen.put(r, 0, is_selected ? "▸" : " ", is_selected ? Style{style.role, true} : style);
+        screen.put(r, 1, tagged ? "*" : " ", style);
+        screen.put(r, 2, std::string(1, p.letter), {owner_role(p.colour), true});
+        put_cells(screen, r, columns, row_cells(data, p, columns), is_selected && !focused ? Style{style.role, true, false, true} : style);
+        screen.hits.push_back({r, 0, screen.width(), HitKind::process, p.pid});
+    }
+    if (first + body < static_cast<int>(shown.size()))
+        screen.put(row + rows - 1, screen.width() - 12, fmt::format("↓ {} more", static_cast<int>(shown.size()) - first - body), {Role::dim});
+    return rows;
+}
+
+}  // namespace gpupart::top

@@ -1,0 +1,98 @@
+#include "top/top_session.hpp"
+
+#include <fmt/format.h>
+
+#include "controller/move_plan.hpp"
+#include "model/user_error.hpp"
+#include "top/top_view.hpp"
+
+namespace gpupart::top {
+
+TopSession::TopSession(Controller controller, Registry registry, TopSource source, Settings settings)
+    : controller_(std::move(controller)), registry_(std::move(registry)), source_(std::move(source)) {
+    ui_.settings = settings;
+    refresh();
+}
+
+void TopSession::refresh() {
+    controller_.refresh();
+    data_ = make_top_data(controller_.state(), registry_.list(), source_, registry_.directory(), rates_,
+                          std::chrono::steady_clock::now());
+}
+
+Screen TopSession::frame(int width, int height) {
+    last_ = layout_top(data_, ui_, width, height);
+    ui_.table_first_row = last_.table_first_row;
+    return last_;
+}
+
+bool TopSession::handle(const Key& key) {
+    const Intent intent = handle_key(ui_, data_, last_, key);
+    if (intent.kind == IntentKind::quit) return false;
+    carry_out(intent);
+    return true;
+}
+
+std::string TopSession::process_name(int pid) const {
+    const TopProcess* p = find_process(data_, pid);
+    return p ? fmt::format("{} {}", p->letter, pid) : std::to_string(pid);
+}
+
+void TopSession::propose(Plan plan, std::string title) {
+    ui_.pending = PendingPlan{std::move(plan), std::move(title)};
+    ui_.dialog = Dialog::confirm;
+}
+
+void TopSession::carry_out(const Intent& intent) {
+    if (intent.kind == IntentKind::none) return;
+    if (!source_.read_only.empty()) {
+        ui_.dialog = Dialog::none;
+        ui_.message = "view only: " + source_.read_only;
+        ui_.message_is_error = true;
+        return;
+    }
+    try {
+        controller_.refresh();  // plan against the registry as it is now, not as it was drawn
+        switch (intent.kind) {
+            case IntentKind::give:
+                propose(plan_give(controller_, intent.pid, intent.tpcs),
+                        fmt::format("Give TPCs {} to {}?", intent.tpcs.to_list(), process_name(intent.pid)));
+                break;
+            case IntentKind::grow:
+                propose(plan_grow(controller_, intent.pids),
+                        intent.pids.size() == 1 ? fmt::format("Add a TPC to {}?", process_name(intent.pids.front()))
+                                                : fmt::format("Add a TPC to each of {} processes?", intent.pids.size()));
+                break;
+            case IntentKind::shrink:
+                propose(plan_shrink(controller_, intent.pids),
+                        intent.pids.size() == 1 ? fmt::format("Take a TPC from {}?", process_name(intent.pids.front()))
+                                                : fmt::format("Take a TPC from each of {} processes?", intent.pids.size()));
+                break;
+            case IntentKind::undo: {
+                Plan plan = controller_.plan_undo();
+                std::string title = fmt::format("Undo: {}?", plan.action);
+                propose(std::move(plan), std::move(title));
+                break;
+            }
+            case IntentKind::apply: {
+                const Applied applied = controller_.apply(ui_.pending->plan);
+                ui_.message = fmt::format("applied #{}: {} · u undoes it", applied.entry.id, applied.entry.action);
+                ui_.message_is_error = false;
+                ui_.dialog = Dialog::none;
+                ui_.pending.reset();
+                ui_.marked = {};
+                break;
+            }
+            case IntentKind::none:
+            case IntentKind::quit: break;
+        }
+    } catch (const UserError& error) {
+        ui_.dialog = Dialog::none;
+        ui_.pending.reset();
+        ui_.message = error.what();
+        ui_.message_is_error = true;
+    }
+    refresh();
+}
+
+}  // namespace gpupart::top

@@ -1,0 +1,39 @@
+#pragma once
+// One `gpupart top` session without its terminal: it samples the registry through the controller,
+// lays frames out, and carries out what keys ask for (plans, confirmations, applies, undo), always
+// through the controller. The curses view and batch mode drive it; the tests drive it directly.
+#include <optional>
+
+#include "controller/controller.hpp"
+#include "top/top_data.hpp"
+#include "top/top_input.hpp"
+#include "top/top_layout.hpp"
+
+namespace gpupart::top {
+
+class TopSession {
+public:
+    TopSession(Controller controller, Registry registry, TopSource source, Settings settings);
+
+    void refresh();                             // a new sample of the registry and MPS
+    Screen frame(int width, int height);        // lays out the current sample and remembers the frame
+    bool handle(const Key& key);                // false when the user quits
+
+    const TopData& data() const { return data_; }
+    const UiState& ui() const { return ui_; }
+
+private:
+    void carry_out(const Intent& intent);
+    void propose(Plan plan, std::string title);
+    std::string process_name(int pid) const;
+
+    Controller controller_;
+    Registry registry_;
+    TopSource source_;
+    LaunchRates rates_;
+    TopData data_;
+    UiState ui_;
+    Screen last_{0, 0};
+};
+
+}  // namespace gpupart::top

@@ -1,0 +1,61 @@
+#pragma once
+// What the user has chosen in `gpupart top`: focus, cursor, marks, tags, sort, filter, open dialog.
+// Plain data changed by the key handler (top_input) and read by the layout (top_layout).
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "controller/controller.hpp"
+#include "model/tpc_mask.hpp"
+
+namespace gpupart::top {
+
+enum class Focus { floorplan, table };
+
+enum class SortKey { pid, user, tpcs, sms, rate, shim, command };
+inline constexpr SortKey kSortKeys[] = {SortKey::pid, SortKey::user, SortKey::tpcs, SortKey::sms,
+                                        SortKey::rate, SortKey::shim, SortKey::command};
+std::string_view sort_key_name(SortKey key);  // the column title: "PID", "LAUNCH/s", ...
+
+// At most one dialog is open; the key handler sends keys to it first.
+enum class Dialog { none, help, setup, sort_menu, action_menu, search, filter, confirm };
+
+// Settings of the setup dialog (F2); `-C` and `-d` set the first two.
+struct Settings {
+    bool colour = true;
+    int delay_tenths = 10;
+    bool show_findings = true;
+    bool show_sm_ids = true;  // a second floorplan line of SM ids, where the terminal is tall enough
+    bool ascii = false;       // no UTF-8 glyphs (a terminal whose locale is not UTF-8)
+};
+inline constexpr int kSetupItems = 4;  // colour, delay, findings, SM ids
+
+// A plan waiting for the user's confirmation, with what the dialog says about it.
+struct PendingPlan {
+    Plan plan;
+    std::string title;  // "Give 9-16 to 1234 (llm-serving)?"
+};
+
+struct UiState {
+    Focus focus = Focus::table;
+    int cursor_bit = -1;            // floorplan cursor: a real TPC's mask bit (-1: the first one)
+    TpcMask marked;                 // TPCs marked in the floorplan (Space, g, mouse)
+    int selected_pid = 0;           // the table's selected process (0: the first one)
+    std::set<int> tagged;           // processes tagged with Space in the table
+    int table_first_row = 0;        // scroll position of the table (kept by the layout)
+    int table_page = 10;            // rows the table showed last (PgUp/PgDn step)
+    SortKey sort = SortKey::pid;
+    bool sort_descending = false;
+    std::string filter;             // table shows only processes matching it (F4 \)
+    std::string search;             // last search (F3 /)
+    std::string input;              // text being typed in the search or filter prompt
+    Dialog dialog = Dialog::none;
+    int menu_item = 0;              // highlighted item of the open menu
+    std::optional<PendingPlan> pending;
+    std::string message;            // one line under the table: the last action's result
+    bool message_is_error = false;
+    Settings settings;
+};
+
+}  // namespace gpupart::top

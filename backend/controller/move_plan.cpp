@@ -1,0 +1,129 @@
+#include "controller/move_plan.hpp"
+
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "model/gpu_queries.hpp"
+#include "model/placement.hpp"
+
+namespace gpupart {
+namespace {
+
+Finding refusal(std::string id, std::string message) {
+    return {Severity::error, "controller", std::move(message), std::move(id)};
+}
+
+// The TPCs of one GPC, or of no known GPC (group index -1): the units partitions are packed into.
+struct Group {
+    int gpc = -1;
+    TpcMask tpcs;
+};
+
+std::vector<Group> groups_of(const Gpu& gpu) {
+    std::vector<Group> groups;
+    for (const Gpc& gpc : gpu.gpcs) groups.push_back({gpc.index, gpc_tpcs(gpu, gpc.index)});
+    groups.push_back({-1, undetermined_gpc_tpcs(gpu)});
+    return groups;
+}
+
+std::string short_command(const ProcessState& process) { return process.command.substr(0, 40); }
+
+// Plans `requests` with `refusals` in front; a plan with nothing left to plan carries only its refusals.
+Plan combine(const Controller& controller, const std::vector<SetRequest>& requests, std::vector<Finding> refusals,
+             const std::string& action) {
+    Plan plan;
+    plan.action = action;
+    if (!requests.empty()) plan = controller.plan_set(requests, action);
+    plan.findings.insert(plan.findings.begin(), refusals.begin(), refusals.end());
+    return plan;
+}
+
+std::string pid_list(const std::vector<int>& pids) { return fmt::format("{}", fmt::join(pids, ",")); }
+
+}  // namespace
+
+std::optional<int> tpc_to_add(const Gpu& gpu, const TpcMask& own, const TpcMask& free) {
+    const TpcMask usable = free & real_tpcs(gpu);
+    if (usable.empty()) return std::nullopt;
+    // First choice: the GPC this process uses most that still has a free TPC (fills it towards whole).
+    const std::vector<Group> groups = groups_of(gpu);
+    const Group* best = nullptr;
+    int best_used = 0;
+    for (const Group& group : groups) {
+        const int used = (group.tpcs & own).count();
+        if (used > best_used && !(group.tpcs & usable).empty()) {
+            best = &group;
+            best_used = used;
+        }
+    }
+    if (best != nullptr) return (best->tpcs & usable).bits().front();
+    return place_tpcs_packed(gpu, 1, usable).bits().front();
+}
+
+std::optional<int> tpc_to_remove(const Gpu& gpu, const TpcMask& own) {
+    if ((own & real_tpcs(gpu)).count() <= 1) return std::nullopt;
+    // The GPC it uses least (TPCs of no known GPC first on ties, then the higher GPC), highest bit.
+    const std::vector<Group> groups = groups_of(gpu);
+    const Group* least = nullptr;
+    int least_used = std::numeric_limits<int>::max();
+    for (const Group& group : groups) {
+        const int used = (group.tpcs & own).count();
+        if (used == 0) continue;
+        const bool better = used < least_used || (used == least_used && (group.gpc == -1 || (least->gpc != -1 && group.gpc > least->gpc)));
+        if (better) {
+            least = &group;
+            least_used = used;
+        }
+    }
+    return (least->tpcs & own).bits().back();
+}
+
+Plan plan_grow(const Controller& controller, const std::vector<int>& pids) {
+    const SystemState& state = controller.state();
+    TpcMask free = real_tpcs(state.gpu);
+    for (const ProcessState& process : state.processes)
+        if (process.partitioned) free &= ~process.mask;
+    std::vector<SetRequest> requests;
+    std::vector<Finding> refusals;
+    for (int pid : pids) {
+        const ProcessState* process = find_process(state, pid);
+        if (process == nullptr) {
+            refusals.push_back(refusal("no-such-process", fmt::format("process {} is not a live partitioned process", pid)));
+        } else if (!process->partitioned) {
+            refusals.push_back(refusal("unpartitioned", fmt::format("process {} is not partitioned: it may already run on every TPC", pid)));
+        } else if (const auto bit = tpc_to_add(state.gpu, process->mask, free)) {
+            TpcMask after = process->mask;
+            after.set(*bit);
+            free.set(*bit, false);  // two processes grown at once never get the same TPC
+            requests.push_back({pid, after.to_list()});
+        } else {
+            refusals.push_back(refusal("no-free-tpc", fmt::format("no free TPC for process {}: every TPC is given to a process "
+                                                                  "(mark TPCs in the floorplan to move them)", pid)));
+        }
+    }
+    return combine(controller, requests, std::move(refusals), fmt::format("grow {} by 1 TPC", pid_list(pids)));
+}
+
+Plan plan_shrink(const Controller& controller, const std::vector<int>& pids) {
+    const SystemState& state = controller.state();
+    std::vector<SetRequest> requests;
+    std::vector<Finding> refusals;
+    for (int pid : pids) {
+        const ProcessState* process = find_process(state, pid);
+        if (process == nullptr) {
+            refusals.push_back(refusal("no-such-process", fmt::format("process {} is not a live partitioned process", pid)));
+        } else if (!process->partitioned) {
+            refusals.push_back(refusal("unpartitioned", fmt::format("process {} is not partitioned: give it TPCs first", pid)));
+        } else if (const auto bit = tpc_to_remove(state.gpu, process->mask)) {
+            TpcMask after = process->mask & real_tpcs(state.gpu);
+            after.set(*bit, false);
+            requests.push_back({pid, after.to_list()});
+        } else {
+            refusals.push_back(refusal("last-tpc", fmt::format("process {} has one TPC left: a partition needs at least one", pid)));
+        }
+    }
+    return combine(controller, requests, std::move(refusals), fmt::format("shrink {} by 1 TPC", pid_list(pids)));
+}
+
+}  // namespace gpupart

@@ -1,0 +1,126 @@
+// give / grow / shrink planned by the controller over real registered processes, and a `gpupart top`
+// session driven by keys: the registry changes only after the confirmation, and `u` undoes it.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "controller/move_plan.hpp"
+#include "registry_test_support.hpp"
+#include "snapshot/snapshot_file.hpp"
+#include "top/top_session.hpp"
+#include "top/top_view.hpp"
+
+using namespace gpupart;
+using gpupart::test::RegisteredChild;
+using gpupart::test::TempRegistry;
+
+namespace {
+
+const Gpu& h200() {
+    static const Snapshot snapshot = load_snapshot("builtin:h200");
+    return snapshot.gpus.at(0);
+}
+
+struct MovePlanTest : ::testing::Test {
+    TempRegistry registry_dir;
+    std::string journal_path = registry_dir.dir + "/history.jsonl";
+    Controller make() const { return Controller(Registry(registry_dir.dir), h200(), Journal(journal_path)); }
+    std::string mask_of(int pid) const {
+        const auto record = Registry(registry_dir.dir).find_live(pid);
+        return record.control && record.control->has_mask ? record.control->allowed.to_list() : "all";
+    }
+};
+
+bool has_finding(const Plan& plan, const std::string& id) {
+    for (const Finding& f : plan.findings)
+        if (f.id == id) return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_F(MovePlanTest, GivingTakesTheTpcsFromTheirHolder) {
+    RegisteredChild a(registry_dir.dir, "0x1fe0f");  // gpc0-1: 0-3,9-16
+    RegisteredChild b(registry_dir.dir, "0xf000000000");  // 36-39
+    Controller controller = make();
+    const Plan plan = plan_give(controller, b.pid, TpcMask::range(4, 12));  // holes 4-8 are dropped
+    ASSERT_FALSE(plan.refused());
+    EXPECT_EQ(plan.action, fmt::format("give 9-12 to {}", b.pid));
+    ASSERT_EQ(plan.changes.size(), 2u);
+    EXPECT_EQ(plan.changes[0].pid, b.pid);
+    EXPECT_EQ(plan.changes[0].after.to_list(), "9-12,36-39");
+    EXPECT_EQ(plan.changes[1].pid, a.pid);
+    EXPECT_EQ(plan.changes[1].after.to_list(), "0-3,13-16");
+    controller.apply(plan);
+    EXPECT_EQ(mask_of(a.pid), "0-3,13-16");
+    EXPECT_EQ(mask_of(b.pid), "9-12,36-39");
+    // Undo puts both back in one step.
+    controller.apply(controller.plan_undo());
+    EXPECT_EQ(mask_of(a.pid), "0-3,9-16");
+    EXPECT_EQ(mask_of(b.pid), "36-39");
+}
+
+TEST_F(MovePlanTest, GivingAProcessItsLastTpcsAwayIsRefused) {
+    RegisteredChild a(registry_dir.dir, "0xf");
+    RegisteredChild b(registry_dir.dir, "0x1fe00");
+    Controller controller = make();
+    const Plan plan = plan_give(controller, b.pid, TpcMask::range(0, 3));
+    EXPECT_TRUE(plan.refused());
+    EXPECT_TRUE(has_finding(plan, "last-tpcs"));
+    EXPECT_TRUE(plan_give(controller, b.pid, TpcMask::range(4, 8)).refused());  // holes only
+    EXPECT_EQ(mask_of(a.pid), "0-3");
+}
+
+TEST_F(MovePlanTest, GrowAndShrinkByOneTpc) {
+    RegisteredChild a(registry_dir.dir, "0x1e00");  // 9-12
+    RegisteredChild b(registry_dir.dir, "0x1e000");  // 13-16
+    Controller controller = make();
+    const Plan grow = plan_grow(controller, {a.pid, b.pid});
+    ASSERT_FALSE(grow.refused());
+    ASSERT_EQ(grow.changes.size(), 2u);
+    // gpc1 is full: each gets one free TPC elsewhere, not the same one.
+    const TpcMask extra_a = grow.changes[0].after & ~TpcMask::range(9, 16);
+    const TpcMask extra_b = grow.changes[1].after & ~TpcMask::range(9, 16);
+    EXPECT_EQ(extra_a.count(), 1);
+    EXPECT_EQ(extra_b.count(), 1);
+    EXPECT_NE(extra_a, extra_b);
+    controller.apply(grow);
+    const Plan shrink = plan_shrink(controller, {a.pid});
+    ASSERT_FALSE(shrink.refused());
+    controller.apply(shrink);
+    EXPECT_EQ(mask_of(a.pid), "9-12");  // the TPC outside gpc1 goes first
+    RegisteredChild c(registry_dir.dir, "0x200");  // 9 only
+    controller.refresh();
+    EXPECT_TRUE(has_finding(plan_shrink(controller, {c.pid}), "last-tpc"));
+}
+
+TEST_F(MovePlanTest, ATopSessionMovesTpcsWithKeysAndUndoesThem) {
+    RegisteredChild a(registry_dir.dir, "0x1fe0f");  // 0-3,9-16
+    RegisteredChild b(registry_dir.dir, "0xf000000000");  // 36-39
+    top::TopSource source{"builtin:h200", true, "test", "", 1};
+    top::TopSession session(make(), Registry(registry_dir.dir), source, top::Settings{});
+    session.frame(80, 24);
+    const auto press = [&](top::Key key) {
+        const bool going = session.handle(key);
+        session.frame(80, 24);
+        return going;
+    };
+    if (b.pid > a.pid) press(top::code_key(top::KeyCode::down));  // the table is in pid order: select b
+    ASSERT_EQ(top::selected_process(session.data(), session.ui())->pid, b.pid);
+    press(top::code_key(top::KeyCode::tab));
+    press(top::code_key(top::KeyCode::down));  // gpc1
+    press(top::char_key('g'));
+    press(top::code_key(top::KeyCode::enter));
+    ASSERT_EQ(session.ui().dialog, top::Dialog::confirm);
+    EXPECT_EQ(mask_of(a.pid), "0-3,9-16");  // nothing changes before the confirmation
+    press(top::char_key('y'));
+    EXPECT_EQ(session.ui().message.substr(0, 10), "applied #1");
+    EXPECT_EQ(mask_of(b.pid), "9-16,36-39");
+    EXPECT_EQ(mask_of(a.pid), "0-3");
+    press(top::char_key('u'));
+    ASSERT_EQ(session.ui().dialog, top::Dialog::confirm);
+    press(top::code_key(top::KeyCode::enter));
+    EXPECT_EQ(mask_of(a.pid), "0-3,9-16");
+    EXPECT_EQ(mask_of(b.pid), "36-39");
+    EXPECT_FALSE(press(top::char_key('q')));
+}

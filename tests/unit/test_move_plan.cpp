@@ -1,0 +1,37 @@
+// Which TPC + and - move, on the built-in H200 (the plans themselves are tested with real processes in
+// tests/registry/test_move_plan.cpp).
+#include <gtest/gtest.h>
+
+#include "controller/move_plan.hpp"
+#include "model/gpu_queries.hpp"
+#include "model/mask_resolve.hpp"
+#include "snapshot/snapshot_file.hpp"
+
+using namespace gpupart;
+
+namespace {
+
+const Gpu& h200() {
+    static const Snapshot snapshot = load_snapshot("builtin:h200");
+    return snapshot.gpus.at(0);
+}
+
+TpcMask tpcs(const char* expression) { return resolve_mask(expression, h200()).mask; }
+
+}  // namespace
+
+TEST(MovePlan, GrowingFillsTheGpcTheProcessUsesMost) {
+    // Holds 9-12 (gpc1) and 18 (gpc2): the free TPCs of gpc1 come first.
+    EXPECT_EQ(tpc_to_add(h200(), tpcs("9-12,18"), tpcs("13-16,19-25")), 13);
+    // Its GPCs are full: the best-fitting free GPC elsewhere.
+    EXPECT_EQ(tpc_to_add(h200(), tpcs("gpc1"), tpcs("0-1,27-34")), 0);
+    EXPECT_EQ(tpc_to_add(h200(), tpcs("gpc1"), TpcMask{}), std::nullopt);
+    EXPECT_EQ(tpc_to_add(h200(), tpcs("gpc1"), TpcMask::range(4, 8)), std::nullopt);  // holes only
+}
+
+TEST(MovePlan, ShrinkingTakesFromTheGpcTheProcessUsesLeast) {
+    EXPECT_EQ(tpc_to_remove(h200(), tpcs("gpc1,18")), 18);
+    EXPECT_EQ(tpc_to_remove(h200(), tpcs("gpc1-2")), 25);  // a tie: the higher GPC's highest TPC
+    EXPECT_EQ(tpc_to_remove(h200(), tpcs("gpc6,75")), 75);  // TPCs of no known GPC go first
+    EXPECT_EQ(tpc_to_remove(h200(), tpcs("9")), std::nullopt);
+}

@@ -1,0 +1,225 @@
+// What keys and clicks do in `gpupart top`, on hand-made frames: the UI state they change and the
+// intents (plans, apply, undo, quit) they hand to the session.
+#include <gtest/gtest.h>
+
+#include "top/top_input.hpp"
+#include "top/top_layout.hpp"
+#include "top/top_view.hpp"
+#include "top_test_data.hpp"
+
+using namespace gpupart;
+using namespace gpupart::top;
+using namespace gpupart::top::test;
+
+namespace {
+
+// A session's worth of UI state over the demo frame, laying out after every key as the view does.
+struct Keys {
+    TopData data = frame_data(demo_processes());
+    UiState ui;
+    Screen last = layout_top(data, ui, 120, 40);
+    Intent press(const Key& key) {
+        const Intent intent = handle_key(ui, data, last, key);
+        last = layout_top(data, ui, 120, 40);
+        return intent;
+    }
+    Intent press(char32_t ch) { return press(char_key(ch)); }
+    Intent press(KeyCode code) { return press(code_key(code)); }
+};
+
+}  // namespace
+
+TEST(TopInput, TabSwitchesFocusAndArrowsMoveOverRealTpcsOnly) {
+    Keys k;
+    EXPECT_EQ(k.ui.focus, Focus::table);
+    k.press(KeyCode::tab);
+    EXPECT_EQ(k.ui.focus, Focus::floorplan);
+    EXPECT_EQ(cursor_bit(k.data, k.ui), 0);
+    for (int i = 0; i < 5; ++i) k.press(KeyCode::right);
+    EXPECT_EQ(k.ui.cursor_bit, 3);  // gpc0 has 4 TPCs: the holes after them are never a stop
+    k.press(KeyCode::down);
+    EXPECT_EQ(k.ui.cursor_bit, 12);  // the same slot in gpc1
+    k.press(KeyCode::end);
+    EXPECT_EQ(k.ui.cursor_bit, 16);
+    k.press(KeyCode::page_down);
+    EXPECT_EQ(k.ui.cursor_bit, 83);  // the row of TPCs of no known GPC, nearest slot
+    k.press(KeyCode::home);
+    EXPECT_EQ(k.ui.cursor_bit, 75);
+    k.press(KeyCode::page_up);
+    EXPECT_EQ(k.ui.cursor_bit, 0);
+    k.press(KeyCode::back_tab);
+    EXPECT_EQ(k.ui.focus, Focus::table);
+}
+
+TEST(TopInput, SpaceMarksGMarksAGpcEscClears) {
+    Keys k;
+    k.press(KeyCode::tab);
+    k.press(KeyCode::down);  // bit 9
+    k.press(' ');
+    k.press(KeyCode::right);
+    k.press(' ');
+    EXPECT_EQ(k.ui.marked.to_list(), "9-10");
+    k.press(' ');
+    EXPECT_EQ(k.ui.marked.to_list(), "9");
+    k.press('g');
+    EXPECT_EQ(k.ui.marked.to_list(), "9-16");
+    k.press('g');
+    EXPECT_TRUE(k.ui.marked.empty());
+    k.press('g');
+    k.press(KeyCode::escape);
+    EXPECT_TRUE(k.ui.marked.empty());
+}
+
+TEST(TopInput, EnterGivesTheMarkedTpcsToTheSelectedProcess) {
+    Keys k;
+    k.press(KeyCode::down);  // select B
+    k.press(KeyCode::tab);
+    k.press(KeyCode::down);
+    k.press('g');            // gpc1
+    const Intent intent = k.press(KeyCode::enter);
+    EXPECT_EQ(intent.kind, IntentKind::give);
+    EXPECT_EQ(intent.pid, 4102);
+    EXPECT_EQ(intent.tpcs.to_list(), "9-16");
+    // Nothing marked: the TPC under the cursor.
+    k.press(KeyCode::escape);
+    EXPECT_EQ(k.press(KeyCode::enter).tpcs.to_list(), "9");
+}
+
+TEST(TopInput, PlusAndMinusActOnTheTaggedProcessesOrTheSelectedOne) {
+    Keys k;
+    Intent grow = k.press('+');
+    EXPECT_EQ(grow.kind, IntentKind::grow);
+    EXPECT_EQ(grow.pids, std::vector<int>{4101});
+    k.press(' ');  // tags A and steps to B, as htop does
+    EXPECT_EQ(k.ui.selected_pid, 4102);
+    k.press(KeyCode::down);
+    k.press(' ');  // tags C
+    const Intent shrink = k.press('-');
+    EXPECT_EQ(shrink.kind, IntentKind::shrink);
+    EXPECT_EQ(shrink.pids, (std::vector<int>{4101, 4103}));
+}
+
+TEST(TopInput, SortFilterAndSearch) {
+    Keys k;
+    k.data.processes[1].launches_per_second = 900;
+    k.press('>');
+    EXPECT_EQ(k.ui.sort, SortKey::user);
+    k.press('<');
+    k.press('<');
+    EXPECT_EQ(k.ui.sort, SortKey::command);
+    k.press(KeyCode::f6);
+    EXPECT_EQ(k.ui.dialog, Dialog::sort_menu);
+    k.press(KeyCode::up);
+    k.press(KeyCode::up);
+    k.press(KeyCode::enter);  // LAUNCH/s
+    EXPECT_EQ(k.ui.sort, SortKey::rate);
+    k.press('I');
+    EXPECT_EQ(visible_processes(k.data, k.ui).front()->pid, 4102);
+
+    k.press('\\');
+    for (char32_t c : std::u32string(U"train")) k.press(c);
+    EXPECT_EQ(k.ui.filter, "train");
+    ASSERT_EQ(visible_processes(k.data, k.ui).size(), 1u);
+    k.press(KeyCode::escape);  // Esc in the filter prompt drops the filter
+    EXPECT_EQ(visible_processes(k.data, k.ui).size(), 3u);
+
+    k.press('/');
+    for (char32_t c : std::u32string(U"vis")) k.press(c);
+    EXPECT_EQ(k.ui.selected_pid, 4102);
+    k.press(KeyCode::enter);
+    EXPECT_EQ(k.ui.search, "vis");
+    k.press('/');
+    k.press('z');
+    EXPECT_TRUE(k.ui.message_is_error);
+    EXPECT_EQ(k.ui.message, "no process matches 'z'");
+}
+
+TEST(TopInput, TheActionMenuAndTheConfirmation) {
+    Keys k;
+    k.press(KeyCode::f9);
+    EXPECT_EQ(k.ui.dialog, Dialog::action_menu);
+    EXPECT_EQ(k.press('1').kind, IntentKind::none);  // nothing marked: disabled
+    EXPECT_TRUE(k.ui.message_is_error);
+    k.press(KeyCode::f9);
+    EXPECT_EQ(k.press('5').kind, IntentKind::undo);
+    k.press(KeyCode::f9);
+    k.press(KeyCode::down);
+    k.press(KeyCode::down);
+    EXPECT_EQ(k.press(KeyCode::enter).kind, IntentKind::grow);
+
+    k.ui.dialog = Dialog::confirm;
+    k.ui.pending = PendingPlan{gpupart::Plan{}, "Add a TPC to A 4101?"};
+    EXPECT_EQ(k.press('y').kind, IntentKind::apply);
+    EXPECT_EQ(k.press('n').kind, IntentKind::none);
+    EXPECT_EQ(k.ui.dialog, Dialog::none);
+    EXPECT_FALSE(k.ui.pending);
+    EXPECT_EQ(k.ui.message, "cancelled: nothing changed");
+
+    gpupart::Plan refused;
+    refused.findings = {{gpupart::Severity::error, "controller", "no", "x"}};
+    k.ui.dialog = Dialog::confirm;
+    k.ui.pending = PendingPlan{refused, "?"};
+    EXPECT_EQ(k.press('y').kind, IntentKind::none);  // a refused plan is never applied
+    EXPECT_EQ(k.press(KeyCode::enter).kind, IntentKind::none);
+    EXPECT_EQ(k.ui.dialog, Dialog::none);
+}
+
+TEST(TopInput, HelpSetupAndQuit) {
+    Keys k;
+    k.press('?');
+    EXPECT_EQ(k.ui.dialog, Dialog::help);
+    k.press('x');
+    EXPECT_EQ(k.ui.dialog, Dialog::none);
+    k.press(KeyCode::f2);
+    k.press(' ');  // colours off
+    EXPECT_FALSE(k.ui.settings.colour);
+    k.press(KeyCode::down);
+    k.press(KeyCode::right);
+    EXPECT_EQ(k.ui.settings.delay_tenths, 15);
+    k.press(KeyCode::left);
+    k.press(KeyCode::left);
+    EXPECT_EQ(k.ui.settings.delay_tenths, 9);
+    k.press(KeyCode::escape);
+    EXPECT_EQ(k.press('q').kind, IntentKind::quit);
+    EXPECT_EQ(k.press(KeyCode::f10).kind, IntentKind::quit);
+}
+
+TEST(TopInput, ClicksSelectTpcsProcessesAndKeys) {
+    Keys k;
+    // Find where the layout put TPC 20 and process C, then click there.
+    const Hit* tpc = nullptr;
+    const Hit* row = nullptr;
+    const Hit* help = nullptr;
+    for (const Hit& hit : k.last.hits) {
+        if (hit.kind == HitKind::tpc && hit.value == 20 && !tpc) tpc = &hit;
+        if (hit.kind == HitKind::process && hit.value == 4103) row = &hit;
+        if (hit.kind == HitKind::key && hit.value == static_cast<int>(KeyCode::f1)) help = &hit;
+    }
+    ASSERT_TRUE(tpc && row && help);
+    const Hit tpc_hit = *tpc, row_hit = *row, help_hit = *help;
+    k.press(click(tpc_hit.row, tpc_hit.column + 1));
+    EXPECT_EQ(k.ui.focus, Focus::floorplan);
+    EXPECT_EQ(k.ui.cursor_bit, 20);
+    EXPECT_TRUE(k.ui.marked.test(20));
+    k.press(click(row_hit.row, 30));
+    EXPECT_EQ(k.ui.focus, Focus::table);
+    EXPECT_EQ(k.ui.selected_pid, 4103);
+    k.press(click(help_hit.row, help_hit.column));
+    EXPECT_EQ(k.ui.dialog, Dialog::help);
+}
+
+TEST(TopInput, PagesMoveByWhatTheTableShowed) {
+    std::vector<FakeProcess> fakes;
+    for (int i = 0; i < 30; ++i) fakes.push_back({6000 + i, "all", "worker"});
+    Keys k;
+    k.data = frame_data(fakes);
+    k.last = layout_top(k.data, k.ui, 80, 24);
+    const int page = k.last.table_rows;
+    ASSERT_GT(page, 2);
+    k.press(KeyCode::page_down);
+    EXPECT_EQ(k.ui.selected_pid, 6000 + page - 1);
+    k.press(KeyCode::end);
+    EXPECT_EQ(k.ui.selected_pid, 6029);
+    k.press(KeyCode::home);
+    EXPECT_EQ(k.ui.selected_pid, 6000);
+}

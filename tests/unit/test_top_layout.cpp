@@ -1,0 +1,306 @@
+// The layout of `gpupart top` at 80x24, 120x40 and 200x60, read as text and as cells: no terminal.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "model/gpu_queries.hpp"
+#include "controller/rules.hpp"
+#include "top/top_layout.hpp"
+#include "top/top_view.hpp"
+#include "top_test_data.hpp"
+
+using namespace gpupart;
+using namespace gpupart::top;
+using namespace gpupart::top::test;
+
+namespace {
+
+std::vector<std::string> lines_of(const Screen& screen) {
+    std::vector<std::string> lines;
+    std::istringstream in(screen.text());
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+// The row whose text starts with `prefix` (-1: none).
+int row_starting(const Screen& screen, const std::string& prefix) {
+    for (int r = 0; r < screen.height(); ++r)
+        if (screen.row_text(r).starts_with(prefix)) return r;
+    return -1;
+}
+
+bool contains(const Screen& screen, const std::string& text) { return screen.text().find(text) != std::string::npos; }
+
+// The text inside the dialog's box (what lies right of its left border, between its top and bottom).
+std::string dialog_text(const Screen& screen) {
+    std::string text;
+    bool inside = false;
+    for (int r = 0; r < screen.height(); ++r) {
+        const std::string line = screen.row_text(r);
+        if (line.find("┌") != std::string::npos) inside = true;
+        if (inside && line.find("│") != std::string::npos) text += line.substr(line.find("│")) + "\n";
+        if (line.find("└") != std::string::npos) break;
+    }
+    return text;
+}
+
+// Every row fits the width and the frame has exactly `height` rows.
+void expect_fits(const Screen& screen) {
+    const auto lines = lines_of(screen);
+    EXPECT_EQ(static_cast<int>(lines.size()), screen.height());
+    for (const auto& line : lines) EXPECT_LE(text_width(line), screen.width()) << line;
+}
+
+}  // namespace
+
+TEST(TopLayout, At80x24EverySectionIsThere) {
+    const TopData data = frame_data(demo_processes());
+    const Screen screen = layout_top(data, UiState{}, 80, 24);
+    expect_fits(screen);
+    const std::string text = screen.text();
+    SCOPED_TRACE(text);
+    EXPECT_TRUE(screen.row_text(0).starts_with("gpupart top · GPU 0: NVIDIA H200 Hopper · recording builtin:h200"));
+    EXPECT_TRUE(screen.row_text(0).ends_with("12:00:00"));
+    EXPECT_EQ(screen.row_text(1), "MPS off · TPCs 62 owned, 4 free of 66 · 3 simulated processes (demo)");  // no room for more
+    EXPECT_EQ(screen.row_text(2), "no NVIDIA GPU on this machine: showing the built-in recorded H200");
+    // One GPC a line with the mask bits; holes are blank slots inside the GPC's frame.
+    EXPECT_EQ(screen.row_text(row_starting(screen, "gpc0")),
+              "gpc0   │  A 0   A 1   A 2   A 3                               │ A 4");
+    EXPECT_EQ(screen.row_text(row_starting(screen, "gpc6")),
+              "gpc6   │ C 54  C 55  C 56  C 57  C 58  C 59  C 60  C 61  C 62 │ C 9");
+    EXPECT_EQ(screen.row_text(row_starting(screen, "no GPC")),
+              "no GPC │ . 75  . 78  . 81  . 83                               │ 4 free");
+    // The table: letter, pid, user, TPCs, SMs, share, launches/s, memory, shim, command.
+    const int header = row_starting(screen, "        PID USER");
+    ASSERT_GE(header, 0);
+    EXPECT_EQ(screen.row_text(header), "        PID USER     TPCS SMS SHARE LAUNCH/s  MEM SHIM     COMMAND");
+    EXPECT_EQ(screen.row_text(header + 1), "▸ A    4101 root       28  56   42%      400    - active   gpupart-demo-worker …");
+    EXPECT_EQ(screen.row_text(header + 3), "  C    4103 root       18  36   27%      400    - active   gpupart-demo-worker …");
+    // Every finding, one line each; the status line; the footer of keys.
+    EXPECT_TRUE(contains(screen, "  Findings (4)"));
+    EXPECT_TRUE(contains(screen, "  warning 3 partitioned processes run without MPS"));
+    EXPECT_TRUE(screen.row_text(22).starts_with("A 4101 · TPCs 0-3,9-16,18-25,27-34 · applied 0-3,9-16,18-25,27-34"));
+    EXPECT_TRUE(screen.row_text(23).starts_with("F1Help F2Setup F3Search F4Filter F6SortBy F9Action F10Quit"));
+}
+
+TEST(TopLayout, At120x40TheFloorplanShowsSmIdsAndTheTableItsMasks) {
+    const TopData data = frame_data(demo_processes());
+    const Screen screen = layout_top(data, UiState{}, 120, 40);
+    expect_fits(screen);
+    SCOPED_TRACE(screen.text());
+    EXPECT_EQ(floorplan_mode(data, UiState{}, 120, 40), FloorplanMode::tall);
+    const int gpc1 = row_starting(screen, "gpc1");
+    ASSERT_GE(gpc1, 0);
+    EXPECT_EQ(screen.row_text(gpc1), "gpc1    8 TPC  16 SM │    A 9    A 10    A 11    A 12    A 13    A 14    A 15    A 16         │ A 8");
+    EXPECT_EQ(screen.row_text(gpc1 + 1), "                     │    2-3   18-19   34-35   50-51   64-65   78-79   92-93 106-107         │");
+    EXPECT_TRUE(contains(screen, "MPS off · TPCs 62 owned, 4 free of 66 (132 SMs) · 3 simulated processes (demo) · every 1.0 s"));
+    EXPECT_TRUE(contains(screen, "REQUESTED"));
+    EXPECT_TRUE(contains(screen, " 0-3,9-16,18-25,27-34 gpupart-demo-worker llm-serving"));
+    // Findings are wrapped whole where there is room.
+    EXPECT_TRUE(contains(screen, "          by side (gpupart mps start) [seed 003 R4]"));
+}
+
+TEST(TopLayout, At200x60ASidePanelShowsSharesTheSelectedProcessAndTheFindings) {
+    const TopData data = frame_data(demo_processes());
+    UiState ui;
+    ui.selected_pid = 4102;
+    const Screen screen = layout_top(data, ui, 200, 60);
+    expect_fits(screen);
+    SCOPED_TRACE(screen.text());
+    EXPECT_TRUE(contains(screen, "TPC share"));
+    EXPECT_TRUE(contains(screen, "B 4102    [|||||||||||||"));
+    EXPECT_TRUE(contains(screen, "] 16/66"));
+    EXPECT_TRUE(contains(screen, "Selected B 4102"));
+    EXPECT_TRUE(contains(screen, "requested  36-43,45-52 (16 TPCs, 32 SMs)"));
+    EXPECT_TRUE(contains(screen, "whole GPCs gpc4 gpc5"));
+    EXPECT_TRUE(contains(screen, "Findings (4)"));
+    // The table has room for every column and the whole command.
+    EXPECT_TRUE(contains(screen, "LAUNCHES"));
+    EXPECT_TRUE(contains(screen, "APPLIED"));
+    EXPECT_TRUE(contains(screen, "gpupart-demo-worker batch-train (simulated workload, no GPU)"));
+    EXPECT_TRUE(contains(screen, "registry /run/gpupart"));
+}
+
+TEST(TopLayout, ManyProcessesOn80x24GetTheCompactFloorplanAndAScrollingTable) {
+    std::vector<FakeProcess> fakes;
+    const auto bits = real_tpcs(h200()).bits();
+    for (std::size_t i = 0; i < 12; ++i)
+        fakes.push_back({5000 + static_cast<int>(i), fmt::format("{},{}", bits[2 * i], bits[2 * i + 1]), "worker"});
+    const TopData data = frame_data(fakes);
+    UiState ui;
+    ui.selected_pid = 5011;
+    const Screen screen = layout_top(data, ui, 80, 24);
+    expect_fits(screen);
+    SCOPED_TRACE(screen.text());
+    EXPECT_EQ(floorplan_mode(data, ui, 80, 24), FloorplanMode::compact);
+    // Two GPC columns, one cell per TPC, holes blank.
+    EXPECT_TRUE(screen.row_text(row_starting(screen, "  gpc0")).starts_with("  gpc0   │ A A B B           │   gpc5"));
+    // The selected last process is scrolled into view.
+    EXPECT_TRUE(contains(screen, "▸ L    5011"));
+    EXPECT_FALSE(contains(screen, "  A    5000"));
+    EXPECT_GT(screen.table_first_row, 0);
+}
+
+TEST(TopLayout, SharedTpcsAreStarsAndFreeOnesDots) {
+    const TopData data = frame_data({{1, "0-3", "a"}, {2, "2-3,9", "b"}});
+    const Screen screen = layout_top(data, UiState{}, 80, 24);
+    SCOPED_TRACE(screen.text());
+    EXPECT_TRUE(screen.row_text(row_starting(screen, "gpc0")).starts_with("gpc0   │  A 0   A 1   * 2   * 3"));
+    EXPECT_TRUE(screen.row_text(row_starting(screen, "gpc1")).starts_with("gpc1   │  B 9  . 10  . 11"));
+    EXPECT_TRUE(contains(screen, "share TPCs 2-3"));
+}
+
+TEST(TopLayout, MarksTheCursorAndOwnersAreCellAttributes) {
+    const TopData data = frame_data(demo_processes());
+    UiState ui;
+    ui.focus = Focus::floorplan;
+    ui.cursor_bit = 10;
+    ui.marked.set(11);
+    const Screen screen = layout_top(data, ui, 80, 24);
+    const int gpc1 = row_starting(screen, "gpc1");
+    EXPECT_TRUE(screen.row_text(gpc1).starts_with("gpc1   │  A 9  A 10 +A 11"));
+    const std::string row = screen.row_text(gpc1);
+    // "gpc1   │" is 8 cells; each TPC cell is 5 wide plus a space: bit 10 is at column 14.
+    EXPECT_TRUE(screen.at(gpc1, 14).reverse);
+    EXPECT_FALSE(screen.at(gpc1, 8).reverse);
+    EXPECT_TRUE(screen.at(gpc1, 20).underline);
+    EXPECT_EQ(screen.at(gpc1, 14).role, Role::owner0);
+    const int gpc4 = row_starting(screen, "gpc4");
+    EXPECT_EQ(screen.at(gpc4, 10).role, Role::owner1);
+    EXPECT_TRUE(screen.row_text(3).starts_with("▸ Floorplan"));
+    EXPECT_EQ(screen.row_text(22), "TPC 10 gpc1 SMs 18,19: A 4101 · marked 11 · Enter gives them to A 4101");
+    // Clicks land on TPCs by their cells.
+    const Hit* hit = screen.hit_at(gpc1, 16);
+    ASSERT_NE(hit, nullptr);
+    EXPECT_EQ(hit->kind, HitKind::tpc);
+    EXPECT_EQ(hit->value, 10);
+}
+
+TEST(TopLayout, TheConfirmationShowsTheChangesAndOnlyTheFindingsTheyBring) {
+    const TopData data = frame_data(demo_processes());
+    SystemState state;
+    state.gpu = h200();
+    for (const TopProcess& p : data.processes) {
+        ProcessState ps;
+        ps.pid = p.pid;
+        ps.start_time = p.start_time;
+        ps.command = p.command;
+        ps.partitioned = true;
+        ps.mask = p.mask;
+        state.processes.push_back(ps);
+    }
+    PlannedChange change;
+    change.pid = 4102;
+    change.command = data.processes[1].command;
+    change.before_partitioned = true;
+    change.before = data.processes[1].mask;
+    change.after = data.processes[1].mask;
+    change.after.set(9);
+    change.after.set(10);
+    Plan plan;
+    plan.action = "give 9-10 to 4102";
+    plan.changes = {change};
+    plan.findings = check_plan(state, plan.changes);
+    UiState ui;
+    ui.dialog = Dialog::confirm;
+    ui.pending = PendingPlan{plan, "Give TPCs 9-10 to B 4102?"};
+    const Screen screen = layout_top(data, ui, 80, 24);
+    expect_fits(screen);
+    SCOPED_TRACE(screen.text());
+    const std::string dialog = dialog_text(screen);
+    EXPECT_TRUE(contains(screen, "┌─ Give TPCs 9-10 to B 4102? "));
+    EXPECT_NE(dialog.find("36-43,45-52 → 9-10,36-43,45-52  (16 TPCs → 18)"), std::string::npos);
+    EXPECT_NE(dialog.find("warning: process 4102 gets only 2 of gpc1's 8 TPCs"), std::string::npos);
+    EXPECT_NE(dialog.find("share TPCs 9-10"), std::string::npos);      // new: A holds them too
+    EXPECT_EQ(dialog.find("without MPS"), std::string::npos);          // held already: counted, not repeated
+    EXPECT_NE(dialog.find("(4 findings that hold already: see the findings panel)"), std::string::npos);
+    EXPECT_NE(dialog.find("Enter or y applies"), std::string::npos);
+}
+
+TEST(TopLayout, ARefusedPlanSaysNothingWillChange) {
+    const TopData data = frame_data(demo_processes());
+    UiState ui;
+    ui.dialog = Dialog::confirm;
+    Plan plan;
+    plan.findings = {{Severity::error, "controller", "process 4101 has one TPC left: a partition needs at least one", "last-tpc"}};
+    ui.pending = PendingPlan{plan, "Take a TPC from A 4101?"};
+    const Screen screen = layout_top(data, ui, 80, 24);
+    SCOPED_TRACE(screen.text());
+    EXPECT_TRUE(contains(screen, "error: process 4101 has one TPC left"));
+    EXPECT_TRUE(contains(screen, "Refused: nothing will change."));
+    EXPECT_FALSE(contains(screen, "Enter or y applies"));
+}
+
+TEST(TopLayout, HelpSetupSortAndActionDialogs) {
+    const TopData data = frame_data(demo_processes());
+    UiState ui;
+    ui.dialog = Dialog::help;
+    Screen screen = layout_top(data, ui, 80, 24);
+    EXPECT_TRUE(contains(screen, "gpupart top · keys"));
+    EXPECT_TRUE(contains(screen, "u          undo your last change"));
+    ui.dialog = Dialog::setup;
+    screen = layout_top(data, ui, 80, 24);
+    EXPECT_TRUE(contains(screen, "[x] colours"));
+    EXPECT_TRUE(contains(screen, "refresh every 1.0 s"));
+    ui.dialog = Dialog::sort_menu;
+    screen = layout_top(data, ui, 80, 24);
+    EXPECT_TRUE(contains(screen, "PID   (now)"));
+    ui.dialog = Dialog::action_menu;
+    ui.marked.set(9);
+    screen = layout_top(data, ui, 120, 40);
+    SCOPED_TRACE(screen.text());
+    EXPECT_TRUE(contains(screen, "1  Give marked TPCs 9 to 4101 (A)"));
+    EXPECT_TRUE(contains(screen, "5  Undo your last change"));
+    // Only the dialog takes clicks while it is open.
+    for (const Hit& hit : screen.hits) EXPECT_EQ(hit.kind, HitKind::menu_item);
+}
+
+TEST(TopLayout, SearchAndFilterPromptsLiveInTheStatusLine) {
+    const TopData data = frame_data(demo_processes());
+    UiState ui;
+    ui.dialog = Dialog::filter;
+    ui.input = ui.filter = "vision";
+    const Screen screen = layout_top(data, ui, 80, 24);
+    SCOPED_TRACE(screen.text());
+    EXPECT_TRUE(screen.row_text(22).starts_with("Filter: vision_"));
+    EXPECT_TRUE(contains(screen, "▸ B    4102"));
+    EXPECT_FALSE(contains(screen, "A    4101"));
+}
+
+TEST(TopLayout, ViewOnlyAndEmptyRegistryAreSaid) {
+    TopData data = frame_data({});
+    data.source.read_only = "this GPU's TPC map is not known";
+    const Screen screen = layout_top(data, UiState{}, 80, 24);
+    SCOPED_TRACE(screen.text());
+    EXPECT_EQ(screen.row_text(2), "view only: this GPU's TPC map is not known");
+    EXPECT_TRUE(contains(screen, "no partitioned process: start one with `gpupart run"));
+    EXPECT_TRUE(contains(screen, "no finding: nothing to warn about"));
+}
+
+TEST(TopLayout, ASmallTerminalIsToldWhatItNeeds) {
+    const Screen screen = layout_top(frame_data(demo_processes()), UiState{}, 50, 10);
+    EXPECT_EQ(screen.row_text(0), "gpupart top needs 60x16 at least");
+}
+
+TEST(TopLayout, AsciiModeWritesNoOtherGlyph) {
+    UiState ui;
+    ui.settings.ascii = true;
+    ui.dialog = Dialog::help;
+    for (const auto& [w, h] : {std::pair{80, 24}, std::pair{120, 40}, std::pair{200, 60}}) {
+        const Screen screen = layout_top(frame_data(demo_processes()), ui, w, h);
+        for (char c : screen.text()) EXPECT_TRUE(static_cast<unsigned char>(c) < 0x80) << screen.text();
+    }
+}
+
+TEST(TopLayout, EveryRoleOfTheFloorplanMatchesTheTableLetter) {
+    const TopData data = frame_data(demo_processes());
+    const Screen screen = layout_top(data, UiState{}, 120, 40);
+    const int header = row_starting(screen, "        PID");
+    for (int i = 0; i < 3; ++i) {
+        const Cell& letter = screen.at(header + 1 + i, 2);
+        EXPECT_EQ(letter.ch, static_cast<char32_t>('A' + i));
+        EXPECT_EQ(letter.role, owner_role(i));
+    }
+}

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# `gpupart top` as a user drives it: in a real terminal (tmux) against the demo workload in a private
+# registry. Moves TPCs with keys, checks the registry and the screen, undoes with `u`, resizes to 80x24
+# and 200x60, quits with q and with SIGTERM and checks the terminal is given back.
+#   top_end_to_end.sh PATH/TO/gpupart WORK_DIR [SCREENSHOT_DIR]
+# Exits 77 (ctest: skipped) when tmux is missing. With SCREENSHOT_DIR, saves the captures there.
+set -u
+gpupart=$1
+work=$2
+shots=${3:-}
+if ! command -v tmux > /dev/null; then
+    echo "SKIP: tmux is not installed (apt-get install tmux): the terminal view is not tested"
+    exit 77
+fi
+rm -rf "$work" && mkdir -p "$work"
+export GPUPART_REGISTRY_DIR=$work/registry GPUPART_JOURNAL=$work/history.jsonl  # never the machine's or the user's
+export LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color PS1='$ '
+socket=gpupart-top-test-$$
+tmx() { tmux -L "$socket" -f /dev/null "$@"; }
+cleanup() {
+    tmx kill-server > /dev/null 2>&1
+    "$gpupart" demo stop > /dev/null 2>&1  # no demo worker outlives the test
+}
+trap cleanup EXIT
+# shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
+. "$(dirname "$0")/../lib/checks.sh"  # check, contains, lacks, matches, checks_summary
+
+screen=$work/screen.txt
+capture() { tmx capture-pane -p -t top > "$screen"; }
+# wait_for TEXT: until the screen shows TEXT (5 s at most); the screen is left in $screen.
+wait_for() {
+    for _ in $(seq 1 50); do
+        capture
+        grep -qF -- "$1" "$screen" && return 0
+        sleep 0.1
+    done
+    echo "--- screen while waiting for '$1':" >&2
+    cat "$screen" >&2
+    return 1
+}
+save() { if [ -n "$shots" ]; then mkdir -p "$shots" && cp "$screen" "$shots/$1"; fi; }
+# laid_out_for ROWS: the frame was laid out for this size: header on the first row, footer on row ROWS
+# (a frame of the old size would be cropped or short).
+laid_out_for() { [ "$(sed -n 1p "$screen" | cut -c1-11)" = "gpupart top" ] && [ "$(sed -n "$1p" "$screen" | cut -c1-6)" = "F1Help" ]; }
+
+# On a machine with an NVIDIA GPU the built-in map is shown only when named (see gpupart topology).
+snapshot=()
+gpu_here=no
+for vendor in /sys/bus/pci/devices/*/vendor; do grep -q 0x10de "$vendor" 2> /dev/null && gpu_here=yes; done
+[ "$gpu_here" = yes ] && snapshot=(--snapshot builtin:h200)
+
+"$gpupart" demo start --seconds 120 > /dev/null
+for _ in $(seq 1 50); do [ "$(ls "$GPUPART_REGISTRY_DIR"/*.slot 2> /dev/null | wc -l)" -eq 3 ] && break; sleep 0.05; done
+"$gpupart" list > "$work/list.txt"
+llm=$(awk '/llm-serving/{print $1}' "$work/list.txt")
+vision=$(awk '/vision/{print $1}' "$work/list.txt")
+check "the demo runs" [ -n "$llm" ] && [ -n "$vision" ]
+
+tmx new-session -d -s top -x 120 -y 40 sh
+tmx send-keys -t top "$gpupart top -d 3 ${snapshot[*]}; echo \"top exited \$?\"" Enter
+check "top starts" wait_for "F1Help"
+check "header: GPU and recording" contains "$screen" "GPU 0: NVIDIA H200 Hopper · recording builtin:h200"
+check "header: the demo workload" contains "$screen" "3 simulated processes (demo)"
+[ "$gpu_here" = no ] && check "header: no GPU, the built-in H200" contains "$screen" "no NVIDIA GPU on this machine: showing the built-in recorded H200"
+check "floorplan: gpc1 held by A" matches "$screen" "^gpc1 .*│ +A 9 +A 10 "
+check "table: llm-serving is A" matches "$screen" "A +$llm root .*llm-serving"
+check "findings panel" contains "$screen" "Findings (4)"
+save top-demo-120x40.txt
+
+# Give gpc1 (A's) to vision (B): select B in the table, Tab to the floorplan, mark gpc1, Enter, confirm.
+tmx send-keys -t top Down Tab Down g Enter
+check "the plan is shown before anything changes" wait_for "Give TPCs 9-16 to B $vision?"
+check "the plan shows its changes" contains "$screen" "36-43,45-52 → 9-16,36-43,45-52"
+check "the plan shows what A loses" contains "$screen" "0-3,9-16,18-25,27-34 → 0-3,18-25,27-34"
+"$gpupart" list --json > "$work/before.json"
+check "nothing changed before the confirmation" contains "$work/before.json" '"tpcs": "0-3,9-16,18-25,27-34"'
+save top-demo-confirm.txt
+tmx send-keys -t top y
+check "applied" wait_for "applied #1: give 9-16 to $vision"
+"$gpupart" list --json > "$work/after.json"
+check "registry: vision has gpc1" contains "$work/after.json" '"tpcs": "9-16,36-43,45-52"'
+check "registry: llm-serving lost it" contains "$work/after.json" '"tpcs": "0-3,18-25,27-34"'
+check "screen: gpc1 is B's now" wait_for "B 9    B 10"
+check "screen: B has 24 TPCs" matches "$screen" "B +$vision root +24 +48 +36%"
+save top-demo.txt
+
+# Undo through the keys: the same journal as `gpupart undo`.
+tmx send-keys -t top u
+check "undo is planned" wait_for "Undo: undo #1 (give 9-16 to $vision)?"
+tmx send-keys -t top y
+check "undo applied" wait_for "applied #2: undo #1"
+"$gpupart" list --json > "$work/undone.json"
+check "registry: llm-serving has gpc1 again" contains "$work/undone.json" '"tpcs": "0-3,9-16,18-25,27-34"'
+check "registry: vision is back" contains "$work/undone.json" '"tpcs": "36-43,45-52"'
+check "screen: gpc1 is A's again" wait_for "A 9    A 10"
+"$gpupart" history > "$work/history.txt"
+check "history has both" [ "$(grep -c '^#' "$work/history.txt")" -eq 2 ]
+
+# Live resizes.
+tmx resize-window -t top -x 80 -y 24
+check "80x24: compact layout" wait_for "gpc0   │  A 0   A 1   A 2   A 3"
+sleep 0.3 && capture
+check "80x24: laid out for 24 rows" laid_out_for 24
+check "80x24: table" matches "$screen" "B +$vision root +16 +32 +24%"
+save top-demo-80x24.txt
+tmx resize-window -t top -x 200 -y 60
+check "200x60: side panel" wait_for "TPC share"
+sleep 0.3 && capture
+check "200x60: laid out for 60 rows" laid_out_for 60
+check "200x60: the selected process in detail" contains "$screen" "whole GPCs gpc4 gpc5"
+check "200x60: SM ids under the TPCs" contains "$screen" "2-3   18-19   34-35"
+save top-demo-200x60.txt
+
+# Help, then quit: the terminal is given back (alternate screen left, exit 0).
+tmx send-keys -t top F1
+check "F1 opens the help" wait_for "gpupart top · keys"
+tmx send-keys -t top Escape q
+check "q quits with 0" wait_for "top exited 0"
+check "the view is gone from the terminal" lacks "$screen" "F1Help"
+tmx send-keys -t top "stty -a > $work/stty.txt" Enter
+for _ in $(seq 1 30); do [ -s "$work/stty.txt" ] && break; sleep 0.1; done
+check "the terminal is cooked again: icanon" grep -qE '(^| )icanon( |$)' "$work/stty.txt"
+check "the terminal is cooked again: echo" grep -qE '(^| )echo( |$)' "$work/stty.txt"
+
+# A signal: SIGTERM ends it the same way.
+tmx send-keys -t top clear Enter "sh -c 'echo \$\$ > $work/top.pid; exec $gpupart top ${snapshot[*]}'; echo \"top exited \$?\"" Enter
+check "top starts again" wait_for "F1Help"
+kill -TERM "$(cat "$work/top.pid")"
+check "SIGTERM: exits 143" wait_for "top exited 143"
+check "SIGTERM: the view is gone" lacks "$screen" "F1Help"
+tmx send-keys -t top "stty -a > $work/stty2.txt" Enter
+for _ in $(seq 1 30); do [ -s "$work/stty2.txt" ] && break; sleep 0.1; done
+check "SIGTERM: the terminal is cooked again" grep -qE '(^| )icanon( |$)' "$work/stty2.txt"
+
+checks_summary top_end_to_end

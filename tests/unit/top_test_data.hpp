@@ -1,0 +1,84 @@
+#pragma once
+// Frames for the `gpupart top` tests: the built-in H200 with partitioned processes made from slot
+// records by hand (no registry, no processes), through the same make_top_data the live view uses.
+#include <string>
+#include <vector>
+
+#include "controller/system_state.hpp"
+#include "model/mask_resolve.hpp"
+#include "snapshot/snapshot_file.hpp"
+#include "top/top_data.hpp"
+
+namespace gpupart::top::test {
+
+inline const Gpu& h200() {
+    static const Snapshot snapshot = load_snapshot("builtin:h200");
+    return snapshot.gpus.at(0);
+}
+
+struct FakeProcess {
+    int pid;
+    std::string tpcs;  // mask expression on the H200, or "all" for an unpartitioned process
+    std::string command;
+    std::uint64_t launches = 1000;
+};
+
+inline RegistryEntry entry_of(const FakeProcess& fake) {
+    SlotRecord r;
+    r.pid = fake.pid;
+    r.start_time = 1000 + static_cast<std::uint64_t>(fake.pid);
+    r.uid = 0;
+    r.command = fake.command;
+    r.shim_version = fake.command.starts_with("gpupart-demo-worker") ? "demo (simulated)" : "0.1.0";
+    SlotControl control;
+    control.has_mask = fake.tpcs != "all";
+    control.generation = 1;
+    if (control.has_mask) control.allowed = resolve_mask(fake.tpcs, h200()).mask;
+    r.control = control;
+    SlotStatus status;
+    status.state = GPUPART_SHIM_ACTIVE;
+    status.applied_generation = 1;
+    status.mask_applied = control.has_mask;
+    status.applied = control.allowed;
+    r.status = status;
+    r.counters.launches = fake.launches;
+    return RegistryEntry{"/fake/" + std::to_string(fake.pid) + ".slot", r, Liveness::alive, ""};
+}
+
+// The frame `gpupart top` shows for these processes; `second_sample` adds launch rates (+400/s each).
+inline TopData frame_data(const std::vector<FakeProcess>& fakes, bool mps = false, bool second_sample = true) {
+    std::vector<RegistryEntry> entries;
+    SystemState state;
+    state.gpu = h200();
+    state.mps_running = mps;
+    for (const FakeProcess& fake : fakes) {
+        entries.push_back(entry_of(fake));
+        const SlotRecord& r = *entries.back().record;
+        ProcessState p;
+        p.pid = r.pid;
+        p.start_time = r.start_time;
+        p.command = r.command;
+        p.partitioned = r.control->has_mask;
+        p.mask = r.control->allowed;
+        p.generation = 1;
+        state.processes.push_back(p);
+    }
+    TopSource source{"builtin:h200", true, "no NVIDIA GPU on this machine: showing the built-in recorded H200", "", 1};
+    LaunchRates rates;
+    const auto start = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+    TopData data = make_top_data(state, entries, source, "/run/gpupart", rates, start);
+    if (second_sample) {
+        for (auto& entry : entries) entry.record->counters.launches += 400;
+        data = make_top_data(state, entries, source, "/run/gpupart", rates, start + std::chrono::seconds(1));
+    }
+    data.clock = "12:00:00";
+    return data;
+}
+
+inline std::vector<FakeProcess> demo_processes() {
+    return {{4101, "gpc0-3", "gpupart-demo-worker llm-serving (simulated workload, no GPU)"},
+            {4102, "gpc4-5", "gpupart-demo-worker vision (simulated workload, no GPU)"},
+            {4103, "gpc6-7", "gpupart-demo-worker batch-train (simulated workload, no GPU)"}};
+}
+
+}  // namespace gpupart::top::test
