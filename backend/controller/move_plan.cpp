@@ -27,7 +27,6 @@ std::vector<Group> groups_of(const Gpu& gpu) {
     return groups;
 }
 
-std::string short_command(const ProcessState& process) { return process.command.substr(0, 40); }
 
 // Plans `requests` with `refusals` in front; a plan with nothing left to plan carries only its refusals.
 Plan combine(const Controller& controller, const std::vector<SetRequest>& requests, std::vector<Finding> refusals,
