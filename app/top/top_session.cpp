@@ -2,8 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "controller/give_plan.hpp"
-#include "controller/step_plan.hpp"
+#include "controller/move_plan.hpp"  // plan_give, plan_grow, plan_shrink
 #include "model/user_error.hpp"
 #include "top/top_view.hpp"
 
