@@ -171,6 +171,7 @@ Key translate(int status, wint_t code) {
         case KEY_ENTER: return code_key(KeyCode::enter);
         case KEY_BTAB: return code_key(KeyCode::back_tab);
         case KEY_BACKSPACE: return code_key(KeyCode::backspace);
+        case KEY_DC: return code_key(KeyCode::del);
         case KEY_RESIZE: return code_key(KeyCode::resize);
         case KEY_MOUSE: {
             MEVENT event{};

@@ -153,6 +153,7 @@ Intent menu_action(UiState& ui, const TopData& data, const MenuItem& item) {
             const Tpc* tpc = find_tpc(data.gpu, cursor_bit(data, ui));
             return give_intent(ui, data, tpc && tpc->gpc ? gpc_tpcs(data.gpu, *tpc->gpc) : TpcMask{});
         }
+        case MenuAction::release: return {IntentKind::release, give_selection(data, ui), 0, {}};
         case MenuAction::grow: return {IntentKind::grow, {}, 0, target_pids(data, ui)};
         case MenuAction::shrink: return {IntentKind::shrink, {}, 0, target_pids(data, ui)};
         case MenuAction::undo: return just(IntentKind::undo);
@@ -312,6 +313,9 @@ Intent handle_key(UiState& ui, const TopData& data, const Screen& last, const Ke
         case KeyCode::tab:
         case KeyCode::back_tab: ui.focus = floorplan ? Focus::table : Focus::floorplan; return {};
         case KeyCode::escape: ui.marked = {}; return {};
+        case KeyCode::del:
+            if (floorplan) return {IntentKind::release, give_selection(data, ui), 0, {}};
+            return {};
         case KeyCode::mouse: return click(ui, data, last, key);
         case KeyCode::enter:
             if (floorplan) return give_intent(ui, data, give_selection(data, ui));

@@ -11,11 +11,11 @@
 
 namespace gpupart::top {
 
-enum class IntentKind { none, quit, give, grow, shrink, undo, apply };
+enum class IntentKind { none, quit, give, release, grow, shrink, undo, apply };
 
 struct Intent {
     IntentKind kind = IntentKind::none;
-    TpcMask tpcs;           // give: these TPCs
+    TpcMask tpcs;           // give, release: these TPCs
     int pid = 0;            // give: to this process
     std::vector<int> pids;  // grow, shrink: these processes
 };

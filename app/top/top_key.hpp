@@ -5,7 +5,7 @@ namespace gpupart::top {
 
 enum class KeyCode {
     none, character, up, down, left, right, page_up, page_down, home, end, enter, escape, tab, back_tab,
-    backspace, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, resize, mouse,
+    backspace, del, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, resize, mouse,
 };
 
 struct Key {

@@ -17,8 +17,6 @@ struct Line {
 
 const std::vector<std::string>& help_lines() {
     static const std::vector<std::string> lines = {
-        "The floorplan and the partitioned processes of one GPU, live.",
-        "",
         "Tab        switch focus between the floorplan and the process table",
         "arrows     move the cursor (floorplan) or the selection (table)",
         "PgUp PgDn  page through the table · Home End: first, last",
@@ -26,20 +24,18 @@ const std::vector<std::string>& help_lines() {
         "g          mark the whole GPC under the cursor",
         "Enter      floorplan: give the marked TPCs (or the cursor's) to",
         "           the selected process, taking them from their holders",
-        "+ -        add a free TPC to, or take one from, the selected",
-        "           (or the tagged) processes",
+        "Del        floorplan: release the marked TPCs (held by nobody)",
+        "+ -        one TPC more / less for the selected (or tagged) ones",
         "u          undo your last change (as `gpupart undo`)",
         "Esc        clear the marks · close a dialog",
         "F1 ?       this help          F2 S   setup",
         "F3 /       search             F4 \\   filter",
         "F6         sort menu          < >    sort column · I invert",
         "F9         action menu        F10 q  quit",
-        "mouse      click a TPC to mark it, a process to select it,",
-        "           a key in the bottom line to press it",
+        "mouse      click a TPC, a process, or a key in the bottom line",
         "",
-        "The controller plans every change: you see its findings, and",
-        "nothing changes until you confirm. Changes are journaled",
-        "(`gpupart history`).",
+        "The controller plans every change and shows its findings; nothing",
+        "changes until you confirm. `gpupart history` lists the changes.",
     };
     return lines;
 }

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "controller/move_plan.hpp"
+#include "controller/move_plan.hpp"  // plan_give, plan_grow, plan_shrink
 #include "model/user_error.hpp"
 #include "top/top_view.hpp"
 
@@ -58,6 +58,9 @@ void TopSession::carry_out(const Intent& intent) {
                 propose(plan_give(controller_, intent.pid, intent.tpcs),
                         fmt::format("Give TPCs {} to {}?", intent.tpcs.to_list(), process_name(intent.pid)));
                 break;
+            case IntentKind::release:
+                propose(plan_give(controller_, std::nullopt, intent.tpcs), fmt::format("Release TPCs {}?", intent.tpcs.to_list()));
+                break;
             case IntentKind::grow:
                 propose(plan_grow(controller_, intent.pids),
                         intent.pids.size() == 1 ? fmt::format("Add a TPC to {}?", process_name(intent.pids.front()))
@@ -76,7 +79,8 @@ void TopSession::carry_out(const Intent& intent) {
             }
             case IntentKind::apply: {
                 const Applied applied = controller_.apply(ui_.pending->plan);
-                ui_.message = fmt::format("applied #{}: {} · u undoes it", applied.entry.id, applied.entry.action);
+                ui_.message = fmt::format("applied #{}: {}{}", applied.entry.id, applied.entry.action,
+                                          applied.entry.undoes ? "" : " · u undoes it");
                 ui_.message_is_error = false;
                 ui_.dialog = Dialog::none;
                 ui_.pending.reset();

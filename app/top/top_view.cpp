@@ -183,6 +183,9 @@ std::vector<MenuItem> action_menu(const TopData& data, const UiState& ui) {
                      tpc && tpc->gpc ? fmt::format("Give {} (the cursor's GPC) to {}", gpc_name(*tpc->gpc), to)
                                      : "Give the cursor's GPC to the selected process",
                      tpc && tpc->gpc && selected != nullptr});
+    const TpcMask selection = give_selection(data, ui);
+    items.push_back({MenuAction::release, fmt::format("Release {} (held by nobody then)   Del", selection.empty() ? "TPCs" : selection.to_list()),
+                     !selection.empty()});
     const bool any_target = !target_pids(data, ui).empty();
     items.push_back({MenuAction::grow, fmt::format("Add a free TPC to {}   +", target_text(data, ui)), any_target});
     items.push_back({MenuAction::shrink, fmt::format("Take a TPC from {}   -", target_text(data, ui)), any_target});

@@ -43,7 +43,7 @@ int cursor_bit(const TopData& data, const UiState& ui);
 std::vector<int> target_pids(const TopData& data, const UiState& ui);
 
 // The F9 menu.
-enum class MenuAction { give_marked, give_gpc, grow, shrink, undo, clear_marks, untag };
+enum class MenuAction { give_marked, give_gpc, release, grow, shrink, undo, clear_marks, untag };
 struct MenuItem {
     MenuAction action;
     std::string label;

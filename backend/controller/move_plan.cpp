@@ -27,13 +27,13 @@ std::vector<Group> groups_of(const Gpu& gpu) {
     return groups;
 }
 
-
-// Plans `requests` with `refusals` in front; a plan with nothing left to plan carries only its refusals.
-Plan combine(const Controller& controller, const std::vector<SetRequest>& requests, std::vector<Finding> refusals,
+// Plans `requests` (exact masks) with `refusals` in front; a plan with nothing left to plan carries only
+// its refusals.
+Plan combine(const Controller& controller, const std::vector<MaskRequest>& requests, std::vector<Finding> refusals,
              const std::string& action) {
     Plan plan;
     plan.action = action;
-    if (!requests.empty()) plan = controller.plan_set(requests, action);
+    if (!requests.empty()) plan = controller.plan_masks(requests, action);
     plan.findings.insert(plan.findings.begin(), refusals.begin(), refusals.end());
     return plan;
 }
@@ -83,7 +83,7 @@ Plan plan_grow(const Controller& controller, const std::vector<int>& pids) {
     TpcMask free = real_tpcs(state.gpu);
     for (const ProcessState& process : state.processes)
         if (process.partitioned) free &= ~process.mask;
-    std::vector<SetRequest> requests;
+    std::vector<MaskRequest> requests;
     std::vector<Finding> refusals;
     for (int pid : pids) {
         const ProcessState* process = find_process(state, pid);
@@ -95,7 +95,7 @@ Plan plan_grow(const Controller& controller, const std::vector<int>& pids) {
             TpcMask after = process->mask;
             after.set(*bit);
             free.set(*bit, false);  // two processes grown at once never get the same TPC
-            requests.push_back({pid, after.to_list()});
+            requests.push_back({pid, after});
         } else {
             refusals.push_back(refusal("no-free-tpc", fmt::format("no free TPC for process {}: every TPC is given to a process "
                                                                   "(mark TPCs in the floorplan to move them)", pid)));
@@ -106,7 +106,7 @@ Plan plan_grow(const Controller& controller, const std::vector<int>& pids) {
 
 Plan plan_shrink(const Controller& controller, const std::vector<int>& pids) {
     const SystemState& state = controller.state();
-    std::vector<SetRequest> requests;
+    std::vector<MaskRequest> requests;
     std::vector<Finding> refusals;
     for (int pid : pids) {
         const ProcessState* process = find_process(state, pid);
@@ -117,7 +117,7 @@ Plan plan_shrink(const Controller& controller, const std::vector<int>& pids) {
         } else if (const auto bit = tpc_to_remove(state.gpu, process->mask)) {
             TpcMask after = process->mask & real_tpcs(state.gpu);
             after.set(*bit, false);
-            requests.push_back({pid, after.to_list()});
+            requests.push_back({pid, after});
         } else {
             refusals.push_back(refusal("last-tpc", fmt::format("process {} has one TPC left: a partition needs at least one", pid)));
         }

@@ -141,10 +141,15 @@ TEST(TopInput, TheActionMenuAndTheConfirmation) {
     EXPECT_EQ(k.press('1').kind, IntentKind::none);  // nothing marked: disabled
     EXPECT_TRUE(k.ui.message_is_error);
     k.press(KeyCode::f9);
-    EXPECT_EQ(k.press('5').kind, IntentKind::undo);
+    EXPECT_EQ(k.press('6').kind, IntentKind::undo);
     k.press(KeyCode::f9);
     k.press(KeyCode::down);
     k.press(KeyCode::down);
+    const Intent release = k.press(KeyCode::enter);  // nothing marked: the TPC under the cursor
+    EXPECT_EQ(release.kind, IntentKind::release);
+    EXPECT_EQ(release.tpcs.to_list(), "0");
+    k.press(KeyCode::f9);
+    for (int i = 0; i < 3; ++i) k.press(KeyCode::down);
     EXPECT_EQ(k.press(KeyCode::enter).kind, IntentKind::grow);
 
     k.ui.dialog = Dialog::confirm;

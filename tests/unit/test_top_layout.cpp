@@ -240,6 +240,7 @@ TEST(TopLayout, HelpSetupSortAndActionDialogs) {
     Screen screen = layout_top(data, ui, 80, 24);
     EXPECT_TRUE(contains(screen, "gpupart top · keys"));
     EXPECT_TRUE(contains(screen, "u          undo your last change"));
+    EXPECT_TRUE(contains(screen, "any key closes this help"));  // the whole help fits 80x24
     ui.dialog = Dialog::setup;
     screen = layout_top(data, ui, 80, 24);
     EXPECT_TRUE(contains(screen, "[x] colours"));
@@ -252,7 +253,8 @@ TEST(TopLayout, HelpSetupSortAndActionDialogs) {
     screen = layout_top(data, ui, 120, 40);
     SCOPED_TRACE(screen.text());
     EXPECT_TRUE(contains(screen, "1  Give marked TPCs 9 to 4101 (A)"));
-    EXPECT_TRUE(contains(screen, "5  Undo your last change"));
+    EXPECT_TRUE(contains(screen, "3  Release 9 (held by nobody then)"));
+    EXPECT_TRUE(contains(screen, "6  Undo your last change"));
     // Only the dialog takes clicks while it is open.
     for (const Hit& hit : screen.hits) EXPECT_EQ(hit.kind, HitKind::menu_item);
 }
