@@ -22,6 +22,8 @@ cleanup() {
     "$gpupart" demo stop > /dev/null 2>&1  # no demo worker outlives the test
 }
 trap cleanup EXIT
+# A test killed outright (a ctest timeout) runs no trap: this watcher cleans up once the test is gone.
+( while kill -0 $$ 2> /dev/null; do sleep 1; done; cleanup ) > /dev/null 2>&1 &
 # shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
 . "$(dirname "$0")/../lib/checks.sh"  # check, contains, lacks, matches, checks_summary
 
