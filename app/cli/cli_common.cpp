@@ -30,6 +30,20 @@ void print_origin(const ChosenSnapshot& chosen) {
                chosen.snapshot.captured);
 }
 
+nlohmann::ordered_json origin_json(const ChosenSnapshot& chosen) {
+    return nlohmann::ordered_json{{"snapshot", chosen.origin},
+                                  {"live", chosen.live},
+                                  {"builtin", chosen.builtin},
+                                  {"why", chosen.why},
+                                  {"captured", chosen.snapshot.captured}};
+}
+
+const std::vector<SourceStatus>& sources_of(const ChosenSnapshot& chosen, int index) {
+    static const std::vector<SourceStatus> none;
+    if (index < 0 || static_cast<std::size_t>(index) >= chosen.sources.size()) return none;
+    return chosen.sources[static_cast<std::size_t>(index)];
+}
+
 ChosenSnapshot partition_topology(const SnapshotOptions& options) {
     ChosenSnapshot chosen = load_chosen(options);
     if (!chosen.live) return chosen;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "controller/controller.hpp"
 #include "model/mask_resolve.hpp"
@@ -23,6 +24,10 @@ MachineRoots machine_roots();
 ChosenSnapshot load_chosen(const SnapshotOptions& options);
 // "snapshot: builtin:h200 (no NVIDIA GPU on this machine: ...)", printed before human-readable output.
 void print_origin(const ChosenSnapshot& chosen);
+// The same as the first keys of every --json answer: snapshot, live, builtin, why, captured.
+nlohmann::ordered_json origin_json(const ChosenSnapshot& chosen);
+// What each source said about GPU `index` (empty for a recording).
+const std::vector<SourceStatus>& sources_of(const ChosenSnapshot& chosen, int index);
 
 // The topology a partition is checked against. On a machine with an NVIDIA GPU that is the live model,
 // and only once its TPC mask bits are known (the probe gives them); the built-in recording is not this

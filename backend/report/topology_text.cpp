@@ -114,6 +114,7 @@ void append_gpc_ids(std::string& out, const Gpu& gpu) {
 }  // namespace
 
 std::string topology_summary(const Gpu& gpu) {
+    if (gpu.tpcs.empty() && gpu.gpcs.empty()) return "no TPC layout known";
     const int undetermined = undetermined_gpc_tpcs(gpu).count();
     const std::string counts = fmt::format("{} TPCs, {} SMs, {} GPCs{}", gpu.tpcs.size(), sm_total(gpu), gpu.gpcs.size(),
                                            undetermined ? fmt::format(" (+{} TPCs of undetermined GPC)", undetermined)

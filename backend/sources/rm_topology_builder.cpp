@@ -104,10 +104,11 @@ void add_rm_topology(const RmFacts& facts, Gpu& gpu) {
             tpc.gpc = index;
             tpc.slot = slot;
             tpc.mask_bit_note = kMaskBitsNeedProbe;
-            tpc.gpc_note = fmt::format("physical GPC {}, slot {} of its TPC mask", physical, slot);
+            tpc.gpc_note = logical ? fmt::format("physical GPC {} slot {}; the driver's logical GPC {} TPC {}", physical, slot, *logical, local)
+                                   : fmt::format("physical GPC {} slot {}", physical, slot);
             if (problem.empty() && logical) tpc.sms = sms_of_tpc[{*logical, local}];
-            tpc.from = from_rm(logical ? fmt::format("GR_GET_TPC_MASK; SMs from GR_GET_GLOBAL_SM_ORDER (logical GPC {} TPC {})", *logical, local)
-                                  : std::string("GR_GET_TPC_MASK"));
+            tpc.from = from_rm(tpc.sms.empty() ? "GR_GET_TPC_MASK"
+                                               : "GR_GET_TPC_MASK; SMs from GR_GET_GLOBAL_SM_ORDER via GRMGR_GET_GR_FS_INFO");
             gpu.tpcs.push_back(std::move(tpc));
             ++local;
         }
