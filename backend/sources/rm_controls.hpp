@@ -53,6 +53,7 @@ inline constexpr std::uint32_t kGrInfoLitterNumSmPerTpc = 0x20;
 inline constexpr std::uint32_t kFifoMaxChannelGroups = 1;
 inline constexpr std::uint32_t kFifoMaxChannelsPerGroup = 2;
 inline constexpr std::uint32_t kFifoChannelGroupsInUse = 6;
+inline constexpr std::uint32_t kFifoPerRunlistChannelRam = 7;  // 0: one channel RAM (and TSG count) for all runlists
 inline constexpr std::uint32_t kFifoChannelGroupsInUsePerEngine = 9;
 // GPU info index of the MIG (SMC) mode, and its values.
 inline constexpr std::uint32_t kGpuInfoSmcMode = 0x2A;

@@ -43,7 +43,8 @@ struct RmFacts {
 
     RmAnswer<std::vector<std::uint32_t>> engines;  // NV2080 engine types
     RmAnswer<std::map<std::uint32_t, int>> runlist_of_engine;  // root; engines with no runlist are absent
-    std::map<std::uint32_t, RmAnswer<int>> tsgs_in_use;        // engine type -> TSGs on its runlist
+    RmAnswer<bool> per_runlist_channel_ram;  // else the driver counts TSGs for the whole GPU only
+    std::map<std::uint32_t, RmAnswer<int>> tsgs_in_use;        // engine type -> TSGs on its runlist (per-runlist RAM only)
     RmAnswer<std::map<std::uint32_t, std::uint32_t>> fifo_info;  // FIFO info index -> value (GPU-wide)
     std::map<int, RmAnswer<std::vector<int>>> channels;         // runlist -> allocated channel ids (root)
     RmAnswer<rm580::CeAllCaps> ce_caps;

@@ -72,6 +72,19 @@ void add_identity(const RmFacts& facts, Gpu& gpu) {
     }
 }
 
+// TSGs on an engine's runlist: counted by the driver only where each runlist has its own channel RAM.
+Fact<int> tsgs_of(const RmFacts& facts, std::uint32_t engine_type) {
+    if (!facts.per_runlist_channel_ram.ok())
+        return unknown_fact<int>(facts.per_runlist_channel_ram.why_not, from_rm("FIFO_GET_INFO (IS_PER_RUNLIST_CHANNEL_RAM_SUPPORTED)"));
+    if (!*facts.per_runlist_channel_ram.value)
+        return unknown_fact<int>("the driver counts TSGs for the whole GPU only (one channel RAM for all runlists)",
+                                 from_rm("FIFO_GET_INFO (IS_PER_RUNLIST_CHANNEL_RAM_SUPPORTED = 0)"));
+    const auto it = facts.tsgs_in_use.find(engine_type);
+    if (it == facts.tsgs_in_use.end()) return unknown_fact<int>("this engine has no runlist to count on", from_rm("FIFO_GET_INFO"));
+    if (!it->second.ok()) return unknown_fact<int>(it->second.why_not, from_rm("FIFO_GET_INFO"));
+    return known_fact(*it->second.value, from_rm("FIFO_GET_INFO (CHANNEL_GROUPS_IN_USE_PER_ENGINE)"));
+}
+
 void add_engines(const RmFacts& facts, Gpu& gpu) {
     if (!facts.engines.ok()) {
         gpu.notes.push_back("Engines not known: " + facts.engines.why_not);
@@ -93,20 +106,13 @@ void add_engines(const RmFacts& facts, Gpu& gpu) {
         } else {
             engine.runlist = unknown_fact<int>("the driver gives this engine no runlist", from_rm("GPU_GET_ENGINE_RUNLIST_PRI_BASE"));
         }
-        if (auto it = facts.tsgs_in_use.find(type); it != facts.tsgs_in_use.end())
-            engine.tsgs_in_use = it->second.ok() ? known_fact(*it->second.value, from_rm("FIFO_GET_INFO (CHANNEL_GROUPS_IN_USE_PER_ENGINE)"))
-                                                 : unknown_fact<int>(it->second.why_not, from_rm("FIFO_GET_INFO"));
-        else
-            engine.tsgs_in_use = unknown_fact<int>("this engine has no runlist to count on", from_rm("FIFO_GET_INFO"));
+        engine.tsgs_in_use = tsgs_of(facts, type);
         gpu.engines.push_back(std::move(engine));
     }
     for (const auto& [id, types] : engines_of_runlist) {
         Runlist runlist;
         runlist.id = id;
-        const auto tsgs = facts.tsgs_in_use.find(types.front());
-        runlist.tsg_count = tsgs != facts.tsgs_in_use.end() && tsgs->second.ok()
-                                ? known_fact(*tsgs->second.value, from_rm("FIFO_GET_INFO (CHANNEL_GROUPS_IN_USE_PER_ENGINE)"))
-                                : unknown_fact<int>("not read", from_rm("FIFO_GET_INFO"));
+        runlist.tsg_count = tsgs_of(facts, types.front());
         if (auto it = facts.channels.find(id); it != facts.channels.end() && it->second.ok()) runlist.channel_ids = *it->second.value;
         else if (it != facts.channels.end()) gpu.notes.push_back(fmt::format("Runlist {} channels not known: {}", id, it->second.why_not));
         runlist.from = from_rm("GPU_GET_ENGINE_RUNLIST_PRI_BASE, FIFO_GET_ALLOCATED_CHANNELS");

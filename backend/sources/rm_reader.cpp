@@ -115,8 +115,18 @@ void read_engines(Asker& asker, RmFacts& facts) {
             return runlists;
         },
         /*root_only=*/true);
+    // CHANNEL_GROUPS_IN_USE_PER_ENGINE counts the TSGs of the engine's channel RAM; with one RAM for all
+    // runlists (seen on the H100) that is the whole GPU's count, so it is asked only where RAMs are per runlist.
+    facts.per_runlist_channel_ram = asker.ask<bool>(
+        rm580::kFifoGetInfo, rm580::fifo_info_request({rm580::kFifoPerRunlistChannelRam}, 0), [](rm580::Reply reply) {
+            const auto values = rm580::decode_fifo_info(reply);
+            const auto it = values.find(rm580::kFifoPerRunlistChannelRam);
+            if (it == values.end()) throw rm::DecodeError("no IS_PER_RUNLIST_CHANNEL_RAM_SUPPORTED in the reply");
+            return it->second != 0;
+        });
     for (std::uint32_t engine : engines) {
         if (engine == kEngineSw) continue;
+        if (facts.per_runlist_channel_ram.value != true) continue;
         facts.tsgs_in_use[engine] = asker.ask<int>(
             rm580::kFifoGetInfo, rm580::fifo_info_request({rm580::kFifoChannelGroupsInUsePerEngine}, engine),
             [](rm580::Reply reply) {

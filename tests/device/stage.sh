@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Builds everything the GPU machine needs (gpu-only preset plus the CUDA test programs) and copies it to
 # .device-carry/ (ignored by git), for the `device` tool's carry. The GPU machine has no fmt: its
-# shared library travels along.
+# shared library travels along. `stage.sh TARGET...` builds only those targets (gpupart, gpupart_shim,
+# gpupart-dev-smid, ...) instead of the whole preset: the build machine's cores are shared.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cmake --preset device > /dev/null
-cmake --build --preset device -j2
+if [ $# -gt 0 ]; then cmake --build --preset device -j2 --target "$@"; else cmake --build --preset device -j2; fi
 rm -rf .device-carry && mkdir -p .device-carry
 cp build/device/app/gpupart build/device/lib/libgpupart-shim.so build/device/device-bin/* .device-carry/
 cp -L /usr/lib/x86_64-linux-gnu/libfmt.so.9 .device-carry/

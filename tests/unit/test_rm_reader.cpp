@@ -6,7 +6,9 @@
 #include <map>
 
 #include "model/gpu_queries.hpp"
+#include "model/user_error.hpp"
 #include "report/topology_text.hpp"
+#include "snapshot/snapshot_file.hpp"
 #include "rm_fixture_transport.hpp"
 #include "sources/rm_gpu_builder.hpp"
 #include "sources/rm_reader.hpp"
@@ -24,8 +26,8 @@ struct Read {
     Gpu gpu;
 };
 
-Read read_as(const std::string& who, int own_pid = 1) {
-    RmFixtureTransport transport(test::load_recorded_rm(kFixtures, who));
+Read read_as(const std::string& who, int own_pid = 1, test::FixtureFaults faults = {}) {
+    RmFixtureTransport transport(test::load_recorded_rm(kFixtures, who), std::move(faults));
     Read read{read_rm_facts(transport, kBus, who == "root"), {}};
     if (read.result.facts) add_rm_facts(*read.result.facts, own_pid, read.gpu);
     return read;
@@ -160,7 +162,6 @@ TEST(RmReader, AsNobodyRunlistsSayNeedsRoot) {
         EXPECT_EQ(e.runlist.unknown_reason, "needs root") << e.name;
     }
     EXPECT_TRUE(gpu.runlists.empty());
-    EXPECT_EQ(engine(gpu, "GR0").tsgs_in_use.value, 3);
     EXPECT_EQ(engine(gpu, "OFA0").kind, EngineKind::optical_flow);
     EXPECT_EQ(gpu.fifo.max_channel_groups.value, 2048);
     EXPECT_EQ(gpu.fifo.max_channels_per_group.value, 128);
@@ -186,8 +187,30 @@ TEST(RmReader, AsRootRunlistsAndChannelsAreRead) {
     ASSERT_FALSE(gpu.runlists.empty());
     EXPECT_EQ(gpu.runlists[0].id, 0);
     EXPECT_EQ(gpu.runlists[0].channel_ids, (std::vector<int>{1, 2, 3}));  // bitMask[0] = 0xe
-    EXPECT_EQ(gpu.runlists[0].tsg_count.value, 3);
     EXPECT_EQ(find_inconsistency(gpu), std::nullopt);
+}
+
+TEST(RmReader, TsgsPerRunlistOnlyWhereTheDriverCountsThemPerRunlist) {
+    // The recording never asked whether channel RAM is per runlist: then no per-runlist count is shown.
+    EXPECT_FALSE(engine(nobody().gpu, "GR0").tsgs_in_use.known());
+    EXPECT_EQ(engine(nobody().gpu, "GR0").tsgs_in_use.unknown_reason, "FIFO_GET_INFO: NV_ERR_NOT_SUPPORTED (0x56)");
+    // One channel RAM for all runlists (as on the live H100): the per-engine count would be the GPU's.
+    test::FixtureFaults shared;
+    shared.per_runlist_channel_ram = 0;
+    const Gpu one_ram = read_as("root", 1, shared).gpu;
+    for (const Engine& e : one_ram.engines) {
+        EXPECT_FALSE(e.tsgs_in_use.known()) << e.name;
+        EXPECT_EQ(e.tsgs_in_use.unknown_reason, "the driver counts TSGs for the whole GPU only (one channel RAM for all runlists)");
+    }
+    EXPECT_FALSE(one_ram.runlists.at(0).tsg_count.known());
+    EXPECT_EQ(one_ram.fifo.channel_groups_in_use.value, 3);
+    // Per-runlist channel RAM: the recorded count of GR0's runlist.
+    test::FixtureFaults per_runlist;
+    per_runlist.per_runlist_channel_ram = 1;
+    const Gpu per_ram = read_as("root", 1, per_runlist).gpu;
+    EXPECT_EQ(engine(per_ram, "GR0").tsgs_in_use.value, 3);
+    EXPECT_EQ(per_ram.runlists.at(0).tsg_count.value, 3);
+    EXPECT_FALSE(engine(per_ram, "SW").tsgs_in_use.known());  // no runlist, never asked
 }
 
 TEST(RmReader, ProcessesComeFromGpuGetPidsLeavingOutGpupartItself) {
@@ -213,6 +236,29 @@ TEST(RmReader, TopologyTextShowsPhysicalRowsWithFloorsweptSlots) {
         << text;
     EXPECT_NE(text.find("mask bits: not known (run `gpupart probe`"), std::string::npos);
     EXPECT_NE(text.find("gpc5 = physical 5 / logical 7"), std::string::npos) << text;
-    EXPECT_NE(text.find("runlist ?    GR0 [3 TSGs], COPY0 (GRCE)"), std::string::npos) << text;
+    EXPECT_NE(text.find("runlist ?    GR0, COPY0 (GRCE), COPY1 (GRCE), COPY2"), std::string::npos) << text;
     EXPECT_NE(text.find("LCE0 and LCE2 share PCEs 12,14"), std::string::npos);
+}
+
+TEST(RmReader, TheModelRoundTripsThroughTheSnapshotFormat) {
+    const Snapshot snapshot{"2026-11-22", "RM replay", {nobody().gpu}};
+    EXPECT_EQ(parse_snapshot_text(snapshot_text(snapshot), "rm.json"), snapshot);
+    auto refused = [&](Gpu gpu) {
+        try {
+            parse_snapshot_text(snapshot_text(Snapshot{"x", "x", {gpu}}), "rm.json");
+        } catch (const UserError& error) {
+            return std::string(error.what());
+        }
+        return std::string("no error");
+    };
+    Gpu bit_after_unknown = nobody().gpu;
+    bit_after_unknown.tpcs.back().mask_bit = 3;
+    EXPECT_EQ(refused(bit_after_unknown),
+              "snapshot rm.json: field gpus[0]: tpcs[65].mask_bit: TPCs with a mask bit must come before those without");
+    Gpu no_place = nobody().gpu;
+    no_place.tpcs[0].slot.reset();
+    EXPECT_EQ(refused(no_place), "snapshot rm.json: field gpus[0]: tpcs[0]: a TPC with no mask bit needs its gpc and slot");
+    Gpu unsorted = nobody().gpu;
+    std::swap(unsorted.tpcs[0], unsorted.tpcs[1]);
+    EXPECT_EQ(refused(unsorted), "snapshot rm.json: field gpus[0]: tpcs[1]: TPCs with no mask bit must be sorted by gpc and slot");
 }

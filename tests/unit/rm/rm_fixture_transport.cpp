@@ -244,6 +244,11 @@ std::uint32_t RmFixtureTransport::answer(std::uint32_t cmd, std::span<std::byte>
             for (std::uint32_t i = 0; i < count; ++i) {
                 const std::uint32_t index = get32(p, 4 + 8 * i);
                 if (index == 9 && engine != 0x01) return kNotRecorded;  // the recording asked the per-engine count of GR0 only
+                if (index == 7) {
+                    if (!faults_.per_runlist_channel_ram) return kNotRecorded;
+                    put<std::uint32_t>(p, 8 + 8 * i, *faults_.per_runlist_channel_ram);
+                    continue;
+                }
                 bool found = false;
                 for (const auto& [recorded_index, value] : r.fifo_info)
                     if (recorded_index == index) {

@@ -27,6 +27,9 @@ struct FixtureFaults {
     std::optional<int> gpu_node_errno;         // open(/dev/nvidiaN) fails with it
     std::optional<std::uint32_t> device_alloc_status;  // NV01_DEVICE_0 allocation answers this RM status
     std::optional<std::uint32_t> control_errno_cmd;    // this control's ioctl fails with EPERM
+    // FIFO_GET_INFO IS_PER_RUNLIST_CHANNEL_RAM_SUPPORTED (index 7), which the recording did not ask: unset
+    // replays it as not recorded; set, the replay answers it, to test both of the reader's paths.
+    std::optional<std::uint32_t> per_runlist_channel_ram;
     std::string bus_id = "0000:01:00.0";  // the recording did not print the PCI address: the replay's card sits here
 };
 
