@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
-#include "platform/gpu_presence.hpp"
+#include "model/gpu_queries.hpp"
 
 namespace gpupart::cli {
 
@@ -17,17 +17,29 @@ void add_snapshot_options(CLI::App& command, SnapshotOptions& options) {
     command.add_option("--gpu", options.gpu, "GPU index inside the snapshot")->check(CLI::NonNegativeNumber);
 }
 
-ChosenSnapshot load_chosen(const SnapshotOptions& options) { return choose_snapshot(options.snapshot); }
+MachineRoots machine_roots() {
+    MachineRoots roots;
+    if (const char* sysfs = std::getenv("GPUPART_SYSFS_ROOT"); sysfs && *sysfs) roots.sysfs = sysfs;
+    if (const char* dev = std::getenv("GPUPART_DEV_ROOT"); dev && *dev) roots.dev = dev;
+    return roots;
+}
+
+ChosenSnapshot load_chosen(const SnapshotOptions& options) { return choose_snapshot(options.snapshot, machine_roots()); }
 
 void print_origin(const ChosenSnapshot& chosen) {
-    fmt::print("snapshot: {} ({}; captured {})\n\n", chosen.origin, chosen.why, chosen.snapshot.captured);
+    fmt::print("snapshot: {} ({}; {} {})\n\n", chosen.origin, chosen.why, chosen.live ? "read" : "captured",
+               chosen.snapshot.captured);
 }
 
 ChosenSnapshot partition_topology(const SnapshotOptions& options) {
-    if (!options.snapshot && !find_nvidia_gpus().empty())
-        throw UserError("this machine's TPC map is not known (no live topology reader in this build): pass --snapshot "
-                        "with a recording of this GPU; a wrong map could allow only holes and hang kernels");
-    return load_chosen(options);
+    ChosenSnapshot chosen = load_chosen(options);
+    if (!chosen.live) return chosen;
+    // A partition is a set of launch-mask bits: without them a mask could allow only holes and hang kernels.
+    const Gpu& gpu = select_gpu(chosen, options.gpu);
+    if (!mask_bits_known(gpu))
+        throw UserError(fmt::format("GPU {}'s TPC mask bits are not known ({}); or pass --snapshot with a recording of this GPU",
+                                    gpu.index, mask_bits_unknown_reason(gpu)));
+    return chosen;
 }
 
 Controller make_controller(const SnapshotOptions& options) {

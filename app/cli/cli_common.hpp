@@ -18,12 +18,15 @@ struct SnapshotOptions {
 };
 
 void add_snapshot_options(CLI::App& command, SnapshotOptions& options);
+// /sys and /dev, or GPUPART_SYSFS_ROOT / GPUPART_DEV_ROOT where set (tests read constructed trees).
+MachineRoots machine_roots();
 ChosenSnapshot load_chosen(const SnapshotOptions& options);
 // "snapshot: builtin:h200 (no NVIDIA GPU on this machine: ...)", printed before human-readable output.
 void print_origin(const ChosenSnapshot& chosen);
 
-// The topology a partition is checked against. On a machine with an NVIDIA GPU the built-in recording
-// is not this GPU (mask-bit holes differ between chips), so it is used only when named with --snapshot.
+// The topology a partition is checked against. On a machine with an NVIDIA GPU that is the live model,
+// and only once its TPC mask bits are known (the probe gives them); the built-in recording is not this
+// GPU (mask-bit holes differ between chips), so it is used there only when named with --snapshot.
 ChosenSnapshot partition_topology(const SnapshotOptions& options);
 
 // The controller over this machine's registry, the user's journal and the GPU that --snapshot/--gpu name.
