@@ -37,6 +37,11 @@ ChosenSnapshot partition_topology(const SnapshotOptions& options);
 // The controller over this machine's registry, the user's journal and the GPU that --snapshot/--gpu name.
 Controller make_controller(const SnapshotOptions& options);
 
+// libgpupart-shim.so next to this gpupart ($GPUPART_SHIM overrides); throws UserError when missing.
+std::string find_shim();
+// gpupart-probe next to this gpupart ($GPUPART_PROBE overrides); throws UserError when missing.
+std::string find_probe_program();
+
 // What a partitioning command tells the user about its mask on stderr: dropped holes and how a count
 // was placed (notes about the topology itself are left to `gpupart mask parse`).
 void print_partition_notes(const ResolvedMask& resolved);
