@@ -21,6 +21,8 @@ MachineRoots machine_roots() {
     MachineRoots roots;
     if (const char* sysfs = std::getenv("GPUPART_SYSFS_ROOT"); sysfs && *sysfs) roots.sysfs = sysfs;
     if (const char* dev = std::getenv("GPUPART_DEV_ROOT"); dev && *dev) roots.dev = dev;
+    if (const char* proc = std::getenv("GPUPART_PROC_ROOT"); proc && *proc) roots.proc = proc;
+    if (const char* nvml = std::getenv("GPUPART_NVML_LIBRARY"); nvml && *nvml) roots.nvml_library = nvml;
     return roots;
 }
 

@@ -19,7 +19,8 @@ struct SnapshotOptions {
 };
 
 void add_snapshot_options(CLI::App& command, SnapshotOptions& options);
-// /sys and /dev, or GPUPART_SYSFS_ROOT / GPUPART_DEV_ROOT where set (tests read constructed trees).
+// /sys, /dev, /proc and libnvidia-ml.so.1, or GPUPART_SYSFS_ROOT / GPUPART_DEV_ROOT / GPUPART_PROC_ROOT /
+// GPUPART_NVML_LIBRARY where set (tests read constructed machines).
 MachineRoots machine_roots();
 ChosenSnapshot load_chosen(const SnapshotOptions& options);
 // "snapshot: builtin:h200 (no NVIDIA GPU on this machine: ...)", printed before human-readable output.

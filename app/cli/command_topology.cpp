@@ -78,9 +78,10 @@ Command add_topology_command(CLI::App& app) {
                     fmt::print("{}", sources_text(gpu, sources_of(chosen, gpu.index), chosen.live));
                     return 0;
                 }
-                for (const SourceStatus& status : sources_of(chosen, gpu.index))
-                    if (status.state != SourceState::ok) fmt::print("source {}\n", source_status_line(status));
                 fmt::print("{}", topology_text(gpu));
+                const auto& sources = sources_of(chosen, gpu.index);
+                if (!sources.empty()) fmt::print("\nSources (`gpupart topology --sources` says which fact came from which)\n");
+                for (const SourceStatus& status : sources) fmt::print("  {}\n", source_status_line(status));
                 return 0;
             }};
 }

@@ -1,8 +1,8 @@
 #pragma once
 // This machine's GPUs as they are now: every NVIDIA GPU sysfs lists (in PCI order, as nvidia-smi
 // numbers them), each filled by the live sources, with one SourceStatus per source saying what it
-// gave or why not. Today the sources are the RM controls; the probe, NVML, libudev, nvdebug and MMIO
-// readers add their facts and statuses here as they land.
+// gave or why not: the RM controls (floorplan, SM order, engines, copy engines, PIDs), the cached probe
+// (mask bits, joined with the RM SM order), NVML (name, UUID, process memory), libudev, nvdebug, MMIO.
 #include <string>
 #include <vector>
 
@@ -15,6 +15,8 @@ namespace gpupart {
 struct MachineRoots {
     std::string sysfs = "/sys";
     std::string dev = "/dev";
+    std::string proc = "/proc";  // nvdebug's /proc/gpuN and the driver's /proc/driver/nvidia
+    std::string nvml_library = "libnvidia-ml.so.1";
 };
 
 struct LiveTopology {

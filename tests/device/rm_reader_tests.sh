@@ -14,10 +14,11 @@ set -u
 . "$(dirname "$0")/../lib/checks.sh"
 checks_verbose=1
 label=$3
-as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups -- env LD_LIBRARY_PATH="$LD_LIBRARY_PATH")
 started=()
 shared_dir=$(mktemp -d /tmp/gpupart-rmtest.XXXXXX); chmod 755 "$shared_dir"  # the normal user reads the resume file here
 scratch=$shared_dir
+cache=$shared_dir/cache; mkdir -p "$cache"; chown 65534:65534 "$cache"  # the normal user's probe cache
+as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups -- env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" XDG_CACHE_HOME="$cache")
 cleanup() { for pid in "${started[@]}"; do kill -9 "$pid" 2>/dev/null; done; rm -rf "$shared_dir"; }
 trap cleanup EXIT
 wait_for_line() { for _ in $(seq 1 300); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done; return 1; }
@@ -60,6 +61,22 @@ print(f"  {len(g['tpcs'])} TPCs, SMs {sms[0]}..{sms[-1]}, sm_count {g['sm_count'
 sys.exit(0 if ok else 1)
 PY
 check "every TPC has 2 SMs and SM ids 0..N-1 appear once" [ $? -eq 0 ]
+
+echo "== 1b. the probe as the normal user, then the floorplan with every mask bit (probe joined with the RM SM order)"
+start=$(date +%s.%N)
+"${as_nobody[@]}" "$gp" probe > "$scratch/probe.txt" 2>&1; rc=$?
+end=$(date +%s.%N)
+echo "gpupart probe as uid 65534: rc $rc, $(python3 -c "print(f'{($end - $start) * 1000:.0f}')") ms wall"
+head -3 "$scratch/probe.txt"
+check "the probe ran" [ "$rc" -eq 0 ]
+for view in "topology" "topology --sources"; do
+    # shellcheck disable=SC2086
+    { echo "\$ gpupart $view   (uid 65534, after gpupart probe)"; "${as_nobody[@]}" "$gp" $view 2>&1; echo; } >> "$outputs"
+done
+sed -n '/after gpupart probe/,$p' "$outputs" | sed -n '1,/^Notes/p'
+sed -n '/^Sources/,/^$/p' "$outputs" | tail -8
+check "the probe agrees with the RM SM order" matches "$outputs" "^  probe ok: "
+check "every mask bit is known after the probe" contains "$outputs" "66 TPCs, 132 SMs, 8 GPCs, 62 holes in the 128-bit TPC mask"
 
 echo "== 2. the SM ids the RM order names are the SM ids CUDA reports (%smid, no mask, no MPS)"
 "$bin/gpupart-dev-smid" --blocks 4224 --launches 1 > "$scratch/smid.txt" 2>&1

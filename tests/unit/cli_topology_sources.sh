@@ -53,11 +53,13 @@ mkdir -p "$machine/sys/bus/pci/devices/0000:00:06.0" "$machine/dev"
 printf '0x10de\n' > "$machine/sys/bus/pci/devices/0000:00:06.0/vendor"
 printf '0x2335\n' > "$machine/sys/bus/pci/devices/0000:00:06.0/device"
 printf '0x030200\n' > "$machine/sys/bus/pci/devices/0000:00:06.0/class"
-export GPUPART_SYSFS_ROOT=$machine/sys GPUPART_DEV_ROOT=$machine/dev
+mkdir -p "$machine/proc"
+export GPUPART_SYSFS_ROOT=$machine/sys GPUPART_DEV_ROOT=$machine/dev GPUPART_PROC_ROOT=$machine/proc
+export GPUPART_NVML_LIBRARY=$machine/no-libnvidia-ml.so.1
 "$gpupart" topology > "$work/live.txt" 2> "$work/live.err"; rc=$?
 check "live topology exits 0" [ "$rc" -eq 0 ]
-check "live topology is live" contains "$work/live.txt" "snapshot: live (1 NVIDIA GPU on this machine, read now (rmctrl absent); read "
-check "live topology names the missing node" contains "$work/live.txt" "source rmctrl absent: $machine/dev/nvidiactl: No such file or directory (is the NVIDIA driver loaded?)"
+check "live topology is live" contains "$work/live.txt" "snapshot: live (1 NVIDIA GPU on this machine, read now (rmctrl absent, probe absent, nvml absent, "
+check "live topology names the missing node" contains "$work/live.txt" "  rmctrl absent: $machine/dev/nvidiactl: No such file or directory (is the NVIDIA driver loaded?)"
 check "live topology makes nothing up" contains "$work/live.txt" "TPC layout: not known for this GPU (no source gave one)"
 check "live topology: nothing on stderr" [ ! -s "$work/live.err" ]
 "$gpupart" gpus > "$work/live-gpus.txt"; rc=$?
@@ -66,6 +68,8 @@ check "live gpus: the GPU from sysfs" contains "$work/live-gpus.txt" "GPU 0  000
 check "live gpus: the source line" contains "$work/live-gpus.txt" "  rmctrl absent: $machine/dev/nvidiactl: No such file"
 "$gpupart" gpus --json > "$work/live-gpus.json"; rc=$?
 check "live gpus --json: state absent" contains "$work/live-gpus.json" '"state": "absent"'
+check "live gpus: nvdebug says it is not loaded" contains "$work/live-gpus.txt" "  nvdebug absent: no $machine/proc/gpu0: the nvdebug module is not loaded"
+check "live gpus: NVML absent in one line" matches "$work/live-gpus.txt" "^  nvml absent: "
 "$gpupart" mask parse gpc0 > "$work/live-mask.out" 2> "$work/live-mask.err"; rc=$?
 check "a mask on an unprobed live GPU is refused" [ "$rc" -eq 1 ]
 check "the refusal is one line" lines "$work/live-mask.err" 1
