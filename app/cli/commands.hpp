@@ -28,5 +28,6 @@ Command add_profile_command(CLI::App& app);
 Command add_check_command(CLI::App& app);
 Command add_demo_command(CLI::App& app);
 Command add_probe_command(CLI::App& app);
+Command add_source_command(CLI::App& app);
 
 }  // namespace gpupart::cli

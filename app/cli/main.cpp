@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
         gpupart::cli::add_check_command(app),
         gpupart::cli::add_demo_command(app),
         gpupart::cli::add_probe_command(app),
+        gpupart::cli::add_source_command(app),
     };
     try {
         app.parse(argc, argv);

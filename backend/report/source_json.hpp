@@ -1,7 +1,7 @@
 #pragma once
 // Each topology source's facts as JSON, for `gpupart source ... --json` and for front ends that show
 // per-source detail. A fact is its value when known, else {"unknown": reason}; every object with
-// facts carries its source's status as {"source", "state", "detail"}.
+// facts carries its source's status as source_status_to_json gives it.
 #include <nlohmann/json.hpp>
 
 #include "sources/mmio_reader.hpp"
@@ -12,9 +12,6 @@
 
 namespace gpupart {
 
-std::string_view to_string(SourceState state);
-
-nlohmann::ordered_json to_json(const SourceStatus& status);
 nlohmann::ordered_json to_json(const NvmlFacts& facts);
 nlohmann::ordered_json to_json(const MpsFacts& facts);
 nlohmann::ordered_json to_json(const UdevFacts& facts);
