@@ -80,8 +80,10 @@ std::vector<FactOrigin> fact_origins(const Gpu& gpu) {
     rows.push_back(of_items("copy engines (LCE -> PCE)", gpu.copy_engines.lces,
                             fmt::format("{} LCEs, {} PCEs", gpu.copy_engines.lces.size(), fact_text(gpu.copy_engines.pce_count)),
                             [](const LogicalCopyEngine& l) -> const Provenance& { return l.from; }, fact_text(gpu.copy_engines.pce_count)));
-    rows.push_back(of_items("processes", gpu.processes, fmt::format("{}", gpu.processes.size()),
-                            [](const Process& p) -> const Provenance& { return p.from; }, "none listed"));
+    FactOrigin processes = of_items("processes", gpu.processes, fmt::format("{}", gpu.processes.size()),
+                                    [](const Process& p) -> const Provenance& { return p.from; }, "");
+    if (gpu.processes.empty()) processes.value = "none listed";  // a list, not a fact: empty is an answer
+    rows.push_back(std::move(processes));
     return rows;
 }
 
