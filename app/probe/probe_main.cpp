@@ -108,18 +108,19 @@ ProbeReport probe_gpu(int ordinal) {
     cuda.check(cuda.module_get_function(&kernel, module, kProbeKernelName), "cuModuleGetFunction");
     cuda.check(cuda.func_set_attribute(kernel, kFuncAttrMaxDynamicSharedSizeBytes, per_block), "cuFuncSetAttribute");
 
-    ShimMaskLauncher launcher(cuda, kernel, std::move(slot), 2 * d.sm_count, static_cast<unsigned>(per_block));
-    launcher.launch(std::nullopt, TpcMask{}, d.sm_count);  // learns the descriptor version
-    report.descriptor_version = static_cast<int>(launcher.descriptor_version());
-    if (report.descriptor_version == 0x40) report.mask_width = 128;  // V04_00: the shim's 128-bit layout
-    else if (report.descriptor_version >= 0x16 && report.descriptor_version < 0x40) report.mask_width = 64;
-    else throw ShimUnsupported(fmt::format("launch descriptor version {:#x} has no mask layout the shim knows", report.descriptor_version));
-
-    const ProbeScan scan = scan_mask_bits(launcher, d.sm_count, report.mask_width);
-    report.anchor_bit = scan.anchor_bit;
-    report.bit_sms = scan.bit_sms;
-    report.launches = scan.launches + 1;
-    report.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    {
+        ShimMaskLauncher launcher(cuda, kernel, std::move(slot), 2 * d.sm_count, static_cast<unsigned>(per_block));
+        launcher.launch(std::nullopt, TpcMask{}, d.sm_count);  // learns the descriptor version
+        report.descriptor_version = static_cast<int>(launcher.descriptor_version());
+        if (report.descriptor_version == 0x40) report.mask_width = 128;  // V04_00: the shim's 128-bit layout
+        else if (report.descriptor_version >= 0x16 && report.descriptor_version < 0x40) report.mask_width = 64;
+        else throw ShimUnsupported(fmt::format("launch descriptor version {:#x} has no mask layout the shim knows", report.descriptor_version));
+        const ProbeScan scan = scan_mask_bits(launcher, d.sm_count, report.mask_width);
+        report.anchor_bit = scan.anchor_bit;
+        report.bit_sms = scan.bit_sms;
+        report.launches = scan.launches + 1;  // and the first launch, above
+        report.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    }  // the launcher frees its buffer while the context is still ours
     cuda.primary_ctx_release(device);
     return report;
 }

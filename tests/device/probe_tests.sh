@@ -3,6 +3,7 @@
 # through the `device` tool after tests/device/stage.sh; CI cannot run them). Usage:
 #   probe_tests.sh CARRY_DIR OUT_DIR
 # Writes the probe's raw report (probe-report.txt: a fixture for CI) and the probe --json under OUT_DIR.
+# PROBE_ONLY=1: sections 1 and 2 only (the probe, its comparison with the H200 recording, its wall time).
 # Every process it starts is ended, MPS included, also on failure.
 set -u
 # shellcheck source-path=SCRIPTDIR source=device_env.sh
@@ -62,6 +63,8 @@ fi
 echo "== 2. probe wall time (Google Benchmark, 3 runs)"
 LD_LIBRARY_PATH="$bin" "$bin/bench_probe" --benchmark_repetitions=3 --benchmark_report_aggregates_only=false 2>&1 | tee "$out/bench_probe.txt" | grep -E "BM_|Load|Run on"
 
+if [ "${PROBE_ONLY:-0}" = 1 ]; then checks_summary "probe device tests"; exit; fi
+
 echo "== 3. the probe as a normal user (uid 65534)"
 mkdir -p /tmp/gpupart-probetest-shared && chmod 777 /tmp/gpupart-probetest-shared
 "${as_nobody[@]}" env LD_LIBRARY_PATH="$LD_LIBRARY_PATH" GPUPART_SHIM="$GPUPART_SHIM" GPUPART_PROBE="$GPUPART_PROBE" \
@@ -78,7 +81,7 @@ pid=$(awk '/^pid /{print $2}' "$out/smid.txt")
 "$gp" source nvml > "$out/nvml.txt" 2>&1; cat "$out/nvml.txt"
 "$gp" source nvml --json > "$out/nvml.json"
 check "NVML ok" grep -q "^nvml ok" "$out/nvml.txt"
-check "NVML lists the running CUDA process $pid" grep -qE "^ +$pid +gpupart-dev-smid" "$out/nvml.txt"
+check "NVML lists the running CUDA process $pid" grep -qE "^ +$pid +[^ ]*gpupart-dev-smid [0-9]+ MiB" "$out/nvml.txt"  # NVML names it by path
 touch "$resume"; wait "${started[-1]}"
 
 echo "== 5. NVML attributes MPS clients to the server; gpupart shows the clients"

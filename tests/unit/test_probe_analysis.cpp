@@ -2,6 +2,10 @@
 // the driver's global SM order.
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include <nlohmann/json.hpp>
+
 #include "model/gpu_queries.hpp"
 #include "probe_fixtures.hpp"
 #include "snapshot/snapshot_file.hpp"
@@ -47,28 +51,69 @@ TEST(ProbeAnalysis, ReportsSmsDrivenTwiceOrNotAtAll) {
     EXPECT_EQ(map.problems[3], "no mask bit drove SM(s) 130 131");
 }
 
-// The H200's own SM order was not recorded; the H100's was (same GH100 chip, same driver, and the same
-// TPC count per logical GPC: 9, 8, 8, 8, 8, 8, 8, 9). Joined with the H200 scan it places every bit
-// without a conflict, which is what the live join on one GPU must do too.
-TEST(ProbeAnalysis, JoinOfTheH200ScanWithTheH100SmOrderPlacesEveryBit) {
-    const gpupart::ProbeMap map = gpupart::analyse_probe(gpupart::test::h200_recorded_report());
-    const std::vector<SmOrderEntry> order = gpupart::test::h100_recorded_sm_order();
-    ASSERT_EQ(order.size(), 132u);
-    const gpupart::ProbeJoin join = gpupart::join_with_sm_order(map, order);
+namespace {
+
+// The bits of each logical GPC as a join on a GPU machine recorded them (a probe's --json fixture).
+std::map<int, std::vector<int>> recorded_live_join(const std::string& fixture) {
+    const auto json = nlohmann::json::parse(gpupart::test::fixture_text(fixture));
+    std::map<int, std::vector<int>> by_gpc;
+    for (const auto& [gpc, bits] : json.at("sm_order_join").at("bits_by_logical_gpc").items())
+        by_gpc[std::stoi(gpc)] = bits.get<std::vector<int>>();
+    return by_gpc;
+}
+
+std::set<int> as_set(const std::vector<int>& bits) { return {bits.begin(), bits.end()}; }
+
+}  // namespace
+
+// The H100's probe (recorded on the device) joined on CI with the H100 SM order recorded a day earlier
+// through the RM controls: no conflict, and every bit in the GPC the live join on the device put it in.
+// The TPC order inside logical GPC 1 differs from the live join's: the recording carries no GPU UUID
+// and its SM order is not this GPU's (it numbers GPC 1's TPCs as on another chip), which is why
+// gpupart joins only with the live SM order of the same GPU.
+TEST(ProbeAnalysis, H100ProbeJoinedWithTheRecordedH100SmOrderKeepsTheLiveJoinsGpcs) {
+    const gpupart::ProbeReport report = gpupart::parse_probe_report(gpupart::test::fixture_text("probe-h100/2026-11-23-probe-report.txt"));
+    EXPECT_EQ(report.device.name, "NVIDIA H100 80GB HBM3");
+    const gpupart::ProbeMap map = gpupart::analyse_probe(report);
+    ASSERT_TRUE(map.consistent()) << map.problems.front();
+    EXPECT_EQ(map.tpcs.size(), 66u);
+    EXPECT_EQ(map.real_tpcs().to_list(), "0-3,9-16,18-25,27-34,36-43,45-52,54-71,75,78,81,83");
+    const gpupart::ProbeJoin join = gpupart::join_with_sm_order(map, gpupart::test::h100_recorded_sm_order());
     EXPECT_TRUE(join.agrees()) << join.conflicts.front();
-    ASSERT_EQ(join.bits.size(), 66u);
-    const auto by_gpc = join.bits_by_gpc();
-    ASSERT_EQ(by_gpc.size(), 8u);
-    EXPECT_EQ(by_gpc.at(0), (std::vector<int>{54, 57, 60, 55, 58, 61, 56, 59, 62}));
-    // The four bits the cluster method could not place belong to logical GPC 1, with bits 0-3.
-    EXPECT_EQ(by_gpc.at(1), (std::vector<int>{0, 3, 1, 75, 81, 2, 78, 83}));
-    EXPECT_EQ(by_gpc.at(7).size(), 9u);
-    for (const gpupart::BitPlacement& placed : join.bits)
-        if (placed.mask_bit == 83) {
-            EXPECT_EQ(placed.logical_gpc, 1);
-            EXPECT_EQ(placed.local_tpc, 7);
-            EXPECT_EQ(placed.global_tpc, 65);
-        }
+    const auto live = recorded_live_join("probe-h100/2026-11-23-probe.json");
+    const auto recorded = join.bits_by_gpc();
+    ASSERT_EQ(recorded.size(), live.size());
+    for (const auto& [gpc, bits] : live) {
+        EXPECT_EQ(as_set(recorded.at(gpc)), as_set(bits)) << "logical GPC " << gpc;
+        EXPECT_EQ(recorded.at(gpc) == bits, gpc != 1) << "logical GPC " << gpc;
+    }
+    EXPECT_EQ(live.at(1), (std::vector<int>{0, 3, 81, 1, 75, 83, 2, 78}));
+    EXPECT_EQ(recorded.at(1), (std::vector<int>{0, 3, 1, 75, 81, 2, 78, 83}));
+}
+
+// On the H200 the probe found, bit for bit, what the hand measurement of 2026-11-22 found.
+TEST(ProbeAnalysis, H200ProbeOnTheDeviceEqualsTheHandMeasurement) {
+    const gpupart::ProbeReport report = gpupart::parse_probe_report(gpupart::test::fixture_text("probe-h200/2026-11-23-probe-report.txt"));
+    EXPECT_EQ(report.device.name, "NVIDIA H200");
+    EXPECT_EQ(report.bit_sms, gpupart::test::h200_recorded_report().bit_sms);
+}
+
+// The H200's own SM order exists only through its live join. The recorded H100 order, joined with the
+// H200 scan (the H100 and H200 scans are identical), puts every bit in the logical GPC the H200's own
+// order puts it in; the TPC order inside GPCs 1, 3 and 6 differs, so no TPC index may be taken from
+// another GPU's order.
+TEST(ProbeAnalysis, H100SmOrderGroupsTheH200ScanIntoTheH200sOwnGpcs) {
+    const gpupart::ProbeMap map = gpupart::analyse_probe(gpupart::test::h200_recorded_report());
+    const gpupart::ProbeJoin join = gpupart::join_with_sm_order(map, gpupart::test::h100_recorded_sm_order());
+    EXPECT_TRUE(join.agrees()) << join.conflicts.front();
+    const auto live = recorded_live_join("probe-h200/2026-11-23-probe.json");
+    const auto cross = join.bits_by_gpc();
+    ASSERT_EQ(cross.size(), live.size());
+    for (const auto& [gpc, bits] : live) {
+        EXPECT_EQ(as_set(cross.at(gpc)), as_set(bits)) << "logical GPC " << gpc;
+        EXPECT_EQ(cross.at(gpc) == bits, gpc != 1 && gpc != 3 && gpc != 6) << "logical GPC " << gpc;
+    }
+    EXPECT_EQ(live.at(1), (std::vector<int>{0, 3, 81, 1, 75, 2, 78, 83}));  // the H200's own order
 }
 
 TEST(ProbeAnalysis, JoinNamesEveryDisagreement) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <string>
 #include <dlfcn.h>
 
 #include "sources/probe_runner.hpp"
@@ -12,7 +13,17 @@ using gpupart::SourceState;
 
 namespace {
 
+// Under the asan preset the preloaded shim carries the sanitizer runtime, so the child must not insist
+// on the runtime coming first (as tests/shim/shim_end_to_end.sh does). No effect in other builds.
+void allow_preloaded_sanitizer() {
+    const char* options = std::getenv("ASAN_OPTIONS");
+    const std::string value = std::string(options != nullptr ? options : "") + (options != nullptr ? ":" : "") +
+                              "verify_asan_link_order=0";
+    ::setenv("ASAN_OPTIONS", value.c_str(), 1);
+}
+
 gpupart::ProbeRun run_fake(const char* mode, int deadline_ms = 10000) {
+    allow_preloaded_sanitizer();
     ::setenv("FAKE_PROBE", mode, 1);
     return gpupart::run_probe(gpupart::ProbeCommand{GPUPART_FAKE_PROBE, GPUPART_SHIM_PATH, 3, deadline_ms});
 }
@@ -87,6 +98,7 @@ TEST(ProbeRunner, TheRealProbeSaysNoLibcudaInOneLineWhereThereIsNoDriver) {
         ::dlclose(libcuda);
         GTEST_SKIP() << "this machine has libcuda.so.1: the GPU machines' device tests cover the probe";
     }
+    allow_preloaded_sanitizer();
     const gpupart::ProbeRun run = gpupart::run_probe({GPUPART_PROBE_PATH, GPUPART_SHIM_PATH, 0, 20000});
     EXPECT_EQ(run.status.state, SourceState::absent);
     EXPECT_EQ(run.status.detail.rfind("no libcuda: libcuda.so.1: cannot open shared object file", 0), 0u) << run.status.detail;
