@@ -1,9 +1,12 @@
 #include "cli_common.hpp"
 
+#include <cstdlib>
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
-#include "platform/gpu_presence.hpp"
+#include "model/gpu_queries.hpp"
 
 namespace gpupart::cli {
 
@@ -14,22 +17,76 @@ void add_snapshot_options(CLI::App& command, SnapshotOptions& options) {
     command.add_option("--gpu", options.gpu, "GPU index inside the snapshot")->check(CLI::NonNegativeNumber);
 }
 
-ChosenSnapshot load_chosen(const SnapshotOptions& options) { return choose_snapshot(options.snapshot); }
+MachineRoots machine_roots() {
+    MachineRoots roots;
+    if (const char* sysfs = std::getenv("GPUPART_SYSFS_ROOT"); sysfs && *sysfs) roots.sysfs = sysfs;
+    if (const char* dev = std::getenv("GPUPART_DEV_ROOT"); dev && *dev) roots.dev = dev;
+    if (const char* proc = std::getenv("GPUPART_PROC_ROOT"); proc && *proc) roots.proc = proc;
+    if (const char* nvml = std::getenv("GPUPART_NVML_LIBRARY"); nvml && *nvml) roots.nvml_library = nvml;
+    return roots;
+}
+
+ChosenSnapshot load_chosen(const SnapshotOptions& options) { return choose_snapshot(options.snapshot, machine_roots()); }
 
 void print_origin(const ChosenSnapshot& chosen) {
-    fmt::print("snapshot: {} ({}; captured {})\n\n", chosen.origin, chosen.why, chosen.snapshot.captured);
+    fmt::print("snapshot: {} ({}; {} {})\n\n", chosen.origin, chosen.why, chosen.live ? "read" : "captured",
+               chosen.snapshot.captured);
+}
+
+nlohmann::ordered_json origin_json(const ChosenSnapshot& chosen) {
+    return nlohmann::ordered_json{{"snapshot", chosen.origin},
+                                  {"live", chosen.live},
+                                  {"builtin", chosen.builtin},
+                                  {"why", chosen.why},
+                                  {"captured", chosen.snapshot.captured}};
+}
+
+const std::vector<SourceStatus>& sources_of(const ChosenSnapshot& chosen, int index) {
+    static const std::vector<SourceStatus> none;
+    if (index < 0 || static_cast<std::size_t>(index) >= chosen.sources.size()) return none;
+    return chosen.sources[static_cast<std::size_t>(index)];
 }
 
 ChosenSnapshot partition_topology(const SnapshotOptions& options) {
-    if (!options.snapshot && !find_nvidia_gpus().empty())
-        throw UserError("this machine's TPC map is not known (no live topology reader in this build): pass --snapshot "
-                        "with a recording of this GPU; a wrong map could allow only holes and hang kernels");
-    return load_chosen(options);
+    ChosenSnapshot chosen = load_chosen(options);
+    if (!chosen.live) return chosen;
+    // A partition is a set of launch-mask bits: without them a mask could allow only holes and hang kernels.
+    const Gpu& gpu = select_gpu(chosen, options.gpu);
+    if (!mask_bits_known(gpu))
+        throw UserError(fmt::format("GPU {}'s TPC mask bits are not known ({}); or pass --snapshot with a recording of this GPU",
+                                    gpu.index, mask_bits_unknown_reason(gpu)));
+    return chosen;
 }
 
 Controller make_controller(const SnapshotOptions& options) {
     const ChosenSnapshot topology = partition_topology(options);
     return Controller(Registry(Registry::default_directory()), select_gpu(topology, options.gpu), Journal(Journal::default_path()));
+}
+
+// <prefix>/bin/gpupart -> <prefix>/<libdir>/libgpupart-shim.so, or build/<preset>/app/gpupart ->
+// build/<preset>/lib/; $GPUPART_SHIM overrides.
+std::string find_shim() {
+    if (const char* chosen = std::getenv("GPUPART_SHIM"); chosen != nullptr && chosen[0] != '\0') {
+        if (!std::filesystem::exists(chosen)) throw UserError(fmt::format("GPUPART_SHIM={}: no such file", chosen));
+        return std::filesystem::absolute(chosen).string();
+    }
+    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe");
+    for (const char* relative : {"../" GPUPART_INSTALL_LIBDIR "/libgpupart-shim.so", "../lib/libgpupart-shim.so"}) {
+        const auto candidate = (exe.parent_path() / relative).lexically_normal();
+        if (std::filesystem::exists(candidate)) return candidate.string();
+    }
+    throw UserError(fmt::format("libgpupart-shim.so not found next to {}; set GPUPART_SHIM to its path", exe.string()));
+}
+
+std::string find_probe_program() {
+    if (const char* chosen = std::getenv("GPUPART_PROBE"); chosen != nullptr && chosen[0] != '\0') {
+        if (!std::filesystem::exists(chosen)) throw UserError(fmt::format("GPUPART_PROBE={}: no such file", chosen));
+        return std::filesystem::absolute(chosen).string();
+    }
+    const auto candidate = std::filesystem::read_symlink("/proc/self/exe").parent_path() / "gpupart-probe";
+    if (!std::filesystem::exists(candidate))
+        throw UserError(fmt::format("{} not found; set GPUPART_PROBE to its path", candidate.string()));
+    return candidate.string();
 }
 
 void print_partition_notes(const ResolvedMask& resolved) {

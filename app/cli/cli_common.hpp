@@ -5,6 +5,7 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "controller/controller.hpp"
 #include "model/mask_resolve.hpp"
@@ -18,16 +19,29 @@ struct SnapshotOptions {
 };
 
 void add_snapshot_options(CLI::App& command, SnapshotOptions& options);
+// /sys, /dev, /proc and libnvidia-ml.so.1, or GPUPART_SYSFS_ROOT / GPUPART_DEV_ROOT / GPUPART_PROC_ROOT /
+// GPUPART_NVML_LIBRARY where set (tests read constructed machines).
+MachineRoots machine_roots();
 ChosenSnapshot load_chosen(const SnapshotOptions& options);
 // "snapshot: builtin:h200 (no NVIDIA GPU on this machine: ...)", printed before human-readable output.
 void print_origin(const ChosenSnapshot& chosen);
+// The same as the first keys of every --json answer: snapshot, live, builtin, why, captured.
+nlohmann::ordered_json origin_json(const ChosenSnapshot& chosen);
+// What each source said about GPU `index` (empty for a recording).
+const std::vector<SourceStatus>& sources_of(const ChosenSnapshot& chosen, int index);
 
-// The topology a partition is checked against. On a machine with an NVIDIA GPU the built-in recording
-// is not this GPU (mask-bit holes differ between chips), so it is used only when named with --snapshot.
+// The topology a partition is checked against. On a machine with an NVIDIA GPU that is the live model,
+// and only once its TPC mask bits are known (the probe gives them); the built-in recording is not this
+// GPU (mask-bit holes differ between chips), so it is used there only when named with --snapshot.
 ChosenSnapshot partition_topology(const SnapshotOptions& options);
 
 // The controller over this machine's registry, the user's journal and the GPU that --snapshot/--gpu name.
 Controller make_controller(const SnapshotOptions& options);
+
+// libgpupart-shim.so next to this gpupart ($GPUPART_SHIM overrides); throws UserError when missing.
+std::string find_shim();
+// gpupart-probe next to this gpupart ($GPUPART_PROBE overrides); throws UserError when missing.
+std::string find_probe_program();
 
 // What a partitioning command tells the user about its mask on stderr: dropped holes and how a count
 // was placed (notes about the topology itself are left to `gpupart mask parse`).

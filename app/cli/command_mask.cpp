@@ -25,7 +25,7 @@ Command add_mask_command(CLI::App& app) {
     add_snapshot_options(*parse, options->snapshot);
     parse->add_flag("--json", options->json, "Machine-readable output (docs/json-output.md)");
     return {mask, [options] {
-                const ChosenSnapshot chosen = load_chosen(options->snapshot);
+                const ChosenSnapshot chosen = partition_topology(options->snapshot);  // masks need mask bits
                 const Gpu& gpu = select_gpu(chosen, options->snapshot.gpu);
                 const ResolvedMask resolved = resolve_mask(options->expression, gpu);
                 if (options->json) {

@@ -20,24 +20,7 @@
 #include "registry/registry_slot.h"
 
 namespace gpupart::cli {
-namespace {
 
-// The shim next to this gpupart: <prefix>/bin/gpupart -> <prefix>/<libdir>/libgpupart-shim.so, or
-// build/<preset>/app/gpupart -> build/<preset>/lib/; $GPUPART_SHIM overrides.
-std::string find_shim() {
-    if (const char* chosen = std::getenv("GPUPART_SHIM"); chosen != nullptr && chosen[0] != '\0') {
-        if (!std::filesystem::exists(chosen)) throw UserError(fmt::format("GPUPART_SHIM={}: no such file", chosen));
-        return std::filesystem::absolute(chosen).string();
-    }
-    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe");
-    for (const char* relative : {"../" GPUPART_INSTALL_LIBDIR "/libgpupart-shim.so", "../lib/libgpupart-shim.so"}) {
-        const auto candidate = (exe.parent_path() / relative).lexically_normal();
-        if (std::filesystem::exists(candidate)) return candidate.string();
-    }
-    throw UserError(fmt::format("libgpupart-shim.so not found next to {}; set GPUPART_SHIM to its path", exe.string()));
-}
-
-}  // namespace
 
 Command add_run_command(CLI::App& app) {
     struct Options {

@@ -1,4 +1,5 @@
-// gpupart topology: the floorplan of GPCs, TPCs, SMs and holes, engines and copy-engine wiring.
+// gpupart topology: the floorplan of GPCs, TPCs, SMs and holes, engines and copy-engine wiring;
+// --sources says per fact where it came from.
 #include <memory>
 
 #include <fmt/format.h>
@@ -6,46 +7,81 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "model/gpu_queries.hpp"
+#include "report/sources_report.hpp"
 #include "report/topology_text.hpp"
 #include "snapshot/snapshot_json.hpp"
+#include "sources/source_status_text.hpp"
 
 namespace gpupart::cli {
+namespace {
 
-nlohmann::ordered_json topology_json(const ChosenSnapshot& chosen, const Gpu& gpu) {
-    return nlohmann::ordered_json{
-        {"snapshot", chosen.origin},
-        {"builtin", chosen.builtin},
-        {"why", chosen.why},
-        {"captured", chosen.snapshot.captured},
-        {"summary",
-         {{"tpcs", gpu.tpcs.size()},
-          {"sms", sm_total(gpu)},
-          {"gpcs", gpu.gpcs.size()},
-          {"holes", gpu.holes.size()},
-          {"undetermined_gpc_tpcs", undetermined_gpc_tpcs(gpu).to_list()},
-          {"mask_width", gpu.mask_width}}},
-        {"gpu", gpu_to_json(gpu)},
-    };
+using Json = nlohmann::ordered_json;
+
+Json sources_json(const ChosenSnapshot& chosen, const Gpu& gpu) {
+    Json out = origin_json(chosen);
+    out["gpu"] = gpu.index;
+    out["sources"] = Json::array();
+    for (const SourceStatus& status : sources_of(chosen, gpu.index)) out["sources"].push_back(source_status_to_json(status));
+    out["facts"] = Json::array();
+    for (const FactOrigin& row : fact_origins(gpu)) {
+        Json from = Json::array();
+        for (const auto& [provenance, count] : row.from) {
+            Json item = provenance_to_json(provenance);
+            item["items"] = count;
+            from.push_back(std::move(item));
+        }
+        out["facts"].push_back(Json{{"fact", row.fact},
+                                    {"value", row.value.empty() ? Json(nullptr) : Json(row.value)},
+                                    {"unknown_reason", row.unknown_reason},
+                                    {"from", std::move(from)}});
+    }
+    return out;
 }
+
+Json topology_json(const ChosenSnapshot& chosen, const Gpu& gpu) {
+    Json out = origin_json(chosen);
+    out["summary"] = Json{{"tpcs", gpu.tpcs.size()},
+                          {"sms", sm_total(gpu)},
+                          {"gpcs", gpu.gpcs.size()},
+                          {"holes", gpu.holes.size()},
+                          {"mask_bits_known", mask_bits_known(gpu)},
+                          {"undetermined_gpc_tpcs", undetermined_gpc_tpcs(gpu).to_list()},
+                          {"mask_width", gpu.mask_width}};
+    out["sources"] = Json::array();
+    for (const SourceStatus& status : sources_of(chosen, gpu.index)) out["sources"].push_back(source_status_to_json(status));
+    out["gpu"] = gpu_to_json(gpu);
+    return out;
+}
+
+}  // namespace
 
 Command add_topology_command(CLI::App& app) {
     struct Options {
         SnapshotOptions snapshot;
         bool json = false;
+        bool sources = false;
     };
     auto options = std::make_shared<Options>();
     CLI::App* command = app.add_subcommand("topology", "Show GPCs, TPCs, SMs, holes, engines and copy-engine wiring");
     add_snapshot_options(*command, options->snapshot);
+    command->add_flag("--sources", options->sources, "Say per fact which source gave it, and what each source said");
     command->add_flag("--json", options->json, "Machine-readable output (docs/json-output.md)");
     return {command, [options] {
                 const ChosenSnapshot chosen = load_chosen(options->snapshot);
                 const Gpu& gpu = select_gpu(chosen, options->snapshot.gpu);
                 if (options->json) {
-                    fmt::print("{}\n", topology_json(chosen, gpu).dump(2));
-                } else {
-                    print_origin(chosen);
-                    fmt::print("{}", topology_text(gpu));
+                    fmt::print("{}\n", (options->sources ? sources_json(chosen, gpu) : topology_json(chosen, gpu)).dump(2));
+                    return 0;
                 }
+                print_origin(chosen);
+                if (options->sources) {
+                    fmt::print("{}", sources_text(gpu, sources_of(chosen, gpu.index), chosen.live));
+                    return 0;
+                }
+                fmt::print("{}", topology_text(gpu));
+                const auto& sources = sources_of(chosen, gpu.index);
+                if (!sources.empty()) fmt::print("\nSources (`gpupart topology --sources` says which fact came from which)\n");
+                for (const SourceStatus& status : sources) fmt::print("  {}\n", source_status_line(status));
                 return 0;
             }};
 }

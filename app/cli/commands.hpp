@@ -13,6 +13,9 @@ struct Command {
 };
 
 Command add_topology_command(CLI::App& app);
+Command add_gpus_command(CLI::App& app);
+Command add_engines_command(CLI::App& app);
+Command add_copy_engines_command(CLI::App& app);
 Command add_mask_command(CLI::App& app);
 Command add_export_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
@@ -25,5 +28,7 @@ Command add_profile_command(CLI::App& app);
 Command add_check_command(CLI::App& app);
 Command add_demo_command(CLI::App& app);
 Command add_top_command(CLI::App& app);
+Command add_probe_command(CLI::App& app);
+Command add_source_command(CLI::App& app);
 
 }  // namespace gpupart::cli

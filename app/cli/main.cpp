@@ -15,6 +15,9 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     const std::vector<gpupart::cli::Command> commands = {
         gpupart::cli::add_topology_command(app),
+        gpupart::cli::add_gpus_command(app),
+        gpupart::cli::add_engines_command(app),
+        gpupart::cli::add_copy_engines_command(app),
         gpupart::cli::add_mask_command(app),
         gpupart::cli::add_export_command(app),
         gpupart::cli::add_run_command(app),
@@ -27,6 +30,8 @@ int main(int argc, char** argv) {
         gpupart::cli::add_check_command(app),
         gpupart::cli::add_demo_command(app),
         gpupart::cli::add_top_command(app),
+        gpupart::cli::add_probe_command(app),
+        gpupart::cli::add_source_command(app),
     };
     try {
         app.parse(argc, argv);

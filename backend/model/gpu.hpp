@@ -22,14 +22,16 @@ struct Gpc {
     bool operator==(const Gpc&) const = default;
 };
 
-// A real TPC: a launch-descriptor mask bit that drives SMs.
+// A real TPC. The probe knows it by its launch-descriptor mask bit; the driver's RM controls know it
+// by its GPC and slot, with no mask bit (mask_bit empty until the probe is joined, see mask_bit_note).
 struct Tpc {
-    int mask_bit = 0;
+    std::optional<int> mask_bit;  // empty = no source said which mask bit drives this TPC
     std::optional<int> gpc;   // index into Gpu::gpcs; empty = GPC not determined (see gpc_note)
     std::optional<int> slot;  // position inside its GPC's floorplan row
     std::vector<int> sms;     // SM ids (as %smid reports them without MPS)
     Provenance from;
-    std::string gpc_note;     // why gpc is empty, or how it was found
+    std::string gpc_note;       // why gpc is empty, or how it was found
+    std::string mask_bit_note;  // why mask_bit is empty ("run `gpupart probe`")
     bool operator==(const Tpc&) const = default;
 };
 
@@ -68,6 +70,7 @@ struct Engine {
     EngineKind kind = EngineKind::other;
     int instance = 0;
     Fact<int> runlist;  // unknown with a reason ("needs root") where no source could tell
+    Fact<int> tsgs_in_use;  // channel groups (TSGs) now on this engine's runlist
     Provenance from;
     bool operator==(const Engine&) const = default;
 };
@@ -97,6 +100,14 @@ struct CopyEngines {
     std::vector<LogicalCopyEngine> lces;
     Fact<int> pce_count;
     bool operator==(const CopyEngines&) const = default;
+};
+
+// Channel and channel-group limits and use of the whole GPU (RM control FIFO_GET_INFO).
+struct FifoCounts {
+    Fact<int> max_channel_groups;
+    Fact<int> max_channels_per_group;
+    Fact<int> channel_groups_in_use;
+    bool operator==(const FifoCounts&) const = default;
 };
 
 struct Process {
@@ -130,7 +141,8 @@ struct Gpu {
     std::vector<Engine> engines;
     std::vector<Runlist> runlists;
     CopyEngines copy_engines;
-    std::vector<Process> processes;
+    FifoCounts fifo;
+    std::vector<Process> processes;  // processes using the GPU (from the driver or NVML)
     std::vector<std::string> notes;  // things a reader must know about this record, one line each
 
     bool operator==(const Gpu&) const = default;

@@ -16,8 +16,23 @@ std::string gpu_display_name(const Gpu& gpu) {
 
 TpcMask real_tpcs(const Gpu& gpu) {
     TpcMask mask;
-    for (const Tpc& tpc : gpu.tpcs) mask.set(tpc.mask_bit);
+    for (const Tpc& tpc : gpu.tpcs)
+        if (tpc.mask_bit) mask.set(*tpc.mask_bit);
     return mask;
+}
+
+bool mask_bits_known(const Gpu& gpu) {
+    if (gpu.tpcs.empty()) return false;
+    for (const Tpc& tpc : gpu.tpcs)
+        if (!tpc.mask_bit) return false;
+    return true;
+}
+
+std::string mask_bits_unknown_reason(const Gpu& gpu) {
+    if (gpu.tpcs.empty()) return "no source gave a TPC layout";
+    for (const Tpc& tpc : gpu.tpcs)
+        if (!tpc.mask_bit) return tpc.mask_bit_note.empty() ? "no source gave the TPCs' mask bits" : tpc.mask_bit_note;
+    return {};
 }
 
 TpcMask hole_bits(const Gpu& gpu) {
@@ -29,31 +44,35 @@ TpcMask hole_bits(const Gpu& gpu) {
 TpcMask gpc_tpcs(const Gpu& gpu, int gpc_index) {
     TpcMask mask;
     for (const Tpc& tpc : gpu.tpcs)
-        if (tpc.gpc == gpc_index) mask.set(tpc.mask_bit);
+        if (tpc.mask_bit && tpc.gpc == gpc_index) mask.set(*tpc.mask_bit);
     return mask;
 }
 
 TpcMask undetermined_gpc_tpcs(const Gpu& gpu) {
     TpcMask mask;
     for (const Tpc& tpc : gpu.tpcs)
-        if (!tpc.gpc) mask.set(tpc.mask_bit);
+        if (tpc.mask_bit && !tpc.gpc) mask.set(*tpc.mask_bit);
     return mask;
 }
 
 const Tpc* find_tpc(const Gpu& gpu, int mask_bit) {
     for (const Tpc& tpc : gpu.tpcs)
-        if (tpc.mask_bit == mask_bit) return &tpc;
+        if (tpc.mask_bit == mask_bit) return &tpc;  // an unknown bit never equals one
     return nullptr;
 }
 
 std::vector<int> sms_of(const Gpu& gpu, const TpcMask& mask) {
     std::set<int> sms;
     for (const Tpc& tpc : gpu.tpcs)
-        if (mask.test(tpc.mask_bit)) sms.insert(tpc.sms.begin(), tpc.sms.end());
+        if (tpc.mask_bit && mask.test(*tpc.mask_bit)) sms.insert(tpc.sms.begin(), tpc.sms.end());
     return {sms.begin(), sms.end()};
 }
 
-int sm_total(const Gpu& gpu) { return static_cast<int>(sms_of(gpu, real_tpcs(gpu)).size()); }
+int sm_total(const Gpu& gpu) {
+    std::set<int> sms;  // every TPC's SMs, mask bit known or not
+    for (const Tpc& tpc : gpu.tpcs) sms.insert(tpc.sms.begin(), tpc.sms.end());
+    return static_cast<int>(sms.size());
+}
 
 std::vector<int> gpcs_fully_covered(const Gpu& gpu, const TpcMask& mask) {
     std::vector<int> covered;
@@ -99,14 +118,25 @@ std::optional<std::string> find_inconsistency(const Gpu& gpu) {
     std::set<int> sms;
     std::set<std::pair<int, int>> used_slots;
     int previous = -1;
+    std::optional<std::pair<int, int>> previous_place;  // (gpc, slot) of the previous TPC with no mask bit
     for (std::size_t i = 0; i < gpu.tpcs.size(); ++i) {
         const Tpc& tpc = gpu.tpcs[i];
         const std::string field = fmt::format("tpcs[{}]", i);
-        if (tpc.mask_bit < 0 || tpc.mask_bit >= gpu.mask_width)
-            return fmt::format("{}.mask_bit: {} outside 0-{}", field, tpc.mask_bit, gpu.mask_width - 1);
-        if (tpc.mask_bit <= previous) return field + ".mask_bit: TPCs must be sorted by mask bit, without repeats";
-        previous = tpc.mask_bit;
-        bits.insert(tpc.mask_bit);
+        if (!tpc.mask_bit) {
+            // TPCs with no mask bit come after those with one, in floorplan order; they need a place.
+            if (!tpc.gpc || !tpc.slot) return field + ": a TPC with no mask bit needs its gpc and slot";
+            const std::pair<int, int> place{*tpc.gpc, *tpc.slot};
+            if (previous_place && place <= *previous_place)
+                return field + ": TPCs with no mask bit must be sorted by gpc and slot";
+            previous_place = place;
+        } else {
+            if (previous_place) return field + ".mask_bit: TPCs with a mask bit must come before those without";
+            if (*tpc.mask_bit < 0 || *tpc.mask_bit >= gpu.mask_width)
+                return fmt::format("{}.mask_bit: {} outside 0-{}", field, *tpc.mask_bit, gpu.mask_width - 1);
+            if (*tpc.mask_bit <= previous) return field + ".mask_bit: TPCs must be sorted by mask bit, without repeats";
+            previous = *tpc.mask_bit;
+            bits.insert(*tpc.mask_bit);
+        }
         if (auto problem = check_placement(gpu, field, tpc.gpc, tpc.slot, used_slots)) return problem;
         for (int sm : tpc.sms) {
             if (sm < 0) return fmt::format("{}.sms: negative SM id {}", field, sm);

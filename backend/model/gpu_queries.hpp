@@ -12,14 +12,17 @@ namespace gpupart {
 std::string gpc_name(int gpc_index);  // "gpc3"
 std::string gpu_display_name(const Gpu& gpu);  // "NVIDIA H200" or "GPU 0" when the name is unknown
 
-TpcMask real_tpcs(const Gpu& gpu);
+TpcMask real_tpcs(const Gpu& gpu);  // the mask bits of TPCs whose bit is known
+// Every TPC's mask bit is known (a probe ran, or a recording says), so masks can be built on this GPU.
+bool mask_bits_known(const Gpu& gpu);
+std::string mask_bits_unknown_reason(const Gpu& gpu);  // empty when known
 TpcMask hole_bits(const Gpu& gpu);
 TpcMask gpc_tpcs(const Gpu& gpu, int gpc_index);
 TpcMask undetermined_gpc_tpcs(const Gpu& gpu);
 const Tpc* find_tpc(const Gpu& gpu, int mask_bit);
 
 std::vector<int> sms_of(const Gpu& gpu, const TpcMask& mask);
-int sm_total(const Gpu& gpu);
+int sm_total(const Gpu& gpu);  // SMs of every TPC, mask bit known or not
 // GPCs whose every real TPC is in `mask` (a GPC with no real TPC never counts).
 std::vector<int> gpcs_fully_covered(const Gpu& gpu, const TpcMask& mask);
 

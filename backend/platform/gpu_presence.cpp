@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "sources/udev_filter.hpp"
+
 namespace gpupart {
 namespace {
 
@@ -21,10 +23,8 @@ std::vector<PciGpu> find_nvidia_gpus(const std::string& sysfs_root) {
     const std::filesystem::path devices = std::filesystem::path(sysfs_root) / "bus/pci/devices";
     std::error_code error;
     for (const auto& entry : std::filesystem::directory_iterator(devices, error)) {
-        if (first_line(entry.path() / "vendor") != "0x10de") continue;
         const std::string pci_class = first_line(entry.path() / "class");
-        // 0x0300xx VGA, 0x0302xx 3D controller: the classes NVIDIA GPUs use (not audio or USB functions).
-        if (!pci_class.starts_with("0x0300") && !pci_class.starts_with("0x0302")) continue;
+        if (!is_nvidia_gpu(first_line(entry.path() / "vendor"), pci_class)) continue;  // not its audio or USB functions
         gpus.push_back(PciGpu{entry.path().filename().string(), first_line(entry.path() / "device"), pci_class});
     }
     std::sort(gpus.begin(), gpus.end(), [](const PciGpu& a, const PciGpu& b) { return a.bus_id < b.bus_id; });

@@ -31,6 +31,13 @@ constexpr const char* kControl = "nvidia-cuda-mps-control";
 }  // namespace
 
 CommandResult run_command(const std::vector<std::string>& argv, const std::string& input, int timeout_ms) {
+    std::vector<std::string> environment;
+    for (char** variable = environ; *variable != nullptr; ++variable) environment.emplace_back(*variable);
+    return run_command(argv, input, timeout_ms, environment);
+}
+
+CommandResult run_command(const std::vector<std::string>& argv, const std::string& input, int timeout_ms,
+                          const std::vector<std::string>& environment) {
     int to_child[2];
     int from_child[2];
     if (::pipe2(to_child, O_CLOEXEC) != 0) throw UserError(fmt::format("pipe: {}", std::strerror(errno)));
@@ -47,8 +54,11 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::strin
     std::vector<char*> args;
     for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
     args.push_back(nullptr);
+    std::vector<char*> envp;
+    for (const auto& variable : environment) envp.push_back(const_cast<char*>(variable.c_str()));
+    envp.push_back(nullptr);
     pid_t pid = 0;
-    const int error = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+    const int error = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     ::close(to_child[0]);
     ::close(from_child[1]);
@@ -166,6 +176,20 @@ std::string mps_start() {
     const MpsState after = mps_status();
     if (!after.control_running) throw UserError("MPS control daemon started but does not answer: " + after.detail);
     return fmt::format("MPS started: pipe directory {}, logs {}. Clients must use the same CUDA_MPS_PIPE_DIRECTORY.", pipe, log);
+}
+
+std::map<int, std::vector<int>> mps_clients(const MpsState& state) {
+    std::map<int, std::vector<int>> clients;
+    if (!state.control_running) return clients;
+    for (int server : state.server_pids) {
+        const CommandResult result = run_command({kControl}, fmt::format("get_client_list {}\n", server), 10000);
+        if (result.exit_code != 0)
+            throw UserError(fmt::format("{} get_client_list {} failed: {}", kControl, server, result.output));
+        std::vector<int>& pids = clients[server];
+        std::istringstream lines(result.output);
+        for (int pid; lines >> pid;) pids.push_back(pid);
+    }
+    return clients;
 }
 
 std::string mps_stop() {

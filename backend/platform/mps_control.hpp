@@ -2,6 +2,7 @@
 // NVIDIA MPS through its control program (nvidia-cuda-mps-control): start, stop, status. Without MPS
 // the contexts of different processes time-slice the GPU (seed 003 R4), so TPC partitions only
 // separate processes that run under one MPS server (HARDWARE.md section 2).
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,15 +20,23 @@ std::string mps_pipe_directory();
 MpsState mps_status();
 // Whether an nvidia-cuda-mps-control daemon under `proc_root` was started with -S / --static-partitioning.
 bool mps_static_partitioning_active(const std::string& proc_root = "/proc");
+// The client PIDs of each MPS server (`get_client_list`), by server PID; empty when MPS is not running.
+// NVML attributes MPS clients' GPU work to the server, so this is the only way to see them. Throws
+// UserError when the daemon answers with an error.
+std::map<int, std::vector<int>> mps_clients(const MpsState& state);
 // Both throw UserError with one line (binary missing, daemon refused, timeout).
 std::string mps_start();
 std::string mps_stop();
 
-// Runs argv with `input` on stdin, returns stdout; throws UserError after `timeout_ms` or if it cannot start.
+// Runs argv with `input` on stdin, returns stdout and stderr together; throws UserError after `timeout_ms`
+// (the child is killed) or if it cannot start.
 struct CommandResult {
     int exit_code = -1;
     std::string output;
 };
 CommandResult run_command(const std::vector<std::string>& argv, const std::string& input, int timeout_ms);
+// The same with `environment` ("NAME=value" entries) as the child's whole environment.
+CommandResult run_command(const std::vector<std::string>& argv, const std::string& input, int timeout_ms,
+                          const std::vector<std::string>& environment);
 
 }  // namespace gpupart

@@ -1,5 +1,8 @@
 #include "registry/process_identity.hpp"
 
+#include <fstream>
+#include <iterator>
+
 #include <pwd.h>
 #include <sys/stat.h>
 
@@ -43,6 +46,19 @@ std::string user_name(unsigned uid) {
     char buffer[4096];
     if (::getpwuid_r(uid, &entry, buffer, sizeof buffer, &found) == 0 && found != nullptr) return found->pw_name;
     return fmt::format("uid {}", uid);
+}
+
+std::string process_command(int pid) {
+    if (pid <= 0) return {};
+    std::ifstream cmdline(fmt::format("/proc/{}/cmdline", pid), std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+    while (!text.empty() && text.back() == '\0') text.pop_back();
+    for (char& c : text)
+        if (c == '\0') c = ' ';
+    if (!text.empty()) return text;
+    std::ifstream comm(fmt::format("/proc/{}/comm", pid));
+    std::getline(comm, text);
+    return text;
 }
 
 }  // namespace gpupart

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "model/gpu_queries.hpp"
+#include "report/engines_text.hpp"
+#include "report/fact_text.hpp"
 
 namespace gpupart {
 
@@ -25,17 +27,6 @@ std::string sm_label(const std::vector<int>& sms) {
     return fmt::format("{}", fmt::join(sms, ","));
 }
 
-
-template <typename T>
-std::string fact_text(const Fact<T>& fact) {
-    if (fact.known()) return fmt::format("{}", *fact.value);
-    return fact.unknown_reason.empty() ? "unknown" : fact.unknown_reason;
-}
-
-std::string provenance_text(const Provenance& from) {
-    return from.detail.empty() ? std::string(to_string(from.source))
-                               : fmt::format("{}: {}", to_string(from.source), from.detail);
-}
 
 // The provenance most items share: one line that is true of the section, without listing every item.
 template <typename T>
@@ -63,7 +54,7 @@ void append_row(std::string& out, const std::string& label, const std::vector<co
     for (const Tpc* tpc : tpcs) {
         const std::size_t at = place(tpc->slot);
         if (at >= bits.size()) continue;
-        bits[at] = fmt::format("{}", tpc->mask_bit);
+        bits[at] = tpc->mask_bit ? fmt::format("{}", *tpc->mask_bit) : "?";
         sms[at] = sm_label(tpc->sms);
         ++tpc_count;
         sm_count += static_cast<int>(tpc->sms.size());
@@ -80,7 +71,10 @@ void append_floorplan(std::string& out, const Gpu& gpu) {
         out += "TPC layout: not known for this GPU (no source gave one)\n";
         return;
     }
-    out += fmt::format("{:<7}{:>4} {:>4}   TPC slots: mask bit above its SM ids; '.' = hole (no TPC)\n", "GPC", "TPCs", "SMs");
+    const bool bits_known = mask_bits_known(gpu);
+    out += fmt::format("{:<7}{:>4} {:>4}   TPC slots: mask bit above its SM ids; {}'.' = {}\n", "GPC", "TPCs", "SMs",
+                       bits_known ? "" : "'?' = mask bit not known; ",
+                       bits_known ? "hole (no TPC)" : "no TPC (floorswept)");
     for (const Gpc& gpc : gpu.gpcs) {
         std::vector<const Tpc*> tpcs;
         for (const Tpc& tpc : gpu.tpcs)
@@ -94,62 +88,39 @@ void append_floorplan(std::string& out, const Gpu& gpu) {
         append_row(out, "no GPC", unplaced, static_cast<int>(unplaced.size()));
         out += fmt::format("       ({})\n", unplaced.front()->gpc_note);
     }
+    if (!bits_known) {
+        out += fmt::format("mask bits: not known ({})\n", mask_bits_unknown_reason(gpu));
+        return;
+    }
     const TpcMask holes = hole_bits(gpu);
     out += fmt::format("holes: {} of {} mask bits have no TPC: {}\n", holes.count(), gpu.mask_width,
                        holes.empty() ? "none" : holes.to_list());
 }
 
-void append_engines(std::string& out, const Gpu& gpu) {
-    if (gpu.engines.empty()) {
-        out += "\nEngines: not known for this GPU\n";
-        return;
+// "gpc5 = physical 6 / logical 5": the driver's ids behind gpupart's GPC names, when a source gave them.
+void append_gpc_ids(std::string& out, const Gpu& gpu) {
+    std::vector<std::string> ids;
+    for (const Gpc& gpc : gpu.gpcs) {
+        if (!gpc.physical_id && !gpc.logical_id) continue;
+        std::string text = gpc_name(gpc.index) + " =";
+        if (gpc.physical_id) text += fmt::format(" physical {}", *gpc.physical_id);
+        if (gpc.physical_id && gpc.logical_id) text += " /";
+        if (gpc.logical_id) text += fmt::format(" logical {}", *gpc.logical_id);
+        ids.push_back(std::move(text));
     }
-    out += "\nEngines by runlist (seed 003 R6: a runlist may serve several engines; R7: an engine has one runlist)\n";
-    std::map<int, std::vector<std::string>> by_runlist;
-    std::map<std::string, std::vector<std::string>> unknown;  // reason -> engines
-    for (const Engine& engine : gpu.engines) {
-        std::string name = engine.name;
-        if (engine.kind == EngineKind::copy && engine.instance < 2 && !gpu.copy_engines.lces.empty()) {
-            for (const auto& lce : gpu.copy_engines.lces)
-                if (lce.index == engine.instance && lce.grce) name += " (GRCE)";
-        }
-        if (engine.runlist.known())
-            by_runlist[*engine.runlist.value].push_back(name);
-        else
-            unknown[engine.runlist.unknown_reason].push_back(name);
-    }
-    for (const Runlist& runlist : gpu.runlists)
-        if (!by_runlist.count(runlist.id)) by_runlist[runlist.id];
-    for (const auto& [id, names] : by_runlist)
-        out += fmt::format("  runlist {:<4} {}\n", id, names.empty() ? "(no engine named)" : fmt::format("{}", fmt::join(names, ", ")));
-    for (const auto& [reason, names] : unknown)
-        out += fmt::format("  runlist ?    {}: {}\n", fmt::join(names, ", "), reason.empty() ? "unknown" : reason);
-    out += fmt::format("  source: {}\n", provenance_text(gpu.engines.front().from));
-}
-
-void append_copy_engines(std::string& out, const Gpu& gpu) {
-    if (gpu.copy_engines.lces.empty()) {
-        out += fmt::format("\nCopy engines (LCE -> PCE): {}\n", fact_text(gpu.copy_engines.pce_count));
-        return;
-    }
-    out += fmt::format("\nCopy engines: LCE -> PCE wiring ({} PCEs)\n", fact_text(gpu.copy_engines.pce_count));
-    for (const auto& lce : gpu.copy_engines.lces) {
-        std::string caps = lce.grce ? "GRCE" : "";
-        if (lce.shared) caps += caps.empty() ? "shared" : " shared";
-        out += fmt::format("  LCE{:<3} {:<12} PCEs {}\n", lce.index, caps, pce_list(lce.pce_mask));
-    }
-    for (const auto& line : shared_copy_engine_lines(gpu)) out += "  ! " + line + "\n";
-    out += fmt::format("  source: {}\n", provenance_text(gpu.copy_engines.lces.front().from));
+    if (!ids.empty()) out += fmt::format("GPC ids: {}\n", fmt::join(ids, ", "));
 }
 
 }  // namespace
 
 std::string topology_summary(const Gpu& gpu) {
+    if (gpu.tpcs.empty() && gpu.gpcs.empty()) return "no TPC layout known";
     const int undetermined = undetermined_gpc_tpcs(gpu).count();
-    return fmt::format("{} TPCs, {} SMs, {} GPCs{}, {} holes in the {}-bit TPC mask", gpu.tpcs.size(), sm_total(gpu),
-                       gpu.gpcs.size(),
-                       undetermined ? fmt::format(" (+{} TPCs of undetermined GPC)", undetermined) : std::string(),
-                       gpu.holes.size(), gpu.mask_width);
+    const std::string counts = fmt::format("{} TPCs, {} SMs, {} GPCs{}", gpu.tpcs.size(), sm_total(gpu), gpu.gpcs.size(),
+                                           undetermined ? fmt::format(" (+{} TPCs of undetermined GPC)", undetermined)
+                                                        : std::string());
+    if (!gpu.tpcs.empty() && !mask_bits_known(gpu)) return counts + ", TPC mask bits not known";
+    return fmt::format("{}, {} holes in the {}-bit TPC mask", counts, gpu.holes.size(), gpu.mask_width);
 }
 
 std::string SharedCopyEngines::pce_list() const { return gpupart::pce_list(pces); }
@@ -185,9 +156,16 @@ std::string topology_text(const Gpu& gpu) {
     if (gpu.descriptor_version.known()) out += fmt::format(" · launch descriptor 0x{:02x}", *gpu.descriptor_version.value);
     out += "\n\n";
     append_floorplan(out, gpu);
+    append_gpc_ids(out, gpu);
     if (!gpu.tpcs.empty()) out += fmt::format("source: {}\n", provenance_text(most_common_provenance(gpu.tpcs)));
-    append_engines(out, gpu);
-    append_copy_engines(out, gpu);
+    out += "\n" + engines_text(gpu);
+    out += "\n" + copy_engines_text(gpu);
+    if (!gpu.processes.empty()) {
+        out += "\nProcesses using the GPU\n";
+        for (const Process& process : gpu.processes)
+            out += fmt::format("  pid {:<8} {}\n", process.pid, process.command.empty() ? "?" : process.command);
+        out += fmt::format("  source: {}\n", provenance_text(gpu.processes.front().from));
+    }
     if (!gpu.notes.empty()) {
         out += "\nNotes\n";
         for (const auto& note : gpu.notes) out += "  - " + note + "\n";

@@ -1,14 +1,33 @@
 #include "snapshot/snapshot_choice.hpp"
 
+#include <set>
+
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
 #include "platform/gpu_presence.hpp"
 #include "snapshot/snapshot_file.hpp"
+#include "sources/source_status_text.hpp"
 
 namespace gpupart {
 
-ChosenSnapshot choose_snapshot(const std::optional<std::string>& requested, const std::string& sysfs_root) {
+namespace {
+
+// "rmctrl ok" for every distinct source state the GPUs got, in the order first seen.
+std::string source_summary(const std::vector<std::vector<SourceStatus>>& sources) {
+    std::vector<std::string> parts;
+    std::set<std::string> seen;
+    for (const auto& gpu : sources)
+        for (const auto& status : gpu) {
+            std::string part = fmt::format("{} {}", to_string(status.source), to_string(status.state));
+            if (seen.insert(part).second) parts.push_back(std::move(part));
+        }
+    return parts.empty() ? "no live source" : fmt::format("{}", fmt::join(parts, ", "));
+}
+
+}  // namespace
+
+ChosenSnapshot choose_snapshot(const std::optional<std::string>& requested, const MachineRoots& roots) {
     ChosenSnapshot chosen;
     if (requested) {
         chosen.origin = *requested;
@@ -17,18 +36,20 @@ ChosenSnapshot choose_snapshot(const std::optional<std::string>& requested, cons
         chosen.why = chosen.builtin ? "built-in snapshot named by --snapshot" : "snapshot file named by --snapshot";
         return chosen;
     }
+    if (!find_nvidia_gpus(roots.sysfs).empty()) {
+        LiveTopology live = read_live_topology(roots);
+        chosen.origin = "live";
+        chosen.live = true;
+        chosen.why = fmt::format("{} NVIDIA GPU{} on this machine, read now ({})", live.snapshot.gpus.size(),
+                                 live.snapshot.gpus.size() == 1 ? "" : "s", source_summary(live.sources));
+        chosen.snapshot = std::move(live.snapshot);
+        chosen.sources = std::move(live.sources);
+        return chosen;
+    }
     chosen.origin = std::string(kBuiltinPrefix) + std::string(kDefaultBuiltin);
     chosen.builtin = true;
     chosen.snapshot = load_snapshot(chosen.origin);
-    const auto gpus = find_nvidia_gpus(sysfs_root);
-    if (gpus.empty())
-        chosen.why = "no NVIDIA GPU on this machine: showing the built-in recorded H200";
-    else
-        // Live readers (RM controls, probe, NVML) are not part of this build yet: say so rather than
-        // pass the recording off as this machine's GPU.
-        chosen.why = fmt::format("{} NVIDIA GPU(s) found (first at {}), but this build has no live topology reader yet: "
-                                 "showing the built-in recorded H200, not this machine's GPU",
-                                 gpus.size(), gpus.front().bus_id);
+    chosen.why = "no NVIDIA GPU on this machine: showing the built-in recorded H200";
     return chosen;
 }
 

@@ -21,6 +21,13 @@ public:
 
 nlohmann::ordered_json snapshot_to_json(const Snapshot& snapshot);
 nlohmann::ordered_json gpu_to_json(const Gpu& gpu);
+// Parts of a GPU, as gpu_to_json writes them, for commands that print one part (engines, copy engines).
+nlohmann::ordered_json engine_to_json(const Engine& engine);
+nlohmann::ordered_json runlist_to_json(const Runlist& runlist);
+nlohmann::ordered_json lce_to_json(const LogicalCopyEngine& lce);
+nlohmann::ordered_json fifo_to_json(const FifoCounts& fifo);
+nlohmann::ordered_json provenance_to_json(const Provenance& from);
+nlohmann::ordered_json fact_to_json(const Fact<int>& fact);
 
 Snapshot snapshot_from_json(const nlohmann::ordered_json& document);  // throws SnapshotFormatError
 

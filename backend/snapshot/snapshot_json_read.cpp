@@ -61,12 +61,13 @@ Gpc read_gpc(Reader& r) {
 
 Tpc read_tpc(Reader& r) {
     Tpc tpc;
-    tpc.mask_bit = r.get<int>("mask_bit");
+    tpc.mask_bit = r.get_nullable<int>("mask_bit");
     tpc.gpc = r.get_nullable<int>("gpc");
     tpc.slot = r.get_nullable<int>("slot");
     tpc.sms = read_scalars<int>(r, "sms");
     tpc.from = read_from(r);
     tpc.gpc_note = r.get_if_present<std::string>("gpc_note").value_or("");
+    tpc.mask_bit_note = r.get_if_present<std::string>("mask_bit_note").value_or("");
     return tpc;
 }
 
@@ -104,6 +105,7 @@ Engine read_engine(Reader& r) {
     engine.kind = *kind;
     engine.instance = r.get<int>("instance");
     engine.runlist = read_fact<int>(r, "runlist");
+    engine.tsgs_in_use = read_fact<int>(r, "tsgs_in_use");
     engine.from = read_from(r);
     return engine;
 }
@@ -155,6 +157,13 @@ Gpu read_gpu(Reader& r) {
         gpu.copy_engines.lces = read_array<LogicalCopyEngine>(copy, "lces", read_lce);
         gpu.copy_engines.pce_count = read_fact<int>(copy, "pce_count");
         copy.finish();
+    }
+    {
+        Reader fifo(r.child("fifo"), r.field_path("fifo"));
+        gpu.fifo.max_channel_groups = read_fact<int>(fifo, "max_channel_groups");
+        gpu.fifo.max_channels_per_group = read_fact<int>(fifo, "max_channels_per_group");
+        gpu.fifo.channel_groups_in_use = read_fact<int>(fifo, "channel_groups_in_use");
+        fifo.finish();
     }
     gpu.processes = read_array<Process>(r, "processes", read_process);
     gpu.notes = read_scalars<std::string>(r, "notes");

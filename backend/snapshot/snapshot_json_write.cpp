@@ -5,9 +5,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json provenance_json(const Provenance& from) {
-    return Json{{"source", std::string(to_string(from.source))}, {"detail", from.detail}};
-}
+Json provenance_json(const Provenance& from) { return provenance_to_json(from); }
 
 template <typename T>
 Json fact_json(const Fact<T>& fact) {
@@ -32,9 +30,10 @@ Json gpc_json(const Gpc& gpc) {
 }
 
 Json tpc_json(const Tpc& tpc) {
-    Json out{{"mask_bit", tpc.mask_bit}, {"gpc", optional_json(tpc.gpc)}, {"slot", optional_json(tpc.slot)},
+    Json out{{"mask_bit", optional_json(tpc.mask_bit)}, {"gpc", optional_json(tpc.gpc)}, {"slot", optional_json(tpc.slot)},
              {"sms", tpc.sms}, {"from", provenance_json(tpc.from)}};
     if (!tpc.gpc_note.empty()) out["gpc_note"] = tpc.gpc_note;
+    if (!tpc.mask_bit_note.empty()) out["mask_bit_note"] = tpc.mask_bit_note;
     return out;
 }
 
@@ -53,22 +52,39 @@ Json tsg_json(const Tsg& tsg) {
     return Json{{"id", tsg.id}, {"pid", optional_json(tsg.pid)}, {"channels", channels}, {"from", provenance_json(tsg.from)}};
 }
 
-Json runlist_json(const Runlist& runlist) {
+}  // namespace
+
+Json runlist_to_json(const Runlist& runlist) {
     Json tsgs = Json::array();
     for (const Tsg& tsg : runlist.tsgs) tsgs.push_back(tsg_json(tsg));
     return Json{{"id", runlist.id}, {"tsgs", tsgs}, {"tsg_count", fact_json(runlist.tsg_count)},
                 {"channel_ids", runlist.channel_ids}, {"from", provenance_json(runlist.from)}};
 }
 
-Json engine_json(const Engine& engine) {
+Json engine_to_json(const Engine& engine) {
     return Json{{"name", engine.name}, {"kind", std::string(to_string(engine.kind))}, {"instance", engine.instance},
-                {"runlist", fact_json(engine.runlist)}, {"from", provenance_json(engine.from)}};
+                {"runlist", fact_json(engine.runlist)}, {"tsgs_in_use", fact_json(engine.tsgs_in_use)},
+                {"from", provenance_json(engine.from)}};
 }
 
-Json lce_json(const LogicalCopyEngine& lce) {
+Json lce_to_json(const LogicalCopyEngine& lce) {
     return Json{{"index", lce.index}, {"pce_mask", lce.pce_mask}, {"grce", lce.grce}, {"shared", lce.shared},
                 {"caps_hex", lce.caps_hex}, {"from", provenance_json(lce.from)}};
 }
+
+Json fifo_to_json(const FifoCounts& fifo) {
+    return Json{{"max_channel_groups", fact_json(fifo.max_channel_groups)},
+                {"max_channels_per_group", fact_json(fifo.max_channels_per_group)},
+                {"channel_groups_in_use", fact_json(fifo.channel_groups_in_use)}};
+}
+
+Json provenance_to_json(const Provenance& from) {
+    return Json{{"source", std::string(to_string(from.source))}, {"detail", from.detail}};
+}
+
+Json fact_to_json(const Fact<int>& fact) { return fact_json(fact); }
+
+namespace {
 
 Json process_json(const Process& process) {
     return Json{{"pid", process.pid},
@@ -91,7 +107,7 @@ Json array_of(const std::vector<T>& items, F to_json) {
 }  // namespace
 
 Json gpu_to_json(const Gpu& gpu) {
-    Json lces = array_of(gpu.copy_engines.lces, lce_json);
+    Json lces = array_of(gpu.copy_engines.lces, lce_to_json);
     return Json{
         {"index", gpu.index},
         {"name", fact_json(gpu.name)},
@@ -108,9 +124,10 @@ Json gpu_to_json(const Gpu& gpu) {
         {"gpcs", array_of(gpu.gpcs, gpc_json)},
         {"tpcs", array_of(gpu.tpcs, tpc_json)},
         {"holes", array_of(gpu.holes, hole_json)},
-        {"engines", array_of(gpu.engines, engine_json)},
-        {"runlists", array_of(gpu.runlists, runlist_json)},
+        {"engines", array_of(gpu.engines, engine_to_json)},
+        {"runlists", array_of(gpu.runlists, runlist_to_json)},
         {"copy_engines", Json{{"lces", lces}, {"pce_count", fact_json(gpu.copy_engines.pce_count)}}},
+        {"fifo", fifo_to_json(gpu.fifo)},
         {"processes", array_of(gpu.processes, process_json)},
         {"notes", gpu.notes},
     };

@@ -105,7 +105,8 @@ void add_engines(Gpu& gpu, const std::string& fixtures) {
     for (std::uint32_t type : replies.engine_types) {
         auto known = rm_engine_type(type);
         if (!known) throw std::runtime_error(fmt::format("engine type {} is not in the engine table", type));
-        Engine engine{known->name, known->kind, known->instance, {}, recorded(from)};
+        Engine engine{known->name, known->kind, known->instance, {},
+                      unknown_fact<int>("not recorded", recorded(kRmReplies)), recorded(from)};
         if (auto it = replies.runlist_of.find(type); it != replies.runlist_of.end()) {
             engine.runlist = known_fact(it->second, recorded(fmt::format(
                                                         "{} (GPU_GET_ENGINE_RUNLIST_PRI_BASE, as root) on the H100", kRmReplies2)));
@@ -133,6 +134,8 @@ void add_engines(Gpu& gpu, const std::string& fixtures) {
     }
     const int pce_count = 32 - std::countl_zero(all_pces);
     gpu.copy_engines.pce_count = known_fact(pce_count, Provenance{Source::inferred, "highest PCE any LCE mask names, plus one"});
+    for (auto* fact : {&gpu.fifo.max_channel_groups, &gpu.fifo.max_channels_per_group, &gpu.fifo.channel_groups_in_use})
+        *fact = unknown_fact<int>("not recorded on the H200", recorded("tests/fixtures/h200/README.md"));
 }
 
 }  // namespace
@@ -187,7 +190,8 @@ Gpu literature_gpu(const std::string& name, const std::string& arch, const std::
         if (engine_name == "SEQ") kind = EngineKind::sequencer;
         const auto digit = engine_name.find_first_of("0123456789");
         if (digit != std::string::npos) instance = std::stoi(engine_name.substr(digit));
-        gpu.engines.push_back(Engine{engine_name, kind, instance, known_fact(runlist, from), from});
+        gpu.engines.push_back(Engine{engine_name, kind, instance, known_fact(runlist, from),
+                                     unknown_fact<int>("not in the source", from), from});
         runlists.insert(runlist);
     }
     for (int id : runlists) {
@@ -198,6 +202,8 @@ Gpu literature_gpu(const std::string& name, const std::string& arch, const std::
         gpu.runlists.push_back(std::move(runlist));
     }
     gpu.copy_engines.pce_count = unknown_fact<int>("Fig. 11 is a drawing; its wiring is not in gpupart's copy of the paper", from);
+    for (auto* fact : {&gpu.fifo.max_channel_groups, &gpu.fifo.max_channels_per_group, &gpu.fifo.channel_groups_in_use})
+        *fact = unknown_fact<int>("not in the source", from);
     gpu.notes = {"Engines and runlists from " + table + " of seed 003 (nvdebug device_info). COPY0/COPY1 are the GRCEs.",
                  "No TPC layout: the paper gives none for this GPU.",
                  "Runlists named N/A in the paper have no engine listed."};

@@ -164,4 +164,8 @@ check "client B (profile rule 2) takes ~2x" [ "$(ratio "$cb" "$u")" = True ]
 check "client A was listed with half A" grep -qF -- " $half_a " "$out/profile-list.txt"
 check "client B was listed with half B" grep -qF -- " $half_b " "$out/profile-list.txt"
 
+echo "== 8. the RM-control reader and the live topology (rm_reader_tests.sh)"
+"$(dirname "$0")/rm_reader_tests.sh" "$1" "$out/rm-reader" "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | awk '{print tolower($2)}')"
+check "RM reader device tests pass" [ $? -eq 0 ]
+
 checks_summary "device tests"

@@ -105,7 +105,7 @@ TEST(MaskResolve, SharesRoundToWholeTpcs) {
 TEST(MaskResolve, BitsBeyondANarrowMaskAreRefused) {
     Gpu gpu;
     gpu.mask_width = 64;
-    for (int bit = 0; bit < 4; ++bit) gpu.tpcs.push_back(Tpc{bit, std::nullopt, std::nullopt, {2 * bit, 2 * bit + 1}, {}, {}});
+    for (int bit = 0; bit < 4; ++bit) gpu.tpcs.push_back(Tpc{bit, std::nullopt, std::nullopt, {2 * bit, 2 * bit + 1}, {}, {}, {}});
     EXPECT_EQ(error_of("0-3,70", gpu), "mask '0-3,70': bits 70 are beyond the 64-bit TPC mask of GPU 0");
     EXPECT_EQ(resolve_mask("0-3", gpu).mask.count(), 4);
     EXPECT_EQ(resolve_mask("2 tpcs", gpu).mask.to_list(), "0-1");  // TPCs of no known GPC are still placeable

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# gpupart gpus / engines / copy-engines / topology --sources as a user runs them: on the built-in
+# recording (CI has no GPU), and on a constructed machine that has an NVIDIA GPU but no driver loaded
+# (GPUPART_SYSFS_ROOT, GPUPART_DEV_ROOT), where the live view must say exactly which source is missing.
+#   cli_topology_sources.sh PATH/TO/gpupart WORK_DIR
+set -u
+gpupart=$1
+work=$2
+rm -rf "$work" && mkdir -p "$work"
+export GPUPART_REGISTRY_DIR=$work/registry GPUPART_JOURNAL=$work/history.jsonl
+# shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
+. "$(dirname "$0")/../lib/checks.sh"
+
+# -- the built-in recording: every command works and says it is the recording
+"$gpupart" gpus > "$work/gpus.txt"; rc=$?
+check "gpus exits 0" [ "$rc" -eq 0 ]
+check "gpus names the recording" contains "$work/gpus.txt" "snapshot: builtin:h200 ("
+check "gpus lists the H200" contains "$work/gpus.txt" "GPU 0  0000:00:06.0  NVIDIA H200"
+check "gpus says no source was read live" contains "$work/gpus.txt" "sources: none read live (builtin:h200 is a recording)"
+"$gpupart" gpus --json > "$work/gpus.json"; rc=$?
+check "gpus --json exits 0" [ "$rc" -eq 0 ]
+check "gpus --json not live" contains "$work/gpus.json" '"live": false'
+check "gpus --json mask bits known" contains "$work/gpus.json" '"mask_bits_known": true'
+
+"$gpupart" engines > "$work/engines.txt"; rc=$?
+check "engines exits 0" [ "$rc" -eq 0 ]
+check "engines: runlist 0" contains "$work/engines.txt" "runlist 0    GR0, COPY0 (GRCE), COPY1 (GRCE)"
+check "engines: recorded source" contains "$work/engines.txt" "source: recorded: tests/fixtures/h100-rmctrl/replies-root.txt"
+"$gpupart" engines --json > "$work/engines.json"; rc=$?
+check "engines --json exits 0" [ "$rc" -eq 0 ]
+check "engines --json has GR0" contains "$work/engines.json" '"name": "GR0"'
+check "engines --json tsgs_in_use" contains "$work/engines.json" '"tsgs_in_use"'
+
+"$gpupart" copy-engines > "$work/ce.txt"; rc=$?
+check "copy-engines exits 0" [ "$rc" -eq 0 ]
+check "copy-engines: LCE4 owns PCEs 0-11" contains "$work/ce.txt" "LCE4                PCEs 0-11"
+check "copy-engines: GRCE sharing flagged" contains "$work/ce.txt" "! LCE0 and LCE2 share PCEs 12,14"
+"$gpupart" copy-engines --json > "$work/ce.json"; rc=$?
+check "copy-engines --json exits 0" [ "$rc" -eq 0 ]
+check "copy-engines --json shared pair" contains "$work/ce.json" '"pces": "13,15"'
+
+"$gpupart" topology --sources > "$work/sources.txt"; rc=$?
+check "topology --sources exits 0" [ "$rc" -eq 0 ]
+check "topology --sources: a recording" contains "$work/sources.txt" "none read live: this is a recording"
+check "topology --sources: TPC origin" contains "$work/sources.txt" "from recorded: tests/fixtures/h200/2026-11-22-maskbits.log (65)"
+"$gpupart" topology --sources --json > "$work/sources.json"; rc=$?
+check "topology --sources --json exits 0" [ "$rc" -eq 0 ]
+check "topology --sources --json facts" contains "$work/sources.json" '"fact": "TPC mask bits"'
+
+# -- a machine with an NVIDIA GPU and no driver: the live view, with the missing source in one line
+machine=$work/machine
+mkdir -p "$machine/sys/bus/pci/devices/0000:00:06.0" "$machine/dev"
+printf '0x10de\n' > "$machine/sys/bus/pci/devices/0000:00:06.0/vendor"
+printf '0x2335\n' > "$machine/sys/bus/pci/devices/0000:00:06.0/device"
+printf '0x030200\n' > "$machine/sys/bus/pci/devices/0000:00:06.0/class"
+mkdir -p "$machine/proc"
+export GPUPART_SYSFS_ROOT=$machine/sys GPUPART_DEV_ROOT=$machine/dev GPUPART_PROC_ROOT=$machine/proc
+export GPUPART_NVML_LIBRARY=$machine/no-libnvidia-ml.so.1
+"$gpupart" topology > "$work/live.txt" 2> "$work/live.err"; rc=$?
+check "live topology exits 0" [ "$rc" -eq 0 ]
+check "live topology is live" contains "$work/live.txt" "snapshot: live (1 NVIDIA GPU on this machine, read now (rmctrl absent, probe absent, nvml absent, "
+check "live topology names the missing node" contains "$work/live.txt" "  rmctrl absent: $machine/dev/nvidiactl: No such file or directory (is the NVIDIA driver loaded?)"
+check "live topology makes nothing up" contains "$work/live.txt" "TPC layout: not known for this GPU (no source gave one)"
+check "live topology: nothing on stderr" [ ! -s "$work/live.err" ]
+"$gpupart" gpus > "$work/live-gpus.txt"; rc=$?
+check "live gpus exits 0" [ "$rc" -eq 0 ]
+check "live gpus: the GPU from sysfs" contains "$work/live-gpus.txt" "GPU 0  0000:00:06.0  GPU 0"
+check "live gpus: the source line" contains "$work/live-gpus.txt" "  rmctrl absent: $machine/dev/nvidiactl: No such file"
+"$gpupart" gpus --json > "$work/live-gpus.json"; rc=$?
+check "live gpus --json: state absent" contains "$work/live-gpus.json" '"state": "absent"'
+check "live gpus: nvdebug says it is not loaded" contains "$work/live-gpus.txt" "  nvdebug absent: no $machine/proc/gpu0: the nvdebug module is not loaded"
+check "live gpus: NVML absent in one line" matches "$work/live-gpus.txt" "^  nvml absent: "
+"$gpupart" mask parse gpc0 > "$work/live-mask.out" 2> "$work/live-mask.err"; rc=$?
+check "a mask on an unprobed live GPU is refused" [ "$rc" -eq 1 ]
+check "the refusal is one line" lines "$work/live-mask.err" 1
+check "the refusal says why" contains "$work/live-mask.err" "gpupart: GPU 0's TPC mask bits are not known (no source gave a TPC layout)"
+"$gpupart" mask parse gpc0 --snapshot builtin:h200 > /dev/null; rc=$?
+check "a named recording still works on a GPU machine" [ "$rc" -eq 0 ]
+"$gpupart" export --json "$work/live.json" 2> /dev/null; rc=$?
+check "export of the live snapshot" [ "$rc" -eq 0 ]
+"$gpupart" topology --snapshot "$work/live.json" > /dev/null; rc=$?
+check "the exported live snapshot loads" [ "$rc" -eq 0 ]
+
+checks_summary "cli topology and sources"
