@@ -9,7 +9,7 @@
 
 #include "platform/gpu_presence.hpp"
 #include "registry/process_identity.hpp"
-#include "sources/mmio_reader.hpp"
+#include "sources/mmio_image.hpp"
 #include "sources/nvdebug_reader.hpp"
 #include "sources/nvml_model.hpp"
 #include "sources/probe_cache.hpp"
@@ -88,6 +88,15 @@ SourceStatus add_cached_probe(const std::vector<SmOrderEntry>& sm_order, Gpu& gp
     return apply_probe(*cached.report, sm_order, cached.path, gpu);
 }
 
+// Whether BAR0 can be mapped, without reading a register: the live view draws nothing from it (the RM
+// controls give the same facts), and `gpupart source mmio` reads it where a user asks.
+SourceStatus mmio_status(const std::string& bus_id, const std::string& sysfs_root) {
+    const Bar0Open bar0 = open_bar0(bus_id, sysfs_root);
+    if (!bar0.registers) return bar0.status;
+    return SourceStatus{Source::mmio, SourceState::ok,
+                        fmt::format("BAR0 of {} can be mapped; not read for this view (`gpupart source mmio` reads it)", bus_id)};
+}
+
 }  // namespace
 
 LiveTopology read_live_topology(const MachineRoots& roots) {
@@ -119,7 +128,7 @@ LiveTopology read_live_topology(const MachineRoots& roots) {
         sources.push_back(nvml_status(nvml, device, bus_id));
         sources.push_back(udev_status(udev, bus_id));
         sources.push_back(read_nvdebug(roots.proc, static_cast<int>(i)).status);
-        sources.push_back(read_mmio(bus_id, roots.sysfs).status);
+        sources.push_back(mmio_status(bus_id, roots.sysfs));
 
         live.snapshot.gpus.push_back(std::move(gpu));
         live.sources.push_back(std::move(sources));
