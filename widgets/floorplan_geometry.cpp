@@ -23,9 +23,15 @@ FloorplanGeometry FloorplanGeometry::layout(const Gpu& gpu, int legend_entries) 
     };
     std::vector<BoxPlan> plans;
     for (const Gpc& gpc : gpu.gpcs) plans.push_back({gpc.index, gpc.tpc_slots});
-    std::vector<int> undetermined;
-    for (const Tpc& tpc : gpu.tpcs)
-        if (!tpc.gpc || !tpc.slot) undetermined.push_back(tpc.mask_bit);
+    std::vector<int> undetermined;  // indices into gpu.tpcs
+    for (std::size_t i = 0; i < gpu.tpcs.size(); ++i)
+        if (!gpu.tpcs[i].gpc || !gpu.tpcs[i].slot) undetermined.push_back(static_cast<int>(i));
+    // A TPC without a mask bit gets a negative key, unique and below every bit, so it sorts first and is
+    // drawn (its GPC slot and SMs are known) but never selected.
+    auto key_of = [&](int index) {
+        const Tpc& tpc = gpu.tpcs[static_cast<std::size_t>(index)];
+        return tpc.mask_bit ? *tpc.mask_bit : -1 - index;
+    };
     if (!undetermined.empty()) plans.push_back({std::nullopt, static_cast<int>(undetermined.size())});
 
     // Every box has the same width (the widest slot grid), so the columns line up.
@@ -50,13 +56,16 @@ FloorplanGeometry FloorplanGeometry::layout(const Gpu& gpu, int legend_entries) 
         };
         if (plans[i].gpc) {
             const int gpc = *plans[i].gpc;
-            for (const Tpc& tpc : gpu.tpcs)
-                if (tpc.gpc == gpc && tpc.slot) geometry.tiles_.push_back({tpc.mask_bit, false, gpc, slot_rect(*tpc.slot)});
+            for (std::size_t t = 0; t < gpu.tpcs.size(); ++t) {
+                const Tpc& tpc = gpu.tpcs[t];
+                if (tpc.gpc == gpc && tpc.slot)
+                    geometry.tiles_.push_back({key_of(static_cast<int>(t)), false, gpc, slot_rect(*tpc.slot), static_cast<int>(t)});
+            }
             for (const Hole& hole : gpu.holes)
-                if (hole.gpc == gpc && hole.slot) geometry.tiles_.push_back({hole.mask_bit, true, gpc, slot_rect(*hole.slot)});
+                if (hole.gpc == gpc && hole.slot) geometry.tiles_.push_back({hole.mask_bit, true, gpc, slot_rect(*hole.slot), -1});
         } else {
             for (std::size_t k = 0; k < undetermined.size(); ++k)
-                geometry.tiles_.push_back({undetermined[k], false, std::nullopt, slot_rect(static_cast<int>(k))});
+                geometry.tiles_.push_back({key_of(undetermined[k]), false, std::nullopt, slot_rect(static_cast<int>(k)), undetermined[k]});
         }
     }
     std::sort(geometry.tiles_.begin(), geometry.tiles_.end(),
@@ -81,7 +90,7 @@ const FloorplanTile* FloorplanGeometry::tile_for_bit(int mask_bit) const {
 
 std::optional<int> FloorplanGeometry::tpc_at(QPointF point) const {
     for (const FloorplanTile& tile : tiles_)
-        if (!tile.hole && tile.rect.contains(point)) return tile.mask_bit;
+        if (tile.selectable() && tile.rect.contains(point)) return tile.mask_bit;
     return std::nullopt;
 }
 
@@ -95,14 +104,14 @@ TpcMask FloorplanGeometry::tpcs_in(const QRectF& area) const {
     TpcMask mask;
     const QRectF normalized = area.normalized();
     for (const FloorplanTile& tile : tiles_)
-        if (!tile.hole && tile.rect.intersects(normalized)) mask.set(tile.mask_bit);
+        if (tile.selectable() && tile.rect.intersects(normalized)) mask.set(tile.mask_bit);
     return mask;
 }
 
 TpcMask FloorplanGeometry::tpcs_of_box(const FloorplanGpcBox& box) const {
     TpcMask mask;
     for (const FloorplanTile& tile : tiles_)
-        if (!tile.hole && tile.gpc == box.gpc && box.box.contains(tile.rect.center())) mask.set(tile.mask_bit);
+        if (tile.selectable() && tile.gpc == box.gpc && box.box.contains(tile.rect.center())) mask.set(tile.mask_bit);
     return mask;
 }
 
@@ -126,7 +135,7 @@ std::optional<int> FloorplanGeometry::neighbour(int mask_bit, Direction directio
     std::optional<int> best;
     double best_score = std::numeric_limits<double>::max();
     for (const FloorplanTile& tile : tiles_) {
-        if (tile.hole || tile.mask_bit == mask_bit) continue;
+        if (!tile.selectable() || tile.mask_bit == mask_bit) continue;
         const QPointF d = tile.rect.center() - origin;
         // Along: distance in the direction asked; across: sideways drift, weighted so that the tile
         // straight ahead wins over a nearer one diagonally off.
@@ -150,7 +159,7 @@ std::optional<int> FloorplanGeometry::neighbour(int mask_bit, Direction directio
 
 std::optional<int> FloorplanGeometry::first_tpc() const {
     for (const FloorplanTile& tile : tiles_)
-        if (!tile.hole) return tile.mask_bit;
+        if (tile.selectable()) return tile.mask_bit;
     return std::nullopt;
 }
 

@@ -15,10 +15,13 @@
 namespace gpupart::widgets {
 
 struct FloorplanTile {
-    int mask_bit = 0;
+    int mask_bit = 0;            // negative for a TPC whose mask bit no source gave (before `gpupart probe`)
     bool hole = false;           // a floorswept slot: drawn empty, never selectable
     std::optional<int> gpc;      // empty: the "GPC not determined" box
     QRectF rect;
+    int tpc_index = -1;          // index into Gpu::tpcs for a TPC tile
+
+    bool selectable() const { return !hole && mask_bit >= 0; }  // a TPC a mask can name
 };
 
 struct FloorplanGpcBox {

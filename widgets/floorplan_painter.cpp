@@ -131,11 +131,11 @@ void paint_floorplan(QPainter& painter, const FloorplanGeometry& geometry, const
             painter.setPen(QPen(kText, 1, Qt::DotLine));
             painter.drawRect(tile.rect.adjusted(5, 5, -5, -5));
         }
-        const Tpc* tpc = find_tpc(gpu, tile.mask_bit);
+        const Tpc* tpc = tile.tpc_index >= 0 ? &gpu.tpcs[static_cast<std::size_t>(tile.tpc_index)] : nullptr;
         painter.setPen(kText);
         painter.setFont(font_of(15, true));
         painter.drawText(QRectF(tile.rect.left(), tile.rect.top() + 4, tile.rect.width(), 22), Qt::AlignCenter,
-                         QString::number(tile.mask_bit));
+                         tile.mask_bit >= 0 ? QString::number(tile.mask_bit) : QString("bit ?"));
         if (tpc != nullptr && !tpc->sms.empty()) {
             QStringList sms;
             for (const int sm : tpc->sms) sms << QString::number(sm);

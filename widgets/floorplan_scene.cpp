@@ -38,6 +38,7 @@ LegendKind FloorplanScene::legend_kind(int index) const {
 
 std::vector<const FloorplanOwner*> FloorplanScene::owners_of(int mask_bit) const {
     std::vector<const FloorplanOwner*> result;
+    if (mask_bit < 0 || mask_bit >= TpcMask::kWidth) return result;  // a TPC no mask can name yet
     for (const FloorplanOwner& owner : owners)
         if (owner.mask.test(mask_bit)) result.push_back(&owner);
     return result;
@@ -67,6 +68,15 @@ std::vector<FloorplanOwner> owners_from_gpu(const Gpu& gpu) {
 
 QString floorplan_tooltip(const FloorplanScene& scene, int mask_bit) {
     const Gpu& gpu = *scene.gpu;
+    if (mask_bit < 0) {  // FloorplanGeometry's key of a TPC without a mask bit: -1 - its index
+        const auto index = static_cast<std::size_t>(-1 - mask_bit);
+        if (index >= gpu.tpcs.size()) return {};
+        const Tpc& unknown = gpu.tpcs[index];
+        QStringList sms;
+        for (const int sm : unknown.sms) sms << QString::number(sm);
+        return QString("<b>TPC with no known mask bit</b><br>SMs %1<br>%2<br><i>source</i> %3")
+            .arg(sms.join(", "), QString::fromStdString(unknown.mask_bit_note).toHtmlEscaped(), provenance_text(unknown.from));
+    }
     const Tpc* tpc = find_tpc(gpu, mask_bit);
     if (tpc == nullptr) {
         for (const Hole& hole : gpu.holes)

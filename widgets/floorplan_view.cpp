@@ -24,7 +24,7 @@ constexpr int kBannerHeight = 26;
 TpcMask range_between(const Gpu& gpu, int a, int b) {
     TpcMask mask;
     for (const Tpc& tpc : gpu.tpcs)
-        if (tpc.mask_bit >= std::min(a, b) && tpc.mask_bit <= std::max(a, b)) mask.set(tpc.mask_bit);
+        if (tpc.mask_bit && *tpc.mask_bit >= std::min(a, b) && *tpc.mask_bit <= std::max(a, b)) mask.set(*tpc.mask_bit);
     return mask;
 }
 
@@ -287,9 +287,9 @@ bool FloorplanView::event(QEvent* event) {
         auto* help = static_cast<QHelpEvent*>(event);
         const QPointF point = toPicture(help->pos());
         std::optional<int> bit = geometry_.tpc_at(point);
-        if (!bit)
+        if (!bit)  // holes and TPCs without a known mask bit have tooltips too
             for (const FloorplanTile& tile : geometry_.tiles())
-                if (tile.hole && tile.rect.contains(point)) bit = tile.mask_bit;
+                if (!tile.selectable() && tile.rect.contains(point)) bit = tile.mask_bit;
         if (bit) QToolTip::showText(help->globalPos(), floorplan_tooltip(scene_, *bit), this);
         else QToolTip::hideText();
         return true;

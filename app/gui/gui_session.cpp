@@ -65,10 +65,9 @@ GuiSession::GuiSession(const SessionOptions& options, QObject* parent) : QObject
         ::setenv("GPUPART_REGISTRY_DIR", demo_dir_.c_str(), 1);
         ::setenv("GPUPART_JOURNAL", (demo_dir_ + "/history.jsonl").c_str(), 1);
     } else {
+        // This machine's GPUs read live (or --snapshot). Before `gpupart probe` a live GPU's mask bits are not
+        // known: the window shows the floorplan and refuses every change with that reason (see judge).
         chosen_ = choose_snapshot(options.snapshot);
-        if (!options.snapshot && gpu_present && chosen_.builtin)
-            throw UserError("this machine's TPC map is not known (no live topology reader in this build): pass --snapshot "
-                            "with a recording of this GPU, or --demo; a wrong map could allow only holes");
     }
     gpu_index_ = options.gpu;
     build_controller();
@@ -120,6 +119,7 @@ QString GuiSession::title() const {
     QString title = QString::fromStdString(gpu_display_name(gpu()));
     if (isDemo()) title += " — demo on a recording (simulated workload)";
     else if (chosen_.builtin) title += " — recording";
+    else if (chosen_.live) title += mask_bits_known(gpu()) ? " — live" : " — live (mask bits not known: run gpupart probe)";
     else title += " — " + QString::fromStdString(chosen_.origin);
     return title;
 }
@@ -136,12 +136,21 @@ void GuiSession::refresh() {
 }
 
 Plan GuiSession::planGive(const widgets::DropTarget& target, const TpcMask& tpcs) const {
+    if (!mask_bits_known(gpu()))  // a mask could otherwise allow only holes and hang kernels
+        return Plan{"give", {}, {{Severity::error, "HARDWARE.md section 3",
+                                  "this GPU's TPC mask bits are not known (" + mask_bits_unknown_reason(gpu()) + ")",
+                                  "mask-bits-unknown"}}, std::nullopt};
     return plan_give(*controller_, target.pid, tpcs);
 }
 
 widgets::DropVerdict GuiSession::judge(const widgets::DropTarget& target, const TpcMask& tpcs) const {
-    const Plan plan = planGive(target, tpcs);
     widgets::DropVerdict verdict;
+    if (!mask_bits_known(gpu())) {
+        verdict.message = QString::fromStdString("Refused: this GPU's TPC mask bits are not known (" +
+                                                 mask_bits_unknown_reason(gpu()) + ")");
+        return verdict;
+    }
+    const Plan plan = planGive(target, tpcs);
     verdict.allowed = !plan.refused() && !plan.changes.empty();
     verdict.warning = std::any_of(plan.findings.begin(), plan.findings.end(),
                                   [](const Finding& f) { return f.severity == Severity::warning; });

@@ -40,11 +40,11 @@ int count_kind(const QAbstractItemModel& model, const QModelIndex& parent, Engin
 Gpu live_like() {
     Gpu gpu;
     const Provenance rm{Source::rmctrl, "GPU_GET_ENGINES_V2"};
-    gpu.engines = {Engine{"GR0", EngineKind::graphics, 0, known_fact(0, rm), rm},
-                   Engine{"COPY0", EngineKind::copy, 0, known_fact(0, rm), rm},
-                   Engine{"NVDEC0", EngineKind::video_decoder, 0, unknown_fact<int>("needs root", rm), rm},
-                   Engine{"NVJPG0", EngineKind::jpeg, 0, unknown_fact<int>("not available on this GPU", rm), rm},
-                   Engine{"NVENC0", EngineKind::video_encoder, 0, unknown_fact<int>("needs root", rm), rm}};
+    gpu.engines = {Engine{"GR0", EngineKind::graphics, 0, known_fact(0, rm), unknown_fact<int>("not read", rm), rm},
+                   Engine{"COPY0", EngineKind::copy, 0, known_fact(0, rm), unknown_fact<int>("not read", rm), rm},
+                   Engine{"NVDEC0", EngineKind::video_decoder, 0, unknown_fact<int>("needs root", rm), unknown_fact<int>("not read", rm), rm},
+                   Engine{"NVJPG0", EngineKind::jpeg, 0, unknown_fact<int>("not available on this GPU", rm), unknown_fact<int>("not read", rm), rm},
+                   Engine{"NVENC0", EngineKind::video_encoder, 0, unknown_fact<int>("needs root", rm), unknown_fact<int>("not read", rm), rm}};
     const Provenance debug{Source::nvdebug, "/proc/gpu0/runlist0"};
     Runlist runlist;
     runlist.id = 0;
