@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# `gpupart top --batch` on the GPU machine, with two partitioned CUDA processes running side by side
-# under MPS (run through the `device` tool after tests/device/stage.sh). It prints the frames; the
-# capture in docs/screenshots/top-h100.txt comes from it. Usage: top_capture.sh CARRY_DIR OUT_DIR
+# The live floorplan on the GPU machine with two partitioned CUDA processes running side by side
+# under MPS, read live after `gpupart probe` (run through the `device` tool after tests/device/stage.sh):
+# `gpupart top --batch` frames and `gpupart export --processes --json` (drawn here with --png). Usage: live_capture.sh CARRY_DIR OUT_DIR
 # Every process it starts is ended, MPS included, also on failure.
 set -u
 # shellcheck source-path=SCRIPTDIR source=device_env.sh
-. "$(dirname "$0")/device_env.sh" "$1" "$2" gpupart-topcap  # bin, out, gp, GPUPART_*
+. "$(dirname "$0")/device_env.sh" "$1" "$2" gpupart-livecap  # bin, out, gp, GPUPART_*
 export CUDA_MPS_PIPE_DIRECTORY=/tmp/gpupart-mps CUDA_MPS_LOG_DIRECTORY=/tmp/gpupart-mps-log
 export GPUPART_JOURNAL=$out/history.jsonl LANG=C.UTF-8
-# This build has no live topology reader: the built-in H200 recording is the map, named explicitly
-# (the header says so, and that this machine's GPU is another one).
-snap=(--snapshot builtin:h200)
+# The live topology: probe first, so the mask bits are known and partitions can be named by GPC.
+
+snap=()
+"$gp" probe | tail -3
 started=()
 cleanup() {
     for pid in "${started[@]}"; do kill -9 "$pid" 2> /dev/null; done
@@ -39,3 +40,7 @@ echo "== gpupart top --batch --size 80x24"
 "$gp" top --batch --size 80x24 "${snap[@]}" | tee "$out/top-80x24.txt"
 echo "== the two processes"
 head -3 "$out/a.txt" "$out/b.txt"
+echo "== gpupart export --processes --json"
+"$gp" export --processes --json "$out/live-partitioned.json"
+grep -c '"pid"' "$out/live-partitioned.json"
+"$gp" topology | head -8
