@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define GPUPART_REGISTRY_MAGIC "gpupart"  /* 8 bytes with the NUL */
-#define GPUPART_REGISTRY_LAYOUT_VERSION 1u
+#define GPUPART_REGISTRY_LAYOUT_VERSION 2u  /* 2: counters gained the CUDA-graph fields */
 #define GPUPART_SLOT_FILE_SIZE 4096u
 #define GPUPART_SLOT_SUFFIX ".slot"
 #define GPUPART_COMMAND_BYTES 1024u
@@ -103,14 +103,32 @@ struct gpupart_status {
     uint8_t reserved[128 - 96];
 };
 
-/* Relaxed atomic counters, written by the shim only. 128 bytes. */
+/* Whether the shim follows the process's CUDA graphs, published in counters.graph_tracking. */
+enum gpupart_graph_tracking {
+    GPUPART_GRAPHS_NOT_YET = 0,        /* libcuda not loaded yet */
+    GPUPART_GRAPHS_FOLLOWED = 1,       /* graph execs are re-masked at their first launch after a change */
+    GPUPART_GRAPHS_UNAVAILABLE = 2,    /* the driver refused the graph-call callbacks: graphs keep their upload mask */
+    GPUPART_GRAPHS_LAYOUT_UNKNOWN = 3, /* the driver's callback record is not the measured one: no longer followed */
+};
+
+/* Relaxed atomic counters, written by the shim only. 128 bytes. The graph fields are written together
+ * under the shim's graph lock but read one by one: a reader may briefly see a count from just before a
+ * change next to one from after it. */
 struct gpupart_counters {
     uint64_t launches;             /* kernel descriptors the callback saw */
     uint64_t masked_launches;      /* ... into which a mask was written */
     uint64_t last_launch_realtime_ns;
     uint64_t errors;               /* callbacks with parameters the shim could not use */
     uint64_t refused_masks;        /* control updates refused (no real TPC) */
-    uint8_t reserved[128 - 40];
+    uint64_t graph_tracking;       /* enum gpupart_graph_tracking */
+    uint64_t graph_generation;     /* the control generation graph_current refers to */
+    uint64_t graph_execs;          /* live graph execs of the process */
+    uint64_t graph_current;        /* ... whose kernels carry the mask of graph_generation (or get it at upload) */
+    uint64_t graph_unfollowable;   /* ... the shim cannot re-mask (conditional bodies, lost nodes, refused toggles) */
+    uint64_t graph_device_launch;  /* ... instantiated for device launch: re-masked only when the host launches or uploads them */
+    uint64_t graph_remasks;        /* graph execs re-masked so far */
+    uint64_t graph_remask_failures;/* re-masks the driver refused so far */
+    uint8_t reserved[128 - 104];
 };
 
 struct gpupart_slot_file {

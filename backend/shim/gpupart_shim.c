@@ -11,6 +11,7 @@
  *  - An unknown descriptor version is passed through untouched and reported in the slot, never guessed.
  *  - A mask with no real TPC is never applied (the kernel would wait forever).
  *  - Nothing here aborts the host: every failure is a status in the slot and one line on stderr at setup.
+ * CUDA graphs, whose descriptors are built once at upload, are followed by gpupart_shim_graphs.c.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -27,6 +28,7 @@
 #include "registry_layout.h"
 #include "registry_seqlock.h"
 #include "registry_slot.h"
+#include "shim_graphs.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -146,8 +148,12 @@ static void refresh(struct applied* a, struct gpupart_slot_file* slot, uint32_t 
 /* The launch path: a size check, a pointer, a version byte, a sequence compare and 2-5 stores. */
 static void on_launch(void* user, int domain, int cbid, const void* params) {
     (void)user;
-    if (domain != DOMAIN_LAUNCH || cbid != CBID_DESCRIPTOR_UPLOAD) return;
     struct gpupart_slot_file* slot = __atomic_load_n(&g_slot, __ATOMIC_ACQUIRE);
+    if (domain == GPUPART_DOMAIN_DRIVER_API) {
+        gpupart_graphs_on_api(slot, cbid, params); /* graph calls: gpupart_shim_graphs.c */
+        return;
+    }
+    if (domain != DOMAIN_LAUNCH || cbid != CBID_DESCRIPTOR_UPLOAD) return;
     gpupart_add64(&slot->counters.launches, 1);
     gpupart_store64(&slot->counters.last_launch_realtime_ns, coarse_realtime_ns());
     if (params == NULL || *(const uint32_t*)params < 5 * sizeof(void*)) {
@@ -292,7 +298,9 @@ static void subscribe_launches(void* libcuda) {
     if (subscribe(&handle, on_launch, NULL) != 0 || enable(1, handle, DOMAIN_LAUNCH, CBID_DESCRIPTOR_UPLOAD) != 0) {
         fprintf(stderr, "gpupart-shim: CUDA refused the launch callback: kernels are not partitioned\n");
         g_initial_state = GPUPART_SHIM_CALLBACK_FAILED;
+        return;
     }
+    gpupart_graphs_setup(libcuda, handle, enable, g_slot); /* same subscription: the driver takes only one */
 }
 
 static void setup_once(void* libcuda) {
@@ -329,6 +337,7 @@ EXPORT void* dlopen(const char* file, int flags) {
 
 /* A forked child is another process: it must not count into, or remove, its parent's slot. */
 static void after_fork_in_child(void) {
+    gpupart_graphs_after_fork();
     if (g_slot != &g_private) {
         memcpy(&g_private, g_slot, sizeof g_private);
         __atomic_store_n(&g_slot, &g_private, __ATOMIC_RELEASE);
