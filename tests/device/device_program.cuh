@@ -1,16 +1,19 @@
 // What the plain CUDA programs of tests/device and tests/bench share: the CUDA error check, the
-// command line (options, numbers, refusal with the usage text), the SIGALRM watchdog and
-// %globaltimer. Each program keeps its own options, usage text and watchdog duration.
+// command line (options, numbers, refusal with the usage text), the SIGALRM watchdog, the pause
+// for a resume file and %globaltimer. Each program keeps its own options, usage text and watchdog
+// duration.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <thread>
 
 #include <unistd.h>
 
@@ -97,6 +100,23 @@ inline void on_watchdog(int) {
 inline void start_watchdog(unsigned seconds) {
   std::signal(SIGALRM, on_watchdog);
   alarm(seconds);
+}
+
+// The pause the device tests use to change a process's mask between two launches: "PAUSED" on
+// stdout, then wait until `path` exists. Not there within 30 s: "error resume-timeout" on stderr,
+// exit 2.
+inline void wait_for_resume(const char* path) {
+  constexpr int kResumeTimeoutS = 30;
+  std::printf("PAUSED\n");
+  std::fflush(stdout);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kResumeTimeoutS);
+  while (access(path, F_OK) != 0) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      std::fprintf(stderr, "error resume-timeout\n");
+      std::exit(2);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 __device__ __forceinline__ unsigned long long global_timer_ns() {

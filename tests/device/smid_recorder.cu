@@ -25,13 +25,13 @@
 
 using gpupart_dev::check;
 using gpupart_dev::global_timer_ns;
+using gpupart_dev::wait_for_resume;
 
 namespace {
 
 constexpr unsigned kNotWritten = 0xffffffffu;
 constexpr unsigned long long kSpinNs = 20000;  // ~20 us per block, so blocks spread over SMs
 constexpr unsigned kWatchdogS = 60;
-constexpr int kResumeTimeoutS = 30;
 constexpr gpupart_dev::Usage kUsage{
     "usage: gpupart-dev-smid [--launches N] [--blocks B] [--interval-ms M] [--graph]\n"
     "                        [--pause-after K --resume-file PATH]\n"};
@@ -49,23 +49,6 @@ __global__ void record_smid(unsigned* out, unsigned long long spin_ns) {
   }
   out[blockIdx.x] = smid;
 }
-
-namespace {
-
-void wait_for_resume(const char* path) {
-  std::printf("PAUSED\n");
-  std::fflush(stdout);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kResumeTimeoutS);
-  while (access(path, F_OK) != 0) {
-    if (std::chrono::steady_clock::now() >= deadline) {
-      std::fprintf(stderr, "error resume-timeout\n");
-      std::exit(2);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   gpupart_dev::start_watchdog(kWatchdogS);

@@ -1,0 +1,135 @@
+// gpupart-bench-graph: the time of one CUDA graph replay, on the host and end to end, the numbers
+// the shim's graph re-masking adds to. An ordinary CUDA program that knows nothing about gpupart;
+// graph_bench.sh runs it bare, under the shim with its mask unchanged, and under the shim while
+// `gpupart set` flips its mask, so that some replays are the first after a change.
+//
+//   gpupart-bench-graph [--nodes K] [--iterations N] [--warmup W] [--interval-us U]
+//
+// The graph: K empty<<<1, 32>>> kernels captured in a chain from one stream (default K = 1). Its
+// first replay, which uploads it, is timed alone; W more replays warm up (default 100). Then each
+// of N iterations (default 2000), U microseconds apart (default 0; a pause lets a run span time, so
+// that mask changes made from outside land between iterations), times
+//   launch: cudaGraphLaunch alone (the host side, where the shim wraps the launch)
+//   e2e:    cudaGraphLaunch and the cudaStreamSynchronize after it (the replay as the program waits)
+// stdout (times in ns, whole numbers; pNN: the value below which NN % of the iterations lie):
+//   pid <pid> nodes <K> iterations <N> interval_us <U>
+//   first launch_ns <t> e2e_ns <t>
+//   launch_ns median <t> p90 <t> p99 <t> max <t> mean <t>
+//   e2e_ns median <t> p90 <t> p99 <t> max <t> mean <t>
+//   slow_e2e <iterations whose e2e took more than twice the median>
+//   done
+// Errors: "error <where>: <what>" on stderr, exit 1; exit 3: watchdog (120 s).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+#include <unistd.h>
+
+#include "../device/device_program.cuh"
+
+using gpupart_dev::check;
+
+__global__ void empty() {}
+
+namespace {
+
+constexpr unsigned kWatchdogS = 120;
+constexpr gpupart_dev::Usage kUsage{
+    "usage: gpupart-bench-graph [--nodes K] [--iterations N] [--warmup W] [--interval-us U]\n"};
+
+using Clock = std::chrono::steady_clock;
+
+double ns_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::nano>(b - a).count();
+}
+
+// Nearest rank: the value at fraction q of the sorted samples.
+double quantile(const std::vector<double>& sorted, double q) {
+  const auto last = static_cast<double>(sorted.size() - 1);
+  return sorted[static_cast<size_t>(q * last + 0.5)];
+}
+
+// "<name> median <t> p90 <t> p99 <t> max <t> mean <t>"; returns the median.
+double print_summary(const char* name, std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  const double mean =
+      std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(samples.size());
+  const double median = quantile(samples, 0.5);
+  std::printf("%s median %.0f p90 %.0f p99 %.0f max %.0f mean %.0f\n", name, median,
+              quantile(samples, 0.9), quantile(samples, 0.99), samples.back(), mean);
+  return median;
+}
+
+struct Timing {
+  double launch_ns;
+  double e2e_ns;
+};
+
+Timing replay(cudaGraphExec_t exec, cudaStream_t stream) {
+  const auto t0 = Clock::now();
+  check(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
+  const auto t1 = Clock::now();
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  const auto t2 = Clock::now();
+  return {ns_between(t0, t1), ns_between(t0, t2)};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  gpupart_dev::start_watchdog(kWatchdogS);
+
+  long nodes = 1;
+  long iterations = 2000;
+  long warmup = 100;
+  long interval_us = 0;
+  kUsage.parse(argc, argv,
+               {{"--nodes", &nodes, 1, 10000},
+                {"--iterations", &iterations, 1, 1000000},
+                {"--warmup", &warmup, 0, 100000},
+                {"--interval-us", &interval_us, 0, 1000000}});
+  std::printf("pid %ld nodes %ld iterations %ld interval_us %ld\n", static_cast<long>(getpid()),
+              nodes, iterations, interval_us);
+  std::fflush(stdout);
+
+  check(cudaFree(nullptr), "cudaFree(0)");
+  cudaStream_t stream;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  cudaGraph_t graph;
+  check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+  for (long k = 0; k < nodes; ++k) empty<<<1, 32, 0, stream>>>();
+  check(cudaGetLastError(), "capture empty");
+  check(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
+  cudaGraphExec_t exec;
+  check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+  check(cudaGraphDestroy(graph), "cudaGraphDestroy");
+
+  const Timing first = replay(exec, stream);
+  std::printf("first launch_ns %.0f e2e_ns %.0f\n", first.launch_ns, first.e2e_ns);
+  for (long i = 0; i < warmup; ++i) replay(exec, stream);
+
+  std::vector<double> launch_ns, e2e_ns;
+  launch_ns.reserve(static_cast<size_t>(iterations));
+  e2e_ns.reserve(static_cast<size_t>(iterations));
+  for (long i = 0; i < iterations; ++i) {
+    if (interval_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(interval_us));
+    const Timing t = replay(exec, stream);
+    launch_ns.push_back(t.launch_ns);
+    e2e_ns.push_back(t.e2e_ns);
+  }
+
+  print_summary("launch_ns", launch_ns);
+  const double e2e_median = print_summary("e2e_ns", e2e_ns);
+  const auto slow = std::count_if(e2e_ns.begin(), e2e_ns.end(),
+                                  [e2e_median](double t) { return t > 2.0 * e2e_median; });
+  std::printf("slow_e2e %ld\n", static_cast<long>(slow));
+  std::printf("done\n");
+  std::fflush(stdout);
+
+  check(cudaGraphExecDestroy(exec), "cudaGraphExecDestroy");
+  check(cudaStreamDestroy(stream), "cudaStreamDestroy");
+  return 0;
+}
