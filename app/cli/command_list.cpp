@@ -9,6 +9,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "platform/mps_control.hpp"
+#include "registry/graph_status.hpp"
 #include "registry/registry.hpp"
 
 namespace gpupart::cli {
@@ -71,6 +72,10 @@ Json entry_json(const RegistryEntry& entry) {
     out["counters"] = Json{{"launches", r.counters.launches}, {"masked_launches", r.counters.masked_launches},
                            {"last_launch_realtime_ns", r.counters.last_launch_ns}, {"errors", r.counters.errors},
                            {"refused_masks", r.counters.refused_masks}};
+    const GraphStatus g = graph_status(r);
+    out["graphs"] = Json{{"tracking", std::string(to_string(g.tracking))}, {"execs", g.execs}, {"current", g.current},
+                         {"older", g.older}, {"unfollowable", g.unfollowable}, {"device_launch", g.device_launch},
+                         {"remasks", g.remasks}, {"remask_failures", g.remask_failures}};
     return out;
 }
 
@@ -112,8 +117,8 @@ Command add_list_command(CLI::App& app) {
                         applied_width = std::max(applied_width, (pending(*entry.record) ? std::string("(next launch)")
                                                                                         : applied_text(*entry.record)).size());
                     }
-                fmt::print("{:>8} {:<10} {:<8} {:<{}} {:<{}} {:>10} {:>12}  {:<28} {}\n", "PID", "USER", "STATE", "TPCS",
-                           tpcs_width, "APPLIED", applied_width, "LAUNCHES", "LAST", "SHIM", "COMMAND");
+                fmt::print("{:>8} {:<10} {:<8} {:<{}} {:<{}} {:>10} {:>12}  {:<28} {:<16} {}\n", "PID", "USER", "STATE", "TPCS",
+                           tpcs_width, "APPLIED", applied_width, "LAUNCHES", "LAST", "SHIM", "GRAPHS", "COMMAND");
                 for (const auto& entry : entries) {
                     if (!entry.record) {
                         fmt::print("{:>8} {}\n", "?", entry.problem);
@@ -121,11 +126,20 @@ Command add_list_command(CLI::App& app) {
                     }
                     const SlotRecord& r = *entry.record;
                     const std::string shim = r.status ? std::string(to_string(r.status->state)) : "(publishing)";
-                    fmt::print("{:>8} {:<10} {:<8} {:<{}} {:<{}} {:>10} {:>12}  {:<28} {}\n", r.pid, user_name(r.uid).substr(0, 10),
-                               entry.liveness == Liveness::alive ? "alive" : "exited", requested_text(r), tpcs_width,
-                               pending(r) ? "(next launch)" : applied_text(r), applied_width, r.counters.launches,
-                               age_text(r.counters.last_launch_ns), shim.substr(0, 28), r.command.substr(0, 60));
+                    fmt::print("{:>8} {:<10} {:<8} {:<{}} {:<{}} {:>10} {:>12}  {:<28} {:<16} {}\n", r.pid,
+                               user_name(r.uid).substr(0, 10), entry.liveness == Liveness::alive ? "alive" : "exited",
+                               requested_text(r), tpcs_width, pending(r) ? "(next launch)" : applied_text(r), applied_width,
+                               r.counters.launches, age_text(r.counters.last_launch_ns), shim.substr(0, 28),
+                               graph_cell(graph_status(r)).substr(0, 16), r.command.substr(0, 60));
                 }
+                // Graph execs that still carry an older mask, or never can follow, are said in words below the table.
+                for (const auto& entry : entries)
+                    if (entry.record && entry.liveness == Liveness::alive) {
+                        const GraphStatus g = graph_status(*entry.record);
+                        if (g.older > 0 || g.unfollowable > 0 || g.tracking == GPUPART_GRAPHS_UNAVAILABLE ||
+                            g.tracking == GPUPART_GRAPHS_LAYOUT_UNKNOWN)
+                            fmt::print("  process {}: {}\n", entry.record->pid, graph_sentence(g));
+                    }
                 return 0;
             }};
 }

@@ -53,12 +53,12 @@ Command add_run_command(CLI::App& app) {
                 start.uid = ::getuid();
                 start.after = resolved.mask;
                 SystemState with_new = controller.state();
-                with_new.processes.push_back(ProcessState{0, 0, start.uid, start.command, true, resolved.mask, 1, Liveness::alive});
+                with_new.processes.push_back(ProcessState{0, 0, start.uid, start.command, true, resolved.mask, 1, Liveness::alive, GraphStatus{}});
                 std::vector<Finding> findings = check_change(controller.state(), start);
                 // Starting processes one by one leaves TPCs idle until the last one: no warning for that here.
                 for (const Finding& finding : check_result(with_new))
                     if (finding.id != "idle-tpcs") findings.push_back(finding);
-                std::erase_if(findings, [](const Finding& f) { return f.id == "graphs-keep-mask" || f.id == "no-change"; });
+                std::erase_if(findings, [](const Finding& f) { return f.id == "no-change"; });
                 if (options->dry_run) {
                     fmt::print("would start {} on TPCs {} ({} TPCs, {} SMs)\n", start.command, resolved.mask.to_list(),
                                resolved.mask.count(), sms_of(gpu, resolved.mask).size());

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "model/gpu_queries.hpp"
+#include "registry/graph_status.hpp"
 #include "registry/process_identity.hpp"
 #include "report/topology_text.hpp"
 
@@ -23,6 +24,29 @@ std::string mask_text(bool partitioned, const TpcMask& mask) { return partitione
 
 // pid 0 is a process about to start (gpupart run checks it before it exists).
 std::string who(int pid) { return pid == 0 ? std::string("the new process") : fmt::format("process {}", pid); }
+
+// What a change means for the process's CUDA graphs (docs/cuda-graphs.md): the shim re-masks each exec
+// at its first launch after the change, except those it cannot reach, which are warned about by name.
+void append_graph_change(std::vector<Finding>& findings, const ProcessState& process) {
+    const GraphStatus& g = process.graphs;
+    if (g.tracking == GPUPART_GRAPHS_UNAVAILABLE || g.tracking == GPUPART_GRAPHS_LAYOUT_UNKNOWN) {
+        findings.push_back(warning("graphs-keep-mask", "HARDWARE.md section 1",
+                                   fmt::format("process {}: {}", process.pid, graph_sentence(g))));
+        return;
+    }
+    if (g.execs == 0) return;
+    if (g.unfollowable > 0)
+        findings.push_back(warning("graphs-keep-mask", "docs/cuda-graphs.md",
+                                   fmt::format("process {}: {} of its {} CUDA graph {} cannot be re-masked (conditional "
+                                               "bodies, lost or refused nodes): {} keep{} the old TPCs until re-instantiated",
+                                               process.pid, g.unfollowable, g.execs, g.execs == 1 ? "exec" : "execs",
+                                               g.unfollowable == 1 ? "it" : "they", g.unfollowable == 1 ? "s" : "")));
+    if (g.execs > g.unfollowable)
+        findings.push_back(note("graphs-follow", "docs/cuda-graphs.md",
+                                fmt::format("process {}: {} CUDA graph {} take{} the new TPCs at {} next launch", process.pid,
+                                            g.execs - g.unfollowable, g.execs - g.unfollowable == 1 ? "exec" : "execs",
+                                            g.execs - g.unfollowable == 1 ? "s" : "", g.execs - g.unfollowable == 1 ? "its" : "their")));
+}
 
 }  // namespace
 
@@ -63,9 +87,7 @@ std::vector<Finding> check_change(const SystemState& state, const PlannedChange&
         }
     }
     if (change.before_partitioned != change.after_partitioned || change.before != change.after)
-        findings.push_back(note("graphs-keep-mask", "HARDWARE.md section 1",
-                                fmt::format("process {}: kernels in CUDA graphs uploaded before this change keep their old "
-                                            "TPCs until uploaded again", change.pid)));
+        if (const ProcessState* process = find_process(state, change.pid)) append_graph_change(findings, *process);
     return findings;
 }
 
@@ -89,6 +111,14 @@ std::vector<Finding> check_result(const SystemState& after) {
                                            fmt::format("{} and {} share TPCs {}: their kernels compete for those SMs",
                                                        who(processes[a].pid), who(processes[b].pid), shared.to_list())));
         }
+    }
+    for (const auto& process : processes) {
+        const GraphStatus& g = process.graphs;
+        if (g.tracking == GPUPART_GRAPHS_UNAVAILABLE || g.tracking == GPUPART_GRAPHS_LAYOUT_UNKNOWN || g.unfollowable > 0)
+            findings.push_back(warning("graphs-keep-mask", "docs/cuda-graphs.md",
+                                       fmt::format("{}: {}", who(process.pid), graph_sentence(g))));
+        else if (g.older > 0)
+            findings.push_back(note("graphs-pending", "docs/cuda-graphs.md", fmt::format("{}: {}", who(process.pid), graph_sentence(g))));
     }
     bool everyone_partitioned = !processes.empty();
     TpcMask used;

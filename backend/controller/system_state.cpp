@@ -40,6 +40,7 @@ SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::st
             process.mask = r.control->allowed;
             process.generation = r.control->generation;
         }
+        process.graphs = graph_status(r);
         state.processes.push_back(std::move(process));
     }
     const MpsState mps = mps_status();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/gpu.hpp"
+#include "registry/graph_status.hpp"
 #include "registry/registry.hpp"
 
 namespace gpupart {
@@ -20,6 +21,7 @@ struct ProcessState {
     TpcMask mask;              // requested (control block)
     std::uint64_t generation = 0;
     Liveness liveness = Liveness::alive;
+    GraphStatus graphs;        // what its CUDA graph execs carry (the shim's counts)
 };
 
 struct SystemState {

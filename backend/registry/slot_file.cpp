@@ -129,6 +129,13 @@ SlotRecord SlotFile::read() const {
     record.counters = SlotCounters{gpupart_load64(&counters.launches), gpupart_load64(&counters.masked_launches),
                                    gpupart_load64(&counters.last_launch_realtime_ns), gpupart_load64(&counters.errors),
                                    gpupart_load64(&counters.refused_masks)};
+    const std::uint64_t tracking = gpupart_load64(&counters.graph_tracking);
+    record.graphs = SlotGraphs{tracking <= GPUPART_GRAPHS_LAYOUT_UNKNOWN ? static_cast<gpupart_graph_tracking>(tracking)
+                                                                        : GPUPART_GRAPHS_LAYOUT_UNKNOWN,
+                               gpupart_load64(&counters.graph_generation), gpupart_load64(&counters.graph_execs),
+                               gpupart_load64(&counters.graph_current), gpupart_load64(&counters.graph_unfollowable),
+                               gpupart_load64(&counters.graph_device_launch), gpupart_load64(&counters.graph_remasks),
+                               gpupart_load64(&counters.graph_remask_failures)};
     return record;
 }
 

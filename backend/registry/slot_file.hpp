@@ -43,6 +43,19 @@ struct SlotCounters {
     std::uint64_t refused_masks = 0;
 };
 
+// What the shim publishes about the process's CUDA graphs (registry_layout.h); graph_status.hpp says
+// what the numbers mean against the control block.
+struct SlotGraphs {
+    gpupart_graph_tracking tracking = GPUPART_GRAPHS_NOT_YET;
+    std::uint64_t generation = 0;      // the control generation `current` refers to
+    std::uint64_t execs = 0;
+    std::uint64_t current = 0;
+    std::uint64_t unfollowable = 0;
+    std::uint64_t device_launch = 0;
+    std::uint64_t remasks = 0;
+    std::uint64_t remask_failures = 0;
+};
+
 struct SlotRecord {
     std::string path;
     unsigned file_owner = 0;  // who owns the slot file (the kernel's word, unlike the header's uid)
@@ -56,6 +69,7 @@ struct SlotRecord {
     std::optional<SlotControl> control;  // empty: a write was in progress (or its writer died in it)
     std::optional<SlotStatus> status;    // empty: the shim was publishing
     SlotCounters counters;
+    SlotGraphs graphs;
 };
 
 std::string_view to_string(gpupart_shim_state state);

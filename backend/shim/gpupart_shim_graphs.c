@@ -276,6 +276,9 @@ static void on_instantiated(struct gpupart_slot_file* slot, int cbid, void* cons
         gpupart_add64(&slot->counters.errors, 1); /* out of memory: this exec is not followed */
         return;
     }
+    struct gpupart_control control; /* the mask its upload will get: not an older one the follower last saw */
+    if (gpupart_control_read(&slot->control, &control, 4) == 0 && control.generation != g_latest_generation)
+        adopt_generation(control.generation);
     rec->exec = *exec_out;
     rec->graph = graph;
     rec->generation = g_latest_generation; /* its upload is still to come; a newer mask then gets it anyway */

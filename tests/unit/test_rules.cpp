@@ -97,11 +97,97 @@ TEST(Rules, PartialGpcsWarnSePacking) {
     EXPECT_EQ(std::count_if(findings.begin(), findings.end(), [](const Finding& x) { return x.severity == Severity::warning; }), 1);
 }
 
-TEST(Rules, ChangedMaskNotesCudaGraphs) {
-    const auto state = state_with({process(10, kGpc1)});
-    const auto f = find_rule(check_change(state, change_of(state.processes[0], kGpc6)), "HARDWARE.md section 1", Severity::info);
+GraphStatus graphs(std::uint64_t execs, std::uint64_t older, std::uint64_t unfollowable,
+                   gpupart_graph_tracking tracking = GPUPART_GRAPHS_FOLLOWED) {
+    GraphStatus g;
+    g.tracking = tracking;
+    g.execs = execs;
+    g.older = older;
+    g.current = execs - older;
+    g.unfollowable = unfollowable;
+    return g;
+}
+
+std::vector<std::string> ids_of(const std::vector<Finding>& findings) {
+    std::vector<std::string> ids;
+    for (const auto& f : findings) ids.push_back(f.id);
+    return ids;
+}
+
+bool has_id(const std::vector<Finding>& findings, const std::string& id) {
+    const auto ids = ids_of(findings);
+    return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
+TEST(Rules, ChangedMaskSaysGraphExecsFollowAtTheirNextLaunch) {
+    auto p = process(10, kGpc1);
+    p.graphs = graphs(3, 0, 0);
+    const auto state = state_with({p});
+    const auto findings = check_change(state, change_of(state.processes[0], kGpc6));
+    const auto f = find_rule(findings, "docs/cuda-graphs.md", Severity::info);
     ASSERT_TRUE(f.has_value());
-    EXPECT_NE(f->message.find("CUDA graphs uploaded before this change keep their old TPCs"), std::string::npos);
+    EXPECT_EQ(f->id, "graphs-follow");
+    EXPECT_EQ(f->message, "process 10: 3 CUDA graph execs take the new TPCs at their next launch");
+    EXPECT_FALSE(has_id(findings, "graphs-keep-mask"));
+}
+
+TEST(Rules, ChangedMaskWithoutGraphsSaysNothingAboutGraphs) {
+    const auto state = state_with({process(10, kGpc1)});
+    const auto findings = check_change(state, change_of(state.processes[0], kGpc6));
+    EXPECT_FALSE(has_id(findings, "graphs-follow"));
+    EXPECT_FALSE(has_id(findings, "graphs-keep-mask"));
+}
+
+TEST(Rules, ChangedMaskWarnsAboutGraphExecsThatCannotFollow) {
+    auto p = process(10, kGpc1);
+    p.graphs = graphs(2, 0, 1);
+    const auto state = state_with({p});
+    const auto findings = check_change(state, change_of(state.processes[0], kGpc6));
+    const auto f = find_rule(findings, "docs/cuda-graphs.md", Severity::warning);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_EQ(f->id, "graphs-keep-mask");
+    EXPECT_EQ(f->message, "process 10: 1 of its 2 CUDA graph execs cannot be re-masked (conditional bodies, lost or "
+                          "refused nodes): it keeps the old TPCs until re-instantiated");
+    EXPECT_TRUE(has_id(findings, "graphs-follow"));  // the other one does
+}
+
+TEST(Rules, ChangedMaskWarnsWhenTheDriverRefusedGraphCallbacks) {
+    auto p = process(10, kGpc1);
+    p.graphs = graphs(0, 0, 0, GPUPART_GRAPHS_UNAVAILABLE);
+    const auto state = state_with({p});
+    const auto f = find_rule(check_change(state, change_of(state.processes[0], kGpc6)), "HARDWARE.md section 1", Severity::warning);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_EQ(f->id, "graphs-keep-mask");
+    EXPECT_NE(f->message.find("CUDA graphs are not followed (the driver refused the graph-call callbacks)"), std::string::npos);
+}
+
+TEST(Rules, UnchangedMaskSaysNothingAboutGraphs) {
+    auto p = process(10, kGpc1);
+    p.graphs = graphs(3, 0, 1);
+    const auto state = state_with({p});
+    const auto findings = check_change(state, change_of(state.processes[0], kGpc1));
+    EXPECT_FALSE(has_id(findings, "graphs-follow"));
+    EXPECT_FALSE(has_id(findings, "graphs-keep-mask"));
+}
+
+TEST(Rules, ResultNotesGraphExecsStillOnAnOlderMask) {
+    auto p = process(10, kGpc1);
+    p.graphs = graphs(4, 1, 0);
+    const auto findings = check_result(state_with({p}));
+    const auto f = find_rule(findings, "docs/cuda-graphs.md", Severity::info);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_EQ(f->id, "graphs-pending");
+    EXPECT_EQ(f->message, "process 10: 4 CUDA graph execs: 3 carry the current mask, 1 an older one (re-masked at their next launch)");
+}
+
+TEST(Rules, ResultWarnsAboutUnfollowableGraphExecs) {
+    auto p = process(10, kGpc1);
+    p.graphs = graphs(2, 1, 1);
+    const auto findings = check_result(state_with({p}));
+    const auto f = find_rule(findings, "docs/cuda-graphs.md", Severity::warning);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_EQ(f->id, "graphs-keep-mask");
+    EXPECT_FALSE(has_id(findings, "graphs-pending"));
 }
 
 TEST(Rules, OverlapWarns) {
