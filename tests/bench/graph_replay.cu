@@ -1,9 +1,11 @@
 // gpupart-bench-graph: the time of one CUDA graph replay, on the host and end to end, the numbers
-// the shim's graph re-masking adds to. An ordinary CUDA program that knows nothing about gpupart;
-// graph_bench.sh runs it bare, under the shim with its mask unchanged, and under the shim while
-// `gpupart set` flips its mask, so that some replays are the first after a change.
+// the shim's graph re-masking adds to. graph_bench.sh runs it bare, under the shim with its mask
+// unchanged, and under the shim with --flip, where it changes its own registry slot's mask (as
+// `gpupart set` would, without the time gpupart set takes) before every other replay, so that half the
+// replays are the first after a change: the ones the shim must re-mask.
 //
 //   gpupart-bench-graph [--nodes K] [--iterations N] [--warmup W] [--interval-us U]
+//                       [--flip A_HEX,B_HEX,REAL_HEX]
 //
 // The graph: K empty<<<1, 32>>> kernels captured in a chain from one stream (default K = 1). Its
 // first replay, which uploads it, is timed alone; W more replays warm up (default 100). Then each
@@ -17,6 +19,8 @@
 //   launch_ns median <t> p90 <t> p99 <t> max <t> mean <t>
 //   e2e_ns median <t> p90 <t> p99 <t> max <t> mean <t>
 //   slow_e2e <iterations whose e2e took more than twice the median>
+//   with --flip, the same two summary lines for the replays right after a change:
+//   changed_launch_ns ... / changed_e2e_ns ...  (the lines above are then the replays after those)
 //   done
 // Errors: "error <where>: <what>" on stderr, exit 1; exit 3: watchdog (120 s).
 #include <algorithm>
@@ -26,9 +30,18 @@
 #include <thread>
 #include <vector>
 
+#include <fcntl.h>
+#include <glob.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
 #include "../device/device_program.cuh"
+#include "registry_layout.h"
+#include "registry_slot.h"
 
 using gpupart_dev::check;
 
@@ -77,6 +90,45 @@ Timing replay(cudaGraphExec_t exec, cudaStream_t stream) {
   return {ns_between(t0, t1), ns_between(t0, t2)};
 }
 
+// This process's own registry slot (it runs under gpupart run), mapped writable: the process owns it.
+gpupart_slot_file* own_slot() {
+  const char* dir = std::getenv("GPUPART_REGISTRY_DIR");
+  const std::string pattern = std::string(dir ? dir : "/dev/shm/gpupart") + "/" + std::to_string(getpid()) + "-*.slot";
+  glob_t found{};
+  if (glob(pattern.c_str(), 0, nullptr, &found) != 0 || found.gl_pathc != 1) {
+    std::fprintf(stderr, "error --flip: no registry slot %s (run this under gpupart run)\n", pattern.c_str());
+    std::exit(1);
+  }
+  const int fd = open(found.gl_pathv[0], O_RDWR | O_CLOEXEC);
+  void* memory = fd < 0 ? MAP_FAILED : mmap(nullptr, GPUPART_SLOT_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (fd >= 0) close(fd);
+  globfree(&found);
+  if (memory == MAP_FAILED) {
+    std::fprintf(stderr, "error --flip: cannot map %s\n", pattern.c_str());
+    std::exit(1);
+  }
+  return static_cast<gpupart_slot_file*>(memory);
+}
+
+// Writes the other of the two masks into the slot's control block, with the next generation.
+struct Flipper {
+  gpupart_slot_file* slot = nullptr;
+  uint32_t masks[2][4] = {};
+  uint32_t real[4] = {};
+  int which = 0;
+
+  void flip() {
+    which = 1 - which;
+    gpupart_control c{};
+    c.flags = GPUPART_CONTROL_HAS_MASK;
+    c.generation = __atomic_load_n(&slot->control.generation, __ATOMIC_RELAXED) + 1;
+    c.writer_pid = getpid();
+    std::memcpy(c.allowed, masks[which], sizeof c.allowed);
+    std::memcpy(c.real_tpcs, real, sizeof c.real_tpcs);
+    gpupart_control_write(&slot->control, &c);
+  }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -86,16 +138,29 @@ int main(int argc, char** argv) {
   long iterations = 2000;
   long warmup = 100;
   long interval_us = 0;
+  const char* flip_masks = nullptr;
   kUsage.parse(argc, argv,
                {{"--nodes", &nodes, 1, 10000},
                 {"--iterations", &iterations, 1, 1000000},
                 {"--warmup", &warmup, 0, 100000},
-                {"--interval-us", &interval_us, 0, 1000000}});
+                {"--interval-us", &interval_us, 0, 1000000},
+                {"--flip", &flip_masks}});
+  Flipper flipper;
+  if (flip_masks != nullptr) {
+    std::string text(flip_masks);
+    const auto a = text.find(','), b = text.find(',', a == std::string::npos ? a : a + 1);
+    if (a == std::string::npos || b == std::string::npos ||
+        gpupart_parse_hex_mask(text.substr(0, a).c_str(), flipper.masks[1]) != 0 ||
+        gpupart_parse_hex_mask(text.substr(a + 1, b - a - 1).c_str(), flipper.masks[0]) != 0 ||
+        gpupart_parse_hex_mask(text.substr(b + 1).c_str(), flipper.real) != 0)
+      kUsage.error("--flip takes A_HEX,B_HEX,REAL_HEX");
+  }
   std::printf("pid %ld nodes %ld iterations %ld interval_us %ld\n", static_cast<long>(getpid()),
               nodes, iterations, interval_us);
   std::fflush(stdout);
 
   check(cudaFree(nullptr), "cudaFree(0)");
+  if (flip_masks != nullptr) flipper.slot = own_slot();  // the shim registered the process when libcuda loaded
   cudaStream_t stream;
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
   cudaGraph_t graph;
@@ -111,14 +176,16 @@ int main(int argc, char** argv) {
   std::printf("first launch_ns %.0f e2e_ns %.0f\n", first.launch_ns, first.e2e_ns);
   for (long i = 0; i < warmup; ++i) replay(exec, stream);
 
-  std::vector<double> launch_ns, e2e_ns;
+  std::vector<double> launch_ns, e2e_ns, changed_launch_ns, changed_e2e_ns;
   launch_ns.reserve(static_cast<size_t>(iterations));
   e2e_ns.reserve(static_cast<size_t>(iterations));
   for (long i = 0; i < iterations; ++i) {
     if (interval_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(interval_us));
+    const bool changed = flipper.slot != nullptr && i % 2 == 0;
+    if (changed) flipper.flip();
     const Timing t = replay(exec, stream);
-    launch_ns.push_back(t.launch_ns);
-    e2e_ns.push_back(t.e2e_ns);
+    (changed ? changed_launch_ns : launch_ns).push_back(t.launch_ns);
+    (changed ? changed_e2e_ns : e2e_ns).push_back(t.e2e_ns);
   }
 
   print_summary("launch_ns", launch_ns);
@@ -126,6 +193,10 @@ int main(int argc, char** argv) {
   const auto slow = std::count_if(e2e_ns.begin(), e2e_ns.end(),
                                   [e2e_median](double t) { return t > 2.0 * e2e_median; });
   std::printf("slow_e2e %ld\n", static_cast<long>(slow));
+  if (!changed_e2e_ns.empty()) {
+    print_summary("changed_launch_ns", changed_launch_ns);
+    print_summary("changed_e2e_ns", changed_e2e_ns);
+  }
   std::printf("done\n");
   std::fflush(stdout);
 
