@@ -2,7 +2,9 @@
 # Device tests of CUDA graphs under `gpupart set` (issue 8), on a real H100 or H200 (run through the `device`
 # tool after tests/device/stage.sh; CI cannot run them): a graph exec uploaded on one partition must run
 # its kernels on the new one from its first replay after the change, compute the same numbers, and be
-# counted in `gpupart list --json` ("graphs": execs, current, older, pending, unfollowable, tracking).
+# counted in `gpupart list --json` ("graphs": execs, current, older, pending, unfollowable, device_launch,
+# tracking). A graph with a conditional node moves only its top-level kernels (its body's are recorded, not
+# checked); one instantiated for device launch follows when the host launches it.
 #   graph_tests.sh CARRY_DIR OUT_DIR
 # The live topology is used (no --snapshot, the GPU may be either): `gpupart probe` runs first so that its
 # mask bits are known; its cache goes to OUT_DIR/cache. No MPS: %smid names physical SMs only without it.
@@ -36,16 +38,18 @@ verify() {
 wait_for_line() { for _ in $(seq 1 300); do grep -q "$2" "$1" 2> /dev/null && return 0; sleep 0.05; done; return 1; }
 wait_for_file() { for _ in $(seq 1 "$(($2 * 10))"); do [ -e "$1" ] && return 0; sleep 0.1; done; return 1; }
 sms_of() { "$gp" mask parse "$1" --json | python3 -c 'import json,sys; print(" ".join(map(str,json.load(sys.stdin)["sms"])))'; }
-# replays_on FILE FIRST LAST "SMS" exact|subset: replays FIRST..LAST of FILE each used exactly the SMs in SMS
-# (or only SMs of it, and at least one). 4224 blocks of one kernel are several waves on any partition, so
-# every allowed SM gets some; the 200 small kernels of --mode many need not reach them all.
+# replays_on FILE FIRST LAST "SMS" exact|subset [PREFIX]: replays FIRST..LAST of FILE each used exactly the SMs
+# in SMS (or only SMs of it, and at least one). 4224 blocks of one kernel are several waves on any partition,
+# so every allowed SM gets some; the 200 small kernels of --mode many need not reach them all. PREFIX (default
+# replay) picks the lines: top for the top-level kernel of --mode conditional.
 replays_on() {
     python3 - "$@" <<'PY'
 import sys
 path, first, last, allowed, how = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), set(map(int, sys.argv[4].split())), sys.argv[5]
+prefix = (sys.argv[6] if len(sys.argv) > 6 else "replay") + " "
 ok = True; seen = 0
 for line in open(path):
-    if not line.startswith("replay "): continue
+    if not line.startswith(prefix): continue
     i = int(line.split()[1]); sms = set(map(int, line.split(":")[1].split("check")[0].split()))
     if not first <= i <= last: continue
     seen += 1
@@ -54,8 +58,28 @@ for line in open(path):
 sys.exit(0 if ok and seen == last - first + 1 else 1)
 PY
 }
+# where_ran FILE FIRST LAST PREFIX NAME=SMS...: for each of replays FIRST..LAST of FILE (lines PREFIX <i> ...),
+# "<i>:<NAME>" for the NAME whose SMS it used exactly, else "<i>:other(<its SMs>)"; "<i>:missing" if absent.
+where_ran() {
+    python3 - "$@" <<'PY'
+import sys
+path, first, last, prefix = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] + " "
+named = [(a.split("=", 1)[0], set(map(int, a.split("=", 1)[1].split()))) for a in sys.argv[5:]]
+ran = {}
+for line in open(path):
+    if line.startswith(prefix): ran[int(line.split()[1])] = set(map(int, line.split(":")[1].split("check")[0].split()))
+words = []
+for i in range(first, last + 1):
+    sms = ran.get(i)
+    name = "missing" if sms is None else next((n for n, s in named if s == sms), None)
+    words.append(f"{i}:{name}" if name else f"{i}:other({' '.join(map(str, sorted(sms)))})")
+print(" ".join(words))
+PY
+}
 # all_ok FILE N: N replays, every check ok, and the program reached its end.
 all_ok() { [ "$(grep -cE '^replay [0-9]+ .* check ok$' "$1")" -eq "$2" ] && lacks "$1" "check BAD" && matches "$1" '^done$'; }
+# ran_ok FILE N: all_ok, and the process that move started exited 0 (rc).
+ran_ok() { [ "$rc" -eq 0 ] && all_ok "$@"; }
 # torch_all_ok FILE: torch_graph.py ran batches, every check ok, and reached its end.
 torch_all_ok() { matches "$1" '^t .* check ok$' && lacks "$1" "check BAD" && matches "$1" '^done$'; }
 # graphs LIST_JSON PID [FIELD]: the process's "graphs" object as one line of JSON, or one field of it
@@ -119,7 +143,7 @@ for mode in plain destroy child many; do
     move "$mode"
     how=exact; if [ "$mode" = many ]; then how=subset; fi
     verify "$mode: gpupart set PID gpc6 exits 0" [ "$set_rc" -eq 0 ]
-    verify "$mode: exits 0, all 6 replays computed the right numbers" all_ok "$out/graph-$mode.txt" 6
+    verify "$mode: exits 0, all 6 replays computed the right numbers" ran_ok "$out/graph-$mode.txt" 6
     verify "$mode: replays 0-2 ran on gpc1 ($how)" replays_on "$out/graph-$mode.txt" 0 2 "$gpc1" "$how"
     verify "$mode: replays 3-5 ran on gpc6 ($how)" replays_on "$out/graph-$mode.txt" 3 5 "$gpc6" "$how"
     verify "$mode: list counted the exec as uploaded with an older mask before the resume" \
@@ -129,11 +153,33 @@ done
 echo "== 2. a graph the program updates itself before every replay (SetParams, ExecUpdate) follows too"
 move update
 verify "update: gpupart set PID gpc6 exits 0" [ "$set_rc" -eq 0 ]
-verify "update: exits 0, every replay computed the numbers of its update" all_ok "$out/graph-update.txt" 6
+verify "update: exits 0, every replay computed the numbers of its update" ran_ok "$out/graph-update.txt" 6
 verify "update: replays 0-2 ran on gpc1" replays_on "$out/graph-update.txt" 0 2 "$gpc1" exact
 verify "update: replays 3-5 ran on gpc6" replays_on "$out/graph-update.txt" 3 5 "$gpc6" exact
 
-echo "== 3. PyTorch: torch.cuda.graphs captured on gpc0 speed up when widened to the whole GPU"
+echo "== 3. a graph with a conditional node: its top-level kernel follows, the kernel of its body is out of reach"
+# The shim cannot read a conditional node's body back, so it counts the exec unfollowable but still toggles the
+# top-level kernel node. Where the body's kernel runs after the set is recorded, not checked.
+move conditional
+verify "conditional: gpupart set PID gpc6 exits 0" [ "$set_rc" -eq 0 ]
+verify "conditional: exits 0, all 6 replays computed the right numbers (the body ran every time)" \
+    ran_ok "$out/graph-conditional.txt" 6
+verify "conditional: the top-level kernel's replays 0-2 ran on gpc1" replays_on "$out/graph-conditional.txt" 0 2 "$gpc1" exact top
+verify "conditional: the top-level kernel's replays 3-5 ran on gpc6" replays_on "$out/graph-conditional.txt" 3 5 "$gpc6" exact top
+verify "conditional: list counted the exec as unfollowable before the resume" \
+    [ "$(graphs "$out/list-conditional.json" "$pid" unfollowable)" -eq 1 ]
+note "NOTE conditional: the body's kernel ran, before the set $(where_ran "$out/graph-conditional.txt" 0 2 replay gpc1="$gpc1" gpc6="$gpc6"), after it $(where_ran "$out/graph-conditional.txt" 3 5 replay gpc1="$gpc1" gpc6="$gpc6")"
+
+echo "== 4. a graph instantiated for device launch (and uploaded) follows when the host launches it"
+move device
+verify "device: gpupart set PID gpc6 exits 0" [ "$set_rc" -eq 0 ]
+verify "device: exits 0, all 6 replays computed the right numbers" ran_ok "$out/graph-device.txt" 6
+verify "device: replays 0-2 ran on gpc1" replays_on "$out/graph-device.txt" 0 2 "$gpc1" exact
+verify "device: replays 3-5 ran on gpc6" replays_on "$out/graph-device.txt" 3 5 "$gpc6" exact
+verify "device: list counted the exec as instantiated for device launch before the resume" \
+    [ "$(graphs "$out/list-device.json" "$pid" device_launch)" -eq 1 ]
+
+echo "== 5. PyTorch: torch.cuda.graphs captured on gpc0 speed up when widened to the whole GPU"
 if ! python3 -c 'import torch; assert torch.cuda.is_available()' > "$out/torch-import.txt" 2>&1; then
     note "SKIP PyTorch case: python3 cannot import torch with CUDA ($(tail -1 "$out/torch-import.txt"))"
 else

@@ -4,8 +4,8 @@
 // between two replays: an uploaded graph must follow the new mask from its next replay, and
 // re-masking it must not change what it computes.
 //
-//   gpupart-dev-graph [--mode plain|destroy|update|child|many] [--replays N] [--blocks B]
-//                     [--pause-after K --resume-file PATH]
+//   gpupart-dev-graph [--mode plain|destroy|update|child|many|conditional|device] [--replays N]
+//                     [--blocks B] [--pause-after K --resume-file PATH]
 //
 // How the graph is built and kept (--mode, default plain):
 //   plain    one kernel captured from a stream, instantiated once, replayed
@@ -16,6 +16,15 @@
 //   child    the kernel sits in a child graph node of an outer graph
 //   many     200 independent kernel nodes, each computing its own slice with ceil(B / 200) blocks
 //            (small kernels: not every allowed SM need get a block)
+//   conditional  a built graph (not captured) of two nodes: a top-level kernel node that computes
+//            nothing and only records its B blocks' SM ids (into a buffer of its own, printed on the
+//            "top" line), and after it an if-conditional node whose body graph holds the kernel that
+//            does the work. The condition handle is created with default value 1 and
+//            cudaGraphCondAssignDefault, so the driver sets it to 1 at the start of every launch and
+//            the body runs on every replay (no device code sets it)
+//   device   as plain, but instantiated with cudaGraphInstantiateFlagDeviceLaunch and uploaded with
+//            cudaGraphUpload right away; every replay is still a cudaGraphLaunch from the host (no
+//            kernel launches it from the device: that would need relocatable device code)
 // The work: out[i] = 3 x[i] + y[i] + add over 4 Mi floats, x[i] = i % 1000, y[i] = i % 7 and add = 1
 // (but for update), all small integers, so the result is exact in float and the host compares every
 // element after every replay. Thread 0 of each block also records %smid and spins ~20 us, so that
@@ -27,6 +36,9 @@
 //   replay <i> sms <count> : <sorted distinct SM ids, single spaces> check ok      (i counts from 0)
 //   replay <i> sms <count> : <...> check BAD index <j> got <value> want <value>    (first wrong element)
 //   replay <i> sms <count> : <...> check BAD block <b> recorded no SM id           (numbers right)
+//   replay <i> sms <count> : <...> check BAD top block <b> recorded no SM id       (conditional)
+//   top <i> sms <count> : <sorted distinct SM ids of the top-level kernel>   (conditional: after
+//                                                                              each replay line)
 //   PAUSED                                   (before replay K, with --pause-after K)
 //   done
 // Errors go to stderr as "error <where>: <what>". Exit codes: 0 ok, 1 CUDA or usage error,
@@ -55,8 +67,8 @@ constexpr float kCapturedAdd = 1.0f;
 constexpr unsigned kManyNodes = 200;
 constexpr unsigned kWatchdogS = 120;
 constexpr gpupart_dev::Usage kUsage{
-    "usage: gpupart-dev-graph [--mode plain|destroy|update|child|many] [--replays N] [--blocks B]\n"
-    "                         [--pause-after K --resume-file PATH]\n"};
+    "usage: gpupart-dev-graph [--mode plain|destroy|update|child|many|conditional|device]\n"
+    "                         [--replays N] [--blocks B] [--pause-after K --resume-file PATH]\n"};
 
 // What one kernel (one graph node) computes: elements [first, first + count), its blocks' SM ids
 // going to ids[id_base + blockIdx.x].
@@ -91,14 +103,16 @@ __global__ void axpy_add(Slice s, unsigned long long spin_ns) {
 
 namespace {
 
-enum class Mode { plain, destroy, update, child, many };
+enum class Mode { plain, destroy, update, child, many, conditional, device };
 
 Mode parse_mode(const char* text) {
   const std::pair<const char*, Mode> modes[] = {{"plain", Mode::plain},
                                                 {"destroy", Mode::destroy},
                                                 {"update", Mode::update},
                                                 {"child", Mode::child},
-                                                {"many", Mode::many}};
+                                                {"many", Mode::many},
+                                                {"conditional", Mode::conditional},
+                                                {"device", Mode::device}};
   for (const auto& [name, mode] : modes)
     if (std::strcmp(text, name) == 0) return mode;
   kUsage.error("--mode");
@@ -159,6 +173,41 @@ cudaGraph_t build_many(const Slice& all, unsigned blocks_per_node) {
     cudaGraphNode_t added;
     check(cudaGraphAddKernelNode(&added, graph, nullptr, 0, &node.params), "cudaGraphAddKernelNode");
   }
+  return graph;
+}
+
+// --mode conditional: a kernel node that records its blocks' SM ids into top_ids and computes nothing
+// (a slice of no elements), then, depending on it, an if-conditional node whose body graph holds
+// the kernel computing every element. The handle's default value 1, assigned at the start of every
+// launch, makes the body run on every replay. (A graph with a conditional node may have only one
+// exec at a time and cannot be a child graph: this one is neither.)
+cudaGraph_t build_conditional(const Slice& all, unsigned* top_ids, unsigned blocks) {
+  cudaGraph_t graph;
+  check(cudaGraphCreate(&graph, 0), "cudaGraphCreate");
+  Slice top = all;
+  top.count = 0;
+  top.ids = top_ids;
+  top.id_base = 0;
+  const KernelNode top_kernel(top, blocks);
+  cudaGraphNode_t top_node;
+  check(cudaGraphAddKernelNode(&top_node, graph, nullptr, 0, &top_kernel.params),
+        "cudaGraphAddKernelNode top");
+  cudaGraphConditionalHandle handle;
+  check(cudaGraphConditionalHandleCreate(&handle, graph, 1, cudaGraphCondAssignDefault),
+        "cudaGraphConditionalHandleCreate");
+  cudaGraphNodeParams conditional{};  // unused bytes must be zero
+  conditional.type = cudaGraphNodeTypeConditional;
+  conditional.conditional.handle = handle;
+  conditional.conditional.type = cudaGraphCondTypeIf;
+  conditional.conditional.size = 1;
+  cudaGraphNode_t conditional_node;
+  check(cudaGraphAddNode(&conditional_node, graph, &top_node, nullptr, 1, &conditional),
+        "cudaGraphAddNode conditional");
+  cudaGraph_t body = conditional.conditional.phGraph_out[0];  // owned by the node
+  const KernelNode work(all, blocks);
+  cudaGraphNode_t work_node;
+  check(cudaGraphAddKernelNode(&work_node, body, nullptr, 0, &work.params),
+        "cudaGraphAddKernelNode body");
   return graph;
 }
 
@@ -249,11 +298,14 @@ int main(int argc, char** argv) {
   }
   float *d_x = nullptr, *d_y = nullptr, *d_out = nullptr;
   unsigned* d_ids = nullptr;
+  unsigned* d_top_ids = nullptr;  // --mode conditional: the top-level kernel's SM ids
   const size_t bytes = kElements * sizeof(float);
   check(cudaMalloc(&d_x, bytes), "cudaMalloc x");
   check(cudaMalloc(&d_y, bytes), "cudaMalloc y");
   check(cudaMalloc(&d_out, bytes), "cudaMalloc out");
   check(cudaMalloc(&d_ids, id_slots * sizeof(unsigned)), "cudaMalloc ids");
+  if (mode == Mode::conditional)
+    check(cudaMalloc(&d_top_ids, grid * sizeof(unsigned)), "cudaMalloc top ids");
   check(cudaMemcpy(d_x, x.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy x");
   check(cudaMemcpy(d_y, y.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy y");
   cudaStream_t stream;
@@ -264,12 +316,21 @@ int main(int argc, char** argv) {
   switch (mode) {
     case Mode::plain:
     case Mode::destroy:
-    case Mode::update: graph = capture(stream, all, grid); break;
+    case Mode::update:
+    case Mode::device: graph = capture(stream, all, grid); break;
     case Mode::child: graph = wrap_in_child(capture(stream, all, grid)); break;
     case Mode::many: graph = build_many(all, per_node); break;
+    case Mode::conditional: graph = build_conditional(all, d_top_ids, grid); break;
   }
   cudaGraphExec_t exec;
-  check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+  if (mode == Mode::device) {
+    check(cudaGraphInstantiateWithFlags(&exec, graph, cudaGraphInstantiateFlagDeviceLaunch),
+          "cudaGraphInstantiateWithFlags device launch");
+    check(cudaGraphUpload(exec, stream), "cudaGraphUpload");
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize upload");
+  } else {
+    check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+  }
   if (mode == Mode::destroy) {
     check(cudaGraphDestroy(graph), "cudaGraphDestroy");
     graph = nullptr;
@@ -288,6 +349,7 @@ int main(int argc, char** argv) {
 
   bool all_ok = true;
   std::vector<unsigned> ids(id_slots);
+  std::vector<unsigned> top_ids(d_top_ids != nullptr ? grid : 0);
   for (long i = 0; i <= replays; ++i) {
     if (i == pause_after) gpupart_dev::wait_for_resume(resume_file);
     if (i == replays) break;
@@ -300,15 +362,26 @@ int main(int argc, char** argv) {
     // Mark every SM id unwritten and every result NaN (all bits set), so work that never ran shows.
     check(cudaMemsetAsync(d_ids, 0xff, id_slots * sizeof(unsigned), stream), "cudaMemsetAsync ids");
     check(cudaMemsetAsync(d_out, 0xff, bytes, stream), "cudaMemsetAsync out");
+    if (d_top_ids != nullptr)
+      check(cudaMemsetAsync(d_top_ids, 0xff, grid * sizeof(unsigned), stream),
+            "cudaMemsetAsync top ids");
     check(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     check(cudaMemcpy(ids.data(), d_ids, id_slots * sizeof(unsigned), cudaMemcpyDeviceToHost),
           "cudaMemcpy ids");
     check(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy out");
+    if (d_top_ids != nullptr)
+      check(cudaMemcpy(top_ids.data(), d_top_ids, grid * sizeof(unsigned), cudaMemcpyDeviceToHost),
+            "cudaMemcpy top ids");
 
-    const std::string result = verdict(out, x, y, add, ids);
+    std::string result = verdict(out, x, y, add, ids);
+    const auto top_missing = std::find(top_ids.begin(), top_ids.end(), kNotWritten);
+    if (result == "ok" && top_missing != top_ids.end())
+      result = "BAD top block " + std::to_string(top_missing - top_ids.begin()) +
+               " recorded no SM id";
     all_ok = all_ok && result == "ok";
     std::printf("replay %ld %s check %s\n", i, sm_list(ids).c_str(), result.c_str());
+    if (d_top_ids != nullptr) std::printf("top %ld %s\n", i, sm_list(top_ids).c_str());
     std::fflush(stdout);
   }
 
@@ -316,8 +389,8 @@ int main(int argc, char** argv) {
   if (graph != nullptr) check(cudaGraphDestroy(graph), "cudaGraphDestroy");
   check(cudaStreamDestroy(stream), "cudaStreamDestroy");
   for (void* p : {static_cast<void*>(d_x), static_cast<void*>(d_y), static_cast<void*>(d_out),
-                  static_cast<void*>(d_ids)})
-    check(cudaFree(p), "cudaFree");
+                  static_cast<void*>(d_ids), static_cast<void*>(d_top_ids)})
+    check(cudaFree(p), "cudaFree");  // cudaFree(nullptr) does nothing
   std::printf("done\n");
   std::fflush(stdout);
   return all_ok ? 0 : 4;
