@@ -2,6 +2,7 @@
 
 #include "model/gpu_queries.hpp"
 #include "owner_colors.hpp"
+#include "registry/graph_status.hpp"
 #include "registry/process_identity.hpp"
 
 namespace gpupart::widgets {
@@ -54,6 +55,17 @@ void describe_shim(const SlotRecord& record, ProcessRow& row) {
                           .arg(record.counters.errors)
                           .arg(record.counters.refused_masks);
     if (!record.start_rule.empty()) row.shim_detail += "\nstart mask from " + QString::fromStdString(record.start_rule);
+    // CUDA graphs (docs/cuda-graphs.md): execs on an older mask are said in the cell, those that cannot follow in red.
+    const GraphStatus graphs = graph_status(record);
+    if (const std::string sentence = graph_sentence(graphs); !sentence.empty())
+        row.shim_detail += "\n" + QString::fromStdString(sentence);
+    const bool not_followed = graphs.tracking == GPUPART_GRAPHS_UNAVAILABLE || graphs.tracking == GPUPART_GRAPHS_LAYOUT_UNKNOWN;
+    if (not_followed || graphs.unfollowable > 0) {
+        row.shim += not_followed ? " · graphs not followed" : QString(" · %1 graph(s) cannot follow").arg(graphs.unfollowable);
+        row.shim_problem = true;
+    } else if (graphs.older > 0) {
+        row.shim += QString(" · %1 graph(s) at next launch").arg(graphs.older);
+    }
 }
 
 }  // namespace

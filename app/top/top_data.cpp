@@ -3,6 +3,7 @@
 #include <ctime>
 
 #include "controller/rules.hpp"
+#include "registry/graph_status.hpp"
 #include "registry/process_identity.hpp"
 
 namespace gpupart::top {
@@ -97,6 +98,7 @@ TopData make_top_data(const SystemState& state, const std::vector<RegistryEntry>
         process.applied = applied_text(r);
         process.shim = shim_word(r);
         process.shim_detail = r.status ? std::string(to_string(r.status->state)) : "the shim is publishing its status";
+        if (const std::string graphs = graph_sentence(graph_status(r)); !graphs.empty()) process.shim_detail += "; " + graphs;
         process.launches = r.counters.launches;
         process.launches_per_second = rates.update(r.pid, r.start_time, r.counters.launches, now);
         process.simulated = r.shim_version.starts_with("demo");

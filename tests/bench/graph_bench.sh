@@ -6,9 +6,9 @@
 #   shim-flip  under `gpupart run --tpcs gpc0-3`, the program flipping its own slot's mask between
 #              gpc4-7 and gpc0-3 before every other replay (as gpupart set would): "changed" are the
 #              replays right after a change (the shim re-masks the exec in them), "steady" the others
-# Each run is 2000 replays 200 us apart. Modes are interleaved so that clock and thermal drift hit all
-# alike. The live topology is used (no --snapshot: the GPU may be either), after `gpupart probe` (its cache
-# goes to OUT_DIR/cache); no MPS.
+# Each run is 2000 replays back to back (a busy host gives steadier timings). Modes are interleaved so
+# that clock and thermal drift hit all alike. The live topology is used (no --snapshot: the GPU may be
+# either), after `gpupart probe` (its cache goes to OUT_DIR/cache); no MPS.
 #   graph_bench.sh CARRY_DIR OUT_DIR
 # Writes OUT_DIR/graph-bench.txt (every run's output, each line prefixed with "MODE NODES", and "rc <exit
 # status>") and prints the table with each figure's ratio to bare (also in OUT_DIR/graph-bench-table.txt).
@@ -32,7 +32,7 @@ flip_masks="$(mask_of gpc4-7),$(mask_of gpc0-3),$(mask_of all)"
 # run_one MODE NODES: one benchmark run, appended to graph-bench.txt.
 run_one() {
     local mode=$1 nodes=$2 run=$out/run.txt rc
-    local program=("$bin/gpupart-bench-graph" --nodes "$nodes" --iterations 2000 --interval-us 200)
+    local program=("$bin/gpupart-bench-graph" --nodes "$nodes" --iterations 2000)
     case $mode in
         bare) "${program[@]}" > "$run" 2>&1; rc=$? ;;
         shim) "$gp" run --tpcs all -- "${program[@]}" > "$run" 2>&1; rc=$? ;;
@@ -43,7 +43,7 @@ run_one() {
 }
 
 : > "$out/graph-bench.txt"
-for rep in 1 2 3; do
+for rep in 1 2 3 4 5; do
     for nodes in 1 200; do
         for mode in bare shim shim-flip; do
             echo "rep $rep, $nodes-kernel graph, $mode"
@@ -77,5 +77,5 @@ for nodes in (1, 200):
         failed = sum(1 for rc in runs[(row.split()[0], nodes)]["rc"] if rc != 0)
         print(line + f" {failed:>6}")
 print("times in ns, the median over runs of each run's figure; changed: the replay right after a mask change")
-print(f"runs per row: {len(runs[('bare', 1)]['rc'])}, 2000 replays each (shim-flip: 1000 changed, 1000 steady), 200 us apart")
+print(f"runs per row: {len(runs[('bare', 1)]['rc'])}, 2000 replays each back to back (shim-flip: 1000 changed, 1000 steady)")
 PY

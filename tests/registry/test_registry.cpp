@@ -146,7 +146,7 @@ TEST(Registry, UnknownLayoutVersionIsRefusedClearly) {
     const auto entries = registry.list();
     ASSERT_EQ(entries.size(), 1u);
     EXPECT_FALSE(entries[0].record.has_value());
-    EXPECT_EQ(entries[0].problem, path + ": registry layout version 999 is not the 1 this gpupart reads; use the gpupart that "
+    EXPECT_EQ(entries[0].problem, path + ": registry layout version 999 is not the 2 this gpupart reads; use the gpupart that "
                                          "matches the shim of this process");
     EXPECT_NE(error_of([&] { registry.set_mask(::getpid(), true, TpcMask::range(0, 3), TpcMask::range(0, 3)); }).find("version 999"),
               std::string::npos);

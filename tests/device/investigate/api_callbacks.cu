@@ -213,6 +213,60 @@ int main(int argc, char** argv) {
 
   cudaStream_t stream;
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  // ONE_NODE: does toggling one kernel node make the driver rebuild the descriptors of the exec's other
+  // kernel nodes too? 200 one-block kernels, each recording its SM id in its own slot.
+  if (std::getenv("ONE_NODE") != nullptr) {
+    constexpr int kNodes = 200;
+    unsigned* ids_d;
+    check(cudaMalloc(&ids_d, kNodes * sizeof(unsigned)), "malloc");
+    cudaGraph_t g;
+    check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "capture");
+    for (int k = 0; k < kNodes; ++k) record_smid<<<1, 32, 0, stream>>>(ids_d + k);
+    check(cudaStreamEndCapture(stream, &g), "end capture");
+    cudaGraphExec_t e;
+    check(cudaGraphInstantiate(&e, g, 0), "instantiate");
+    std::vector<cudaGraphNode_t> nodes(kNodes);
+    size_t n = kNodes;
+    check(cudaGraphGetNodes(g, nodes.data(), &n), "nodes");
+    std::vector<unsigned> host(kNodes);
+    auto run = [&](const char* what) {
+      const uint64_t before = g_descriptor_callbacks;
+      check(cudaGraphLaunch(e, stream), what);
+      check(cudaStreamSynchronize(stream), what);
+      check(cudaMemcpy(host.data(), ids_d, kNodes * sizeof(unsigned), cudaMemcpyDeviceToHost), "copy");
+      int in_a = 0, in_b = 0;
+      for (unsigned id : host) (id >= 2 && id <= 107 && (id % 16 == 2 || id % 16 == 3 || id >= 124) ? in_a : in_b)++;
+      std::printf("%-40s descriptor callbacks +%llu  first kernel sm %u, last kernel sm %u\n", what,
+                  static_cast<unsigned long long>(g_descriptor_callbacks - before), host[0], host[kNodes - 1]);
+      std::set<unsigned> all(host.begin(), host.end());
+      std::printf("    sms used:");
+      for (unsigned id : all) std::printf(" %u", id);
+      std::printf("\n");
+      (void)in_a; (void)in_b;
+    };
+    run("first launch (mask A)");
+    flip_mask();
+    run("plain replay after flip to B");
+    const auto t0 = std::chrono::steady_clock::now();
+    check(cudaGraphNodeSetEnabled(e, nodes[0], 0), "off");
+    check(cudaGraphNodeSetEnabled(e, nodes[0], 1), "on");
+    std::printf("one toggle took %.1f us\n", std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    run("after toggling node 0 only");
+    flip_mask();
+    const auto t1 = std::chrono::steady_clock::now();
+    unsigned en = 0;
+    for (auto node : nodes) check(cudaGraphNodeGetEnabled(e, node, &en), "get");
+    const auto t2 = std::chrono::steady_clock::now();
+    for (auto node : nodes) {
+      check(cudaGraphNodeSetEnabled(e, node, 0), "off");
+      check(cudaGraphNodeSetEnabled(e, node, 1), "on");
+    }
+    const auto t3 = std::chrono::steady_clock::now();
+    std::printf("200 GetEnabled %.1f us, 200 toggles %.1f us\n", std::chrono::duration<double, std::micro>(t2 - t1).count(),
+                std::chrono::duration<double, std::micro>(t3 - t2).count());
+    run("after toggling all (back to A)");
+    return 0;
+  }
   if (std::getenv("CENSUS") != nullptr) {
     for (int d = 0; d < 32; ++d) {
       if (d == 0xb) continue;
