@@ -11,16 +11,18 @@
  *    filled with FAKE_CUDA_FILL, with the version byte at offset 72, and hands it to the subscribed
  *    callback as "launch descriptor about to be uploaded" (domain 0xb, cbid 1) with the parameter block
  *    the shim reads: first u32 = its size, pointer-sized element 4 = the descriptor.
+ * The graph calls the shim follows (driver-API domain) are modelled in fake_graphs.c; entry 6 remembers
+ * which of their callbacks the shim enabled.
  */
 #include <stdint.h>
 #include <string.h>
 
+#include "fake_libcuda.h"
+
 #define EXPORT __attribute__((visibility("default")))
 
-#define FAKE_CUDA_DESCRIPTOR_BYTES 512
 /* Bit 31 of the descriptor's first u32 must start clear so the test can see the shim set it. */
 #define FAKE_CUDA_FILL 0x5a
-#define FAKE_CUDA_VERSION_OFFSET 72
 #define DOMAIN_LAUNCH 0xb
 #define CBID_DESCRIPTOR_UPLOAD 1
 #define FAKE_CUDA_HANDLE 0x6a7ea5u
@@ -34,6 +36,7 @@ static launch_callback g_callback;
 static void* g_user;
 static int g_subscribed;
 static int g_launch_enabled;
+static unsigned char g_api_enabled[1024]; /* driver-API domain, by cbid (CUPTI's numbers reach about 800) */
 
 static int fake_subscribe(uint32_t* handle, launch_callback callback, void* user) {
     if (handle == NULL || callback == NULL) return 1;
@@ -48,6 +51,10 @@ static int fake_subscribe(uint32_t* handle, launch_callback callback, void* user
 static int fake_enable(uint32_t on, uint32_t handle, int domain, int cbid) {
     if (!g_subscribed || handle != FAKE_CUDA_HANDLE) return 1;
     if (domain == DOMAIN_LAUNCH && cbid == CBID_DESCRIPTOR_UPLOAD) g_launch_enabled = on != 0;
+    if (domain == FAKE_CUDA_DOMAIN_DRIVER_API) {
+        if (cbid < 0 || (size_t)cbid >= sizeof g_api_enabled) return 1;
+        g_api_enabled[cbid] = on != 0;
+    }
     return 0;
 }
 
@@ -76,8 +83,13 @@ EXPORT int cuGetExportTable(const void** table, const void* id) {
     return 0;
 }
 
-/* The test's kernel launch: returns 1 if the launch callback ran, 0 if none is subscribed and enabled. */
-EXPORT int fake_cuda_launch(unsigned version, unsigned char* descriptor) {
+int fake_cuda_api_callback(int cbid, const void* record) {
+    if (!g_subscribed || cbid < 0 || (size_t)cbid >= sizeof g_api_enabled || !g_api_enabled[cbid]) return 0;
+    g_callback(g_user, FAKE_CUDA_DOMAIN_DRIVER_API, cbid, record);
+    return 1;
+}
+
+int fake_cuda_build_descriptor(unsigned version, unsigned char* descriptor) {
     memset(descriptor, FAKE_CUDA_FILL, FAKE_CUDA_DESCRIPTOR_BYTES);
     descriptor[FAKE_CUDA_VERSION_OFFSET] = (unsigned char)version;
     if (!g_subscribed || !g_launch_enabled) return 0;
@@ -88,4 +100,9 @@ EXPORT int fake_cuda_launch(unsigned version, unsigned char* descriptor) {
     params[4] = descriptor;
     g_callback(g_user, DOMAIN_LAUNCH, CBID_DESCRIPTOR_UPLOAD, params);
     return 1;
+}
+
+/* The test's kernel launch: returns 1 if the launch callback ran, 0 if none is subscribed and enabled. */
+EXPORT int fake_cuda_launch(unsigned version, unsigned char* descriptor) {
+    return fake_cuda_build_descriptor(version, descriptor);
 }
