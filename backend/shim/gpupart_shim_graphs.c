@@ -25,6 +25,7 @@
 #include "registry_seqlock.h"
 #include "registry_slot.h"
 #include "shim_graphs.h"
+#include "shim_table.h"
 
 /* Callback ids of the driver-API domain: the numbers of CUPTI's public cupti_driver_cbid.h. */
 enum {
@@ -89,82 +90,14 @@ struct graph_record {
     uint32_t held;              /* the application destroyed it; the shim keeps it for its execs */
 };
 
-/* A pointer-keyed open-addressing table (linear probing, backward-shift deletion). */
-struct table {
-    void** keys;
-    void** values;
-    size_t capacity;            /* a power of two, or 0 */
-    size_t size;
-};
-
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct table g_execs, g_graphs;
+static struct gpupart_table g_execs, g_graphs;
 static uint64_t g_latest_generation;          /* the newest control generation the follower has seen */
 static uint64_t g_current, g_failed_at_latest; /* execs at g_latest_generation; execs that failed at it */
 static uint64_t g_unfollowable, g_device_launch;
 static uint32_t g_synced_seq = 1u;             /* control.seq at which no exec can be brought up to date; odd = none */
 static uint32_t g_disabled;                    /* the record layout is not the measured one */
 static __thread int t_in_shim;
-
-static size_t slot_of(const struct table* t, const void* key) {
-    uintptr_t h = (uintptr_t)key;
-    h ^= h >> 33; h *= 0xff51afd7ed558ccdull; h ^= h >> 29; /* handles are aligned heap pointers: mix */
-    return (size_t)h & (t->capacity - 1);
-}
-
-static void* table_find(const struct table* t, const void* key) {
-    if (t->capacity == 0) return NULL;
-    for (size_t i = slot_of(t, key);; i = (i + 1) & (t->capacity - 1)) {
-        if (t->keys[i] == NULL) return NULL;
-        if (t->keys[i] == key) return t->values[i];
-    }
-}
-
-static int table_put(struct table* t, void* key, void* value) {
-    if ((t->size + 1) * 2 > t->capacity) {
-        struct table bigger = {calloc(t->capacity ? t->capacity * 2 : 64, sizeof(void*)),
-                               calloc(t->capacity ? t->capacity * 2 : 64, sizeof(void*)),
-                               t->capacity ? t->capacity * 2 : 64, 0};
-        if (bigger.keys == NULL || bigger.values == NULL) {
-            free(bigger.keys);
-            free(bigger.values);
-            return -1;
-        }
-        for (size_t i = 0; i < t->capacity; ++i)
-            if (t->keys[i] != NULL) table_put(&bigger, t->keys[i], t->values[i]);
-        free(t->keys);
-        free(t->values);
-        *t = bigger;
-    }
-    size_t i = slot_of(t, key);
-    while (t->keys[i] != NULL && t->keys[i] != key) i = (i + 1) & (t->capacity - 1);
-    if (t->keys[i] == NULL) ++t->size;
-    t->keys[i] = key;
-    t->values[i] = value;
-    return 0;
-}
-
-static void* table_remove(struct table* t, const void* key) {
-    if (t->capacity == 0) return NULL;
-    size_t i = slot_of(t, key);
-    while (t->keys[i] != key) {
-        if (t->keys[i] == NULL) return NULL;
-        i = (i + 1) & (t->capacity - 1);
-    }
-    void* value = t->values[i];
-    for (size_t j = (i + 1) & (t->capacity - 1); t->keys[j] != NULL; j = (j + 1) & (t->capacity - 1)) {
-        const size_t home = slot_of(t, t->keys[j]); /* move j back into the hole if its probe passed i */
-        if (((j - home) & (t->capacity - 1)) >= ((j - i) & (t->capacity - 1))) {
-            t->keys[i] = t->keys[j];
-            t->values[i] = t->values[j];
-            i = j;
-        }
-    }
-    t->keys[i] = NULL;
-    t->values[i] = NULL;
-    --t->size;
-    return value;
-}
 
 static void publish(struct gpupart_slot_file* slot) {
     gpupart_store64(&slot->counters.graph_generation, g_latest_generation);
@@ -174,32 +107,42 @@ static void publish(struct gpupart_slot_file* slot) {
     gpupart_store64(&slot->counters.graph_device_launch, g_device_launch);
 }
 
+/* Appends one kernel node to `rec`, growing its array geometrically. 0, or -1 when out of memory. */
+static int push_node(struct exec_record* rec, size_t* capacity, void* node) {
+    if (rec->node_count == *capacity) {
+        const size_t grown_capacity = *capacity ? *capacity * 2 : 16;
+        void** grown = realloc(rec->nodes, grown_capacity * sizeof(void*));
+        if (grown == NULL) return -1;
+        rec->nodes = grown;
+        *capacity = grown_capacity;
+    }
+    rec->nodes[rec->node_count++] = node;
+    return 0;
+}
+
 /* Appends the kernel nodes of `graph` (and of its child graphs) to `rec`; says why some cannot be reached. */
-static void collect_nodes(struct exec_record* rec, void* graph, int depth) {
+static void collect_nodes(struct exec_record* rec, size_t* capacity, void* graph, int depth) {
     size_t count = 0;
     if (depth > MAX_CHILD_DEPTH || g_cu.get_nodes(graph, NULL, &count) != 0) {
         rec->unfollowable = NODES_UNREADABLE;
         return;
     }
     if (count == 0) return;
-    void** nodes = calloc(count, sizeof(void*));
-    void** grown = realloc(rec->nodes, (rec->node_count + count) * sizeof(void*));
-    if (nodes == NULL || grown == NULL || g_cu.get_nodes(graph, nodes, &count) != 0) {
+    void** nodes = calloc(count, sizeof(void*)); /* this level's own list: children append to rec->nodes */
+    if (nodes == NULL || g_cu.get_nodes(graph, nodes, &count) != 0) {
         free(nodes);
-        if (grown != NULL) rec->nodes = grown;
         rec->unfollowable = NODES_UNREADABLE;
         return;
     }
-    rec->nodes = grown;
     for (size_t i = 0; i < count; ++i) {
         int type = -1;
         void* child = NULL;
         if (g_cu.node_type(nodes[i], &type) != 0) {
             rec->unfollowable = NODES_UNREADABLE;
         } else if (type == NODE_TYPE_KERNEL) {
-            rec->nodes[rec->node_count++] = nodes[i];
+            if (push_node(rec, capacity, nodes[i]) != 0) rec->unfollowable = NODES_UNREADABLE;
         } else if (type == NODE_TYPE_GRAPH) {
-            if (g_cu.child_graph(nodes[i], &child) == 0) collect_nodes(rec, child, depth + 1);
+            if (g_cu.child_graph(nodes[i], &child) == 0) collect_nodes(rec, capacity, child, depth + 1);
             else rec->unfollowable = NODES_UNREADABLE;
         } else if (type == NODE_TYPE_CONDITIONAL && rec->unfollowable == FOLLOWED) {
             rec->unfollowable = CONDITIONAL_BODIES; /* the driver offers no way to read a body graph back */
@@ -254,6 +197,17 @@ static void adopt_generation(uint64_t generation) {
     __atomic_store_n(&g_synced_seq, 1u, __ATOMIC_RELAXED);
 }
 
+/* Forgets an exec (destroyed, or its address reused by the driver) and releases its graph: a graph the
+ * application destroyed while this exec lived is destroyed with its last exec. */
+static void drop_exec(struct exec_record* rec) {
+    struct graph_record* graph_rec = rec->graph != NULL ? gpupart_table_find(&g_graphs, rec->graph) : NULL;
+    forget_exec(rec);
+    if (graph_rec == NULL || --graph_rec->live_execs > 0) return;
+    gpupart_table_remove(&g_graphs, graph_rec->graph);
+    if (graph_rec->held) g_cu.graph_destroy(graph_rec->graph); /* the application's destroy, deferred */
+    free(graph_rec);
+}
+
 static void on_instantiated(struct gpupart_slot_file* slot, int cbid, void* const* params) {
     void* const* exec_out = (void* const*)params[0];
     void* graph = params[1];
@@ -262,11 +216,15 @@ static void on_instantiated(struct gpupart_slot_file* slot, int cbid, void* cons
     if (cbid == CB_INSTANTIATE_WITH_FLAGS) flags = (uint64_t)(uintptr_t)params[2];
     if ((cbid == CB_INSTANTIATE_WITH_PARAMS || cbid == CB_INSTANTIATE_WITH_PARAMS_PTSZ) && params[2] != NULL)
         flags = *(const uint64_t*)params[2]; /* CUDA_GRAPH_INSTANTIATE_PARAMS starts with its flags */
+    /* An exec the shim still knows at this address was destroyed unseen: forget it first, so that the graph
+     * record looked up next is not one that forgetting it frees. */
+    struct exec_record* previous = gpupart_table_remove(&g_execs, *exec_out);
+    if (previous != NULL) drop_exec(previous);
     struct exec_record* rec = calloc(1, sizeof *rec);
-    struct graph_record* graph_rec = table_find(&g_graphs, graph);
+    struct graph_record* graph_rec = gpupart_table_find(&g_graphs, graph);
     if (graph_rec == NULL && (graph_rec = calloc(1, sizeof *graph_rec)) != NULL) {
         graph_rec->graph = graph;
-        if (table_put(&g_graphs, graph, graph_rec) != 0) {
+        if (gpupart_table_put(&g_graphs, graph, graph_rec) != 0) {
             free(graph_rec);
             graph_rec = NULL;
         }
@@ -283,35 +241,29 @@ static void on_instantiated(struct gpupart_slot_file* slot, int cbid, void* cons
     rec->graph = graph;
     rec->generation = g_latest_generation; /* its upload is still to come; a newer mask then gets it anyway */
     rec->device_launch = (flags & INSTANTIATE_FLAG_DEVICE_LAUNCH) != 0;
-    collect_nodes(rec, graph, 0);
+    size_t capacity = 0;
+    collect_nodes(rec, &capacity, graph, 0);
     if (rec->unfollowable != FOLLOWED) ++g_unfollowable;
     if (rec->device_launch) ++g_device_launch;
-    struct exec_record* previous = table_remove(&g_execs, rec->exec); /* an address the driver reused */
-    if (previous != NULL) forget_exec(previous);
-    if (table_put(&g_execs, rec->exec, rec) != 0) {
+    ++g_current; /* dated with the newest generation: counted before anything may forget it */
+    if (gpupart_table_put(&g_execs, rec->exec, rec) != 0) {
+        rec->graph = NULL; /* its graph record does not count it */
         forget_exec(rec);
         gpupart_add64(&slot->counters.errors, 1);
         return;
     }
     ++graph_rec->live_execs;
-    ++g_current;
 }
 
 static void on_exec_destroy(void* exec) {
-    struct exec_record* rec = table_remove(&g_execs, exec);
-    if (rec == NULL) return;
-    struct graph_record* graph_rec = table_find(&g_graphs, rec->graph);
-    forget_exec(rec);
-    if (graph_rec == NULL || --graph_rec->live_execs > 0) return;
-    table_remove(&g_graphs, graph_rec->graph);
-    if (graph_rec->held) g_cu.graph_destroy(graph_rec->graph); /* the application's destroy, deferred */
-    free(graph_rec);
+    struct exec_record* rec = gpupart_table_remove(&g_execs, exec);
+    if (rec != NULL) drop_exec(rec);
 }
 
 /* The application destroys a graph: if execs made from it live on, their node handles must stay valid,
  * so the driver gets an empty graph of ours to destroy instead. */
 static void on_graph_destroy(void** graph_argument) {
-    struct graph_record* graph_rec = table_find(&g_graphs, *graph_argument);
+    struct graph_record* graph_rec = gpupart_table_find(&g_graphs, *graph_argument);
     if (graph_rec == NULL || graph_rec->held) return;
     void* stand_in = NULL;
     if (graph_rec->live_execs > 0 && g_cu.graph_create(&stand_in, 0) == 0 && stand_in != NULL) {
@@ -324,9 +276,10 @@ static void on_graph_destroy(void** graph_argument) {
         if (g_execs.keys[i] != NULL && rec->graph == graph_rec->graph) {
             set_unfollowable(rec, GRAPH_LOST);
             rec->node_count = 0;
+            rec->graph = NULL; /* the driver may reuse the address for another graph */
         }
     }
-    table_remove(&g_graphs, graph_rec->graph);
+    gpupart_table_remove(&g_graphs, graph_rec->graph);
     free(graph_rec);
 }
 
@@ -335,10 +288,10 @@ static void on_launch_slow(struct gpupart_slot_file* slot, void* exec) {
     struct gpupart_control control;
     if (gpupart_control_read(&slot->control, &control, 4) != 0) return; /* a write is in progress: next time */
     if (control.generation != g_latest_generation) adopt_generation(control.generation);
-    struct exec_record* rec = table_find(&g_execs, exec);
+    struct exec_record* rec = gpupart_table_find(&g_execs, exec);
     if (rec == NULL && (rec = calloc(1, sizeof *rec)) != NULL) { /* instantiated where the shim could not see */
         rec->exec = exec;
-        if (table_put(&g_execs, exec, rec) != 0) {
+        if (gpupart_table_put(&g_execs, exec, rec) != 0) {
             free(rec);
             rec = NULL;
         } else {
