@@ -9,6 +9,10 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "controller/profile_apply.hpp"
 #include "findings_panel.hpp"
 #include "floorplan_view.hpp"
@@ -19,6 +23,7 @@
 #include "process_table_model.hpp"
 #include "process_table_view.hpp"
 #include "registry/registry.hpp"
+#include "registry/registry_seqlock.h"
 #include "snapshot/snapshot_file.hpp"
 
 using namespace gpupart;
@@ -108,6 +113,45 @@ private slots:
         QVERIFY(row != nullptr);
         QVERIFY(row->launches_per_second.has_value());
         QVERIFY(*row->launches_per_second > 0);
+    }
+
+    // The shim publishes graph counts; a demo worker has no graphs, so the test writes the counts a shim
+    // would into the worker's real slot and looks at the process table's shim column and tooltip.
+    void graphExecsThatLagOrCannotFollowAreShown() {
+        const int llm = pid_of(*session_, "llm-serving");
+        std::string path;
+        for (const RegistryEntry& entry : Registry(Registry::default_directory()).list())
+            if (entry.record && entry.record->pid == llm) path = entry.path;
+        QVERIFY(!path.empty());
+        const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+        QVERIFY(fd >= 0);
+        void* memory = ::mmap(nullptr, GPUPART_SLOT_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        ::close(fd);
+        QVERIFY(memory != MAP_FAILED);
+        auto* slot = static_cast<gpupart_slot_file*>(memory);
+        const auto publish = [&](std::uint64_t execs, std::uint64_t current, std::uint64_t unfollowable) {
+            gpupart_store64(&slot->counters.graph_tracking, GPUPART_GRAPHS_FOLLOWED);
+            gpupart_store64(&slot->counters.graph_generation, gpupart_load64(&slot->control.generation));
+            gpupart_store64(&slot->counters.graph_execs, execs);
+            gpupart_store64(&slot->counters.graph_current, current);
+            gpupart_store64(&slot->counters.graph_unfollowable, unfollowable);
+            session_->refresh();
+            return window_->processModel()->rowForPid(llm);
+        };
+        const ProcessRow* row = publish(3, 2, 0);
+        QVERIFY(row != nullptr);
+        QVERIFY2(row->shim.endsWith(" · 1 graph(s) at next launch"), qPrintable(row->shim));
+        QVERIFY(!row->shim_problem);
+        QVERIFY2(row->shim_detail.contains("3 CUDA graph execs: 2 carry the current mask, 1 an older one"), qPrintable(row->shim_detail));
+        row = publish(3, 3, 1);
+        QVERIFY2(row->shim.endsWith(" · 1 graph(s) cannot follow"), qPrintable(row->shim));
+        QVERIFY(row->shim_problem);
+        window_->raiseDock("dock-processes");
+        QTest::qWait(50);
+        save_screenshot(window_.get(), "gui-process-graphs.png");
+        row = publish(0, 0, 0);
+        QCOMPARE(row->shim, QString("active"));
+        ::munmap(memory, GPUPART_SLOT_FILE_SIZE);
     }
 
     void draggingAGpcOntoAProcessGivesItThoseTpcs() {
