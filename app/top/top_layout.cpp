@@ -39,15 +39,21 @@ int draw_header(Screen& screen, const TopData& data, const UiState& ui, bool wid
                                                    : fmt::format(" · GPU {}: ", gpu.index), {Role::normal});
     c = screen.put(0, c, gpu_display_name(gpu), {Role::value, true});
     if (gpu.architecture.known()) c = screen.put(0, c, " " + *gpu.architecture.value, {Role::normal});
+    // The clock keeps its place at the right: what comes before it is clipped with "…" a space short of it.
+    const int clock_column = screen.width() - static_cast<int>(data.clock.size());
+    const auto put_before_clock = [&](const std::string& text, Style style) {
+        const int room = clock_column - 1 - c;
+        if (room > 0) c = screen.put(0, c, fit(text, room), style);
+    };
     if (gpu.uuid.known())
-        c = screen.put(0, c, " · " + *gpu.uuid.value, {Role::dim});
+        put_before_clock(" · " + *gpu.uuid.value, {Role::dim});
     else
-        c = screen.put(0, c, " · recording " + data.source.origin, {Role::label});
+        put_before_clock(" · recording " + data.source.origin, {Role::label});
     if (wide) {
-        if (gpu.driver_version.known()) c = screen.put(0, c, " · driver " + *gpu.driver_version.value, {Role::dim});
-        if (gpu.pci_bus_id.known()) screen.put(0, c, " · PCI " + *gpu.pci_bus_id.value, {Role::dim});
+        if (gpu.driver_version.known()) put_before_clock(" · driver " + *gpu.driver_version.value, {Role::dim});
+        if (gpu.pci_bus_id.known()) put_before_clock(" · PCI " + *gpu.pci_bus_id.value, {Role::dim});
     }
-    screen.put(0, screen.width() - static_cast<int>(data.clock.size()), data.clock, {Role::dim});
+    screen.put(0, clock_column, data.clock, {Role::dim});
 
     // The second line: parts in order of importance, each only if it fits whole.
     const TpcMask real = real_tpcs(gpu);

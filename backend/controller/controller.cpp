@@ -13,15 +13,6 @@
 #include "model/user_error.hpp"
 
 namespace gpupart {
-namespace {
-
-
-Finding refusal(std::string id, std::string rule, std::string message) {
-    return {Severity::error, std::move(rule), std::move(message), std::move(id)};
-}
-
-}  // namespace
-
 TpcMask place_tpcs_spread(const Gpu& gpu, int count, const TpcMask& available) {
     const TpcMask usable = available & real_tpcs(gpu);
     if (count <= 0) throw UserError("a TPC count must be at least 1");
@@ -113,6 +104,15 @@ Plan Controller::plan_set(const std::vector<SetRequest>& requests, const std::st
     }
     auto findings = check_plan(state_, plan.changes);
     plan.findings.insert(plan.findings.end(), findings.begin(), findings.end());
+    return plan;
+}
+
+Plan Controller::plan_masks_refusing(const std::vector<MaskRequest>& requests, std::vector<Finding> refusals,
+                                     const std::string& action) const {
+    Plan plan;
+    plan.action = action;
+    if (!requests.empty()) plan = plan_masks(requests, action);
+    plan.findings.insert(plan.findings.begin(), refusals.begin(), refusals.end());
     return plan;
 }
 

@@ -50,6 +50,10 @@ public:
 
     Plan plan_set(const std::vector<SetRequest>& requests, const std::string& action) const;
     Plan plan_masks(const std::vector<MaskRequest>& requests, const std::string& action) const;
+    // plan_masks with `refusals` (found by the caller's own planning) in front; with no request left, a
+    // plan that carries only them.
+    Plan plan_masks_refusing(const std::vector<MaskRequest>& requests, std::vector<Finding> refusals,
+                             const std::string& action) const;
     Plan plan_undo() const;  // reverts the newest change in the journal that is not undone yet
     // Applies a plan that has no error finding; refuses (UserError) otherwise. A process that changed
     // since the plan was made is not overwritten: the whole plan is rolled back and refused.

@@ -15,6 +15,10 @@ std::string_view to_string(Severity severity) {
     return "note";
 }
 
+Finding refusal(std::string id, std::string rule, std::string message) {
+    return {Severity::error, std::move(rule), std::move(message), std::move(id)};
+}
+
 bool has_error(const std::vector<Finding>& findings) {
     return std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == Severity::error; });
 }

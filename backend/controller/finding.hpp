@@ -21,6 +21,8 @@ struct Finding {
 };
 
 bool has_error(const std::vector<Finding>& findings);
+// An error finding: what refuses a plan.
+Finding refusal(std::string id, std::string rule, std::string message);
 std::string finding_line(const Finding& finding);  // "warning: ... [seed 003 R4]"
 nlohmann::ordered_json findings_json(const std::vector<Finding>& findings);
 

@@ -5,14 +5,6 @@
 #include "model/gpu_queries.hpp"
 
 namespace gpupart {
-namespace {
-
-Finding refusal(std::string id, std::string message) {
-    return {Severity::error, "controller", std::move(message), std::move(id)};
-}
-
-}  // namespace
-
 Plan plan_give(const Controller& controller, std::optional<int> receiver, const TpcMask& tpcs) {
     const SystemState& state = controller.state();
     const TpcMask real = real_tpcs(state.gpu);
@@ -22,7 +14,7 @@ Plan plan_give(const Controller& controller, std::optional<int> receiver, const 
     std::vector<MaskRequest> requests;
     std::vector<Finding> refusals;
     if (moved.empty()) {
-        refusals.push_back(refusal("no-real-tpc", fmt::format("nothing to {}: TPCs {} are holes, not real TPCs (HARDWARE.md "
+        refusals.push_back(refusal("no-real-tpc", "controller", fmt::format("nothing to {}: TPCs {} are holes, not real TPCs (HARDWARE.md "
                                                              "section 3)", receiver ? "give" : "release", what)));
     } else {
         if (receiver) {
@@ -36,7 +28,7 @@ Plan plan_give(const Controller& controller, std::optional<int> receiver, const 
             if ((holder.mask & moved).empty()) continue;
             const TpcMask left = holder.mask & ~moved;
             if ((left & real).empty())
-                refusals.push_back(refusal("last-tpcs", fmt::format("process {} ({}) holds only TPCs being {}: it would "
+                refusals.push_back(refusal("last-tpcs", "controller", fmt::format("process {} ({}) holds only TPCs being {}: it would "
                                                                    "keep none; give it other TPCs first",
                                                                    holder.pid, holder.command.substr(0, 40),
                                                                    receiver ? "given away" : "released")));
@@ -44,9 +36,9 @@ Plan plan_give(const Controller& controller, std::optional<int> receiver, const 
                 requests.push_back({holder.pid, left});
         }
     }
-    Plan plan = requests.empty() ? Plan{action, {}, {}, std::nullopt} : controller.plan_masks(requests, action);
-    plan.findings.insert(plan.findings.begin(), refusals.begin(), refusals.end());
-    if (!receiver && requests.empty() && refusals.empty())
+    const bool nothing = requests.empty() && refusals.empty();
+    Plan plan = controller.plan_masks_refusing(requests, std::move(refusals), action);
+    if (!receiver && nothing)
         plan.findings.push_back({Severity::info, "controller",
                                  fmt::format("TPCs {} are already free: nothing to change", what), "no-change"});
     return plan;

@@ -10,10 +10,6 @@
 namespace gpupart {
 namespace {
 
-Finding refusal(std::string id, std::string message) {
-    return {Severity::error, "controller", std::move(message), std::move(id)};
-}
-
 // The TPCs of one GPC, or of no known GPC (group index -1): the units partitions are packed into.
 struct Group {
     int gpc = -1;
@@ -27,15 +23,16 @@ std::vector<Group> groups_of(const Gpu& gpu) {
     return groups;
 }
 
-// Plans `requests` (exact masks) with `refusals` in front; a plan with nothing left to plan carries only
-// its refusals.
-Plan combine(const Controller& controller, const std::vector<MaskRequest>& requests, std::vector<Finding> refusals,
-             const std::string& action) {
-    Plan plan;
-    plan.action = action;
-    if (!requests.empty()) plan = controller.plan_masks(requests, action);
-    plan.findings.insert(plan.findings.begin(), refusals.begin(), refusals.end());
-    return plan;
+// The live partitioned process `pid`, or nullptr with the refusal that says why not (`unpartitioned_advice`
+// ends the sentence for a process that has no partition).
+const ProcessState* partitioned_process(const SystemState& state, int pid, const char* unpartitioned_advice,
+                                        std::vector<Finding>& refusals) {
+    const ProcessState* process = find_process(state, pid);
+    if (process == nullptr)
+        refusals.push_back(refusal("no-such-process", "controller", fmt::format("process {} is not a live partitioned process", pid)));
+    else if (!process->partitioned)
+        refusals.push_back(refusal("unpartitioned", "controller", fmt::format("process {} is not partitioned: {}", pid, unpartitioned_advice)));
+    return process != nullptr && process->partitioned ? process : nullptr;
 }
 
 std::string pid_list(const std::vector<int>& pids) { return fmt::format("{}", fmt::join(pids, ",")); }
@@ -86,22 +83,19 @@ Plan plan_grow(const Controller& controller, const std::vector<int>& pids) {
     std::vector<MaskRequest> requests;
     std::vector<Finding> refusals;
     for (int pid : pids) {
-        const ProcessState* process = find_process(state, pid);
-        if (process == nullptr) {
-            refusals.push_back(refusal("no-such-process", fmt::format("process {} is not a live partitioned process", pid)));
-        } else if (!process->partitioned) {
-            refusals.push_back(refusal("unpartitioned", fmt::format("process {} is not partitioned: it may already run on every TPC", pid)));
-        } else if (const auto bit = tpc_to_add(state.gpu, process->mask, free)) {
+        const ProcessState* process = partitioned_process(state, pid, "it may already run on every TPC", refusals);
+        if (process == nullptr) continue;
+        if (const auto bit = tpc_to_add(state.gpu, process->mask, free)) {
             TpcMask after = process->mask;
             after.set(*bit);
             free.set(*bit, false);  // two processes grown at once never get the same TPC
             requests.push_back({pid, after});
         } else {
-            refusals.push_back(refusal("no-free-tpc", fmt::format("no free TPC for process {}: every TPC is given to a process "
+            refusals.push_back(refusal("no-free-tpc", "controller", fmt::format("no free TPC for process {}: every TPC is given to a process "
                                                                   "(mark TPCs in the floorplan to move them)", pid)));
         }
     }
-    return combine(controller, requests, std::move(refusals), fmt::format("grow {} by 1 TPC", pid_list(pids)));
+    return controller.plan_masks_refusing(requests, std::move(refusals), fmt::format("grow {} by 1 TPC", pid_list(pids)));
 }
 
 Plan plan_shrink(const Controller& controller, const std::vector<int>& pids) {
@@ -109,20 +103,17 @@ Plan plan_shrink(const Controller& controller, const std::vector<int>& pids) {
     std::vector<MaskRequest> requests;
     std::vector<Finding> refusals;
     for (int pid : pids) {
-        const ProcessState* process = find_process(state, pid);
-        if (process == nullptr) {
-            refusals.push_back(refusal("no-such-process", fmt::format("process {} is not a live partitioned process", pid)));
-        } else if (!process->partitioned) {
-            refusals.push_back(refusal("unpartitioned", fmt::format("process {} is not partitioned: give it TPCs first", pid)));
-        } else if (const auto bit = tpc_to_remove(state.gpu, process->mask)) {
+        const ProcessState* process = partitioned_process(state, pid, "give it TPCs first", refusals);
+        if (process == nullptr) continue;
+        if (const auto bit = tpc_to_remove(state.gpu, process->mask)) {
             TpcMask after = process->mask & real_tpcs(state.gpu);
             after.set(*bit, false);
             requests.push_back({pid, after});
         } else {
-            refusals.push_back(refusal("last-tpc", fmt::format("process {} has one TPC left: a partition needs at least one", pid)));
+            refusals.push_back(refusal("last-tpc", "controller", fmt::format("process {} has one TPC left: a partition needs at least one", pid)));
         }
     }
-    return combine(controller, requests, std::move(refusals), fmt::format("shrink {} by 1 TPC", pid_list(pids)));
+    return controller.plan_masks_refusing(requests, std::move(refusals), fmt::format("shrink {} by 1 TPC", pid_list(pids)));
 }
 
 }  // namespace gpupart

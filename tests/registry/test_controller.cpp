@@ -13,6 +13,7 @@
 #include "controller/profile_apply.hpp"
 #include "registry/registry_slot.h"
 #include "model/user_error.hpp"
+#include "controller_test_fixture.hpp"
 #include "registry_test_support.hpp"
 #include "snapshot/snapshot_file.hpp"
 
@@ -22,20 +23,9 @@ using gpupart::test::TempRegistry;
 
 namespace {
 
-const Gpu& h200() {
-    static const Snapshot snapshot = load_snapshot("builtin:h200");
-    return snapshot.gpus.at(0);
-}
+const Gpu& h200() { return gpupart::test::builtin_h200(); }
 
-struct ControllerTest : ::testing::Test {
-    TempRegistry registry_dir;
-    std::string journal_path = registry_dir.dir + "/history.jsonl";
-    Controller make() const { return Controller(Registry(registry_dir.dir), h200(), Journal(journal_path)); }
-    std::string mask_of(int pid) const {
-        const auto record = Registry(registry_dir.dir).find_live(pid);
-        return record.control && record.control->has_mask ? record.control->allowed.to_list() : "all";
-    }
-};
+struct ControllerTest : gpupart::test::ControllerFixture {};
 
 TpcMask real_tpcs_for_test() { return TpcMask::range(0, 127); }
 

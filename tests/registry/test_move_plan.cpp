@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "controller/move_plan.hpp"
+#include "controller_test_fixture.hpp"
 #include "registry_test_support.hpp"
 #include "snapshot/snapshot_file.hpp"
 #include "top/top_session.hpp"
@@ -16,20 +17,7 @@ using gpupart::test::TempRegistry;
 
 namespace {
 
-const Gpu& h200() {
-    static const Snapshot snapshot = load_snapshot("builtin:h200");
-    return snapshot.gpus.at(0);
-}
-
-struct MovePlanTest : ::testing::Test {
-    TempRegistry registry_dir;
-    std::string journal_path = registry_dir.dir + "/history.jsonl";
-    Controller make() const { return Controller(Registry(registry_dir.dir), h200(), Journal(journal_path)); }
-    std::string mask_of(int pid) const {
-        const auto record = Registry(registry_dir.dir).find_live(pid);
-        return record.control && record.control->has_mask ? record.control->allowed.to_list() : "all";
-    }
-};
+struct MovePlanTest : gpupart::test::ControllerFixture {};
 
 bool has_finding(const Plan& plan, const std::string& id) {
     for (const Finding& f : plan.findings)

@@ -85,6 +85,16 @@ TEST(TopLayout, At80x24EverySectionIsThere) {
     EXPECT_TRUE(screen.row_text(23).starts_with("F1Help F2Setup F3Search F4Filter F6SortBy F9Action F10Quit"));
 }
 
+TEST(TopLayout, ALongGpuUuidIsClippedBeforeTheClock) {
+    TopData data = frame_data(demo_processes());
+    data.gpu.uuid = known_fact(std::string("GPU-3ecd459c-0b85-7601-6d1e-4c1b2a3f5e6d"), Provenance{Source::recorded, "test"});
+    const Screen screen = layout_top(data, UiState{}, 80, 24);
+    const std::string header = screen.row_text(0);
+    SCOPED_TRACE(header);
+    EXPECT_TRUE(header.ends_with("… 12:00:00"));  // the uuid ends in "…" and a space keeps it off the clock
+    EXPECT_TRUE(header.starts_with("gpupart top · GPU 0: NVIDIA H200 Hopper · GPU-3ecd459c"));
+}
+
 TEST(TopLayout, At120x40TheFloorplanShowsSmIdsAndTheTableItsMasks) {
     const TopData data = frame_data(demo_processes());
     const Screen screen = layout_top(data, UiState{}, 120, 40);
