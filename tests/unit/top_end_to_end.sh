@@ -29,9 +29,10 @@ trap cleanup EXIT
 
 screen=$work/screen.txt
 capture() { tmx capture-pane -p -t top > "$screen"; }
-# wait_for TEXT: until the screen shows TEXT (5 s at most); the screen is left in $screen.
+# wait_for TEXT: until the screen shows TEXT (20 s at most: sanitizer builds on a loaded machine are slow);
+# the screen is left in $screen.
 wait_for() {
-    for _ in $(seq 1 50); do
+    for _ in $(seq 1 200); do
         capture
         grep -qF -- "$1" "$screen" && return 0
         sleep 0.1
@@ -52,7 +53,7 @@ for vendor in /sys/bus/pci/devices/*/vendor; do grep -q 0x10de "$vendor" 2> /dev
 [ "$gpu_here" = yes ] && snapshot=(--snapshot builtin:h200)
 
 "$gpupart" demo start --seconds 120 > /dev/null
-for _ in $(seq 1 50); do [ "$(ls "$GPUPART_REGISTRY_DIR"/*.slot 2> /dev/null | wc -l)" -eq 3 ] && break; sleep 0.05; done
+for _ in $(seq 1 200); do [ "$(ls "$GPUPART_REGISTRY_DIR"/*.slot 2> /dev/null | wc -l)" -eq 3 ] && break; sleep 0.05; done
 "$gpupart" list > "$work/list.txt"
 llm=$(awk '/llm-serving/{print $1}' "$work/list.txt")
 vision=$(awk '/vision/{print $1}' "$work/list.txt")
