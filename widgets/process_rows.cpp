@@ -59,7 +59,7 @@ void describe_shim(const SlotRecord& record, ProcessRow& row) {
     const GraphStatus graphs = graph_status(record);
     if (const std::string sentence = graph_sentence(graphs); !sentence.empty())
         row.shim_detail += "\n" + QString::fromStdString(sentence);
-    const bool not_followed = graphs.tracking == GPUPART_GRAPHS_UNAVAILABLE || graphs.tracking == GPUPART_GRAPHS_LAYOUT_UNKNOWN;
+    const bool not_followed = graphs_not_followed(graphs);
     if (not_followed || graphs.unfollowable > 0) {
         row.shim += not_followed ? " · graphs not followed" : QString(" · %1 graph(s) cannot follow").arg(graphs.unfollowable);
         row.shim_problem = true;

@@ -136,8 +136,7 @@ Command add_list_command(CLI::App& app) {
                 for (const auto& entry : entries)
                     if (entry.record && entry.liveness == Liveness::alive) {
                         const GraphStatus g = graph_status(*entry.record);
-                        if (g.older > 0 || g.unfollowable > 0 || g.tracking == GPUPART_GRAPHS_UNAVAILABLE ||
-                            g.tracking == GPUPART_GRAPHS_LAYOUT_UNKNOWN)
+                        if (g.older > 0 || g.unfollowable > 0 || graphs_not_followed(g))
                             fmt::print("  process {}: {}\n", entry.record->pid, graph_sentence(g));
                     }
                 return 0;

@@ -10,9 +10,6 @@
 namespace gpupart {
 namespace {
 
-Finding error(std::string id, std::string rule, std::string message) {
-    return {Severity::error, std::move(rule), std::move(message), std::move(id)};
-}
 Finding warning(std::string id, std::string rule, std::string message) {
     return {Severity::warning, std::move(rule), std::move(message), std::move(id)};
 }
@@ -29,7 +26,7 @@ std::string who(int pid) { return pid == 0 ? std::string("the new process") : fm
 // at its first launch after the change, except those it cannot reach, which are warned about by name.
 void append_graph_change(std::vector<Finding>& findings, const ProcessState& process) {
     const GraphStatus& g = process.graphs;
-    if (g.tracking == GPUPART_GRAPHS_UNAVAILABLE || g.tracking == GPUPART_GRAPHS_LAYOUT_UNKNOWN) {
+    if (graphs_not_followed(g)) {
         findings.push_back(warning("graphs-keep-mask", "HARDWARE.md section 1",
                                    fmt::format("process {}: {}", process.pid, graph_sentence(g))));
         return;
@@ -65,11 +62,11 @@ std::vector<Finding> check_change(const SystemState& state, const PlannedChange&
     std::vector<Finding> findings;
     const TpcMask real = real_tpcs(state.gpu);
     if (change.after_partitioned && (change.after & real).empty())
-        findings.push_back(error("no-real-tpc", "HARDWARE.md section 3",
+        findings.push_back(refusal("no-real-tpc", "HARDWARE.md section 3",
                                  fmt::format("{}: mask {} has no real TPC (holes do not count): its kernels would "
                                              "never run", who(change.pid), change.after.empty() ? "(empty)" : change.after.to_list())));
     if (!state.caller_admin && state.caller_uid != change.uid)
-        findings.push_back(error("permission", "registry permissions",
+        findings.push_back(refusal("permission", "registry permissions",
                                  fmt::format("process {} belongs to {}: only its owner, root or members of group gpupart "
                                              "may change it", change.pid, user_name(change.uid))));
     if (change.before_partitioned == change.after_partitioned && change.before == change.after)
@@ -114,7 +111,7 @@ std::vector<Finding> check_result(const SystemState& after) {
     }
     for (const auto& process : processes) {
         const GraphStatus& g = process.graphs;
-        if (g.tracking == GPUPART_GRAPHS_UNAVAILABLE || g.tracking == GPUPART_GRAPHS_LAYOUT_UNKNOWN || g.unfollowable > 0)
+        if (graphs_not_followed(g) || g.unfollowable > 0)
             findings.push_back(warning("graphs-keep-mask", "docs/cuda-graphs.md",
                                        fmt::format("{}: {}", who(process.pid), graph_sentence(g))));
         else if (g.older > 0)

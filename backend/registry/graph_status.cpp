@@ -32,15 +32,16 @@ std::string_view to_string(gpupart_graph_tracking tracking) {
     return "layout unknown";
 }
 
-namespace {
-bool not_followed(const GraphStatus& g) {
+bool graphs_not_followed(const GraphStatus& g) {
     return g.tracking == GPUPART_GRAPHS_UNAVAILABLE || g.tracking == GPUPART_GRAPHS_LAYOUT_UNKNOWN;
 }
+
+namespace {
 std::string execs_word(std::uint64_t n) { return n == 1 ? "exec" : "execs"; }
 }  // namespace
 
 std::string graph_cell(const GraphStatus& g) {
-    if (not_followed(g)) return "not followed";
+    if (graphs_not_followed(g)) return "not followed";
     if (g.execs == 0) return "-";
     std::string cell = fmt::format("{}", g.execs);
     if (g.older > 0) cell += fmt::format(", {} older", g.older);
@@ -49,7 +50,7 @@ std::string graph_cell(const GraphStatus& g) {
 }
 
 std::string graph_sentence(const GraphStatus& g) {
-    if (not_followed(g))
+    if (graphs_not_followed(g))
         return fmt::format("CUDA graphs are not followed ({}): graph kernels keep the mask of their upload",
                            g.tracking == GPUPART_GRAPHS_UNAVAILABLE ? "the driver refused the graph-call callbacks"
                                                                     : "the driver's callback record is not the one gpupart knows");

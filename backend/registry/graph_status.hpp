@@ -24,6 +24,9 @@ struct GraphStatus {
 // launched since), every exec carries the older mask.
 GraphStatus graph_status(const SlotRecord& record);
 
+// The shim cannot follow this process's graphs at all (the driver refused, or its record is unknown).
+bool graphs_not_followed(const GraphStatus& graphs);
+
 // "followed", "not yet", "unavailable" or "layout unknown".
 std::string_view to_string(gpupart_graph_tracking tracking);
 
