@@ -322,7 +322,6 @@ static void on_launch_slow(struct gpupart_slot_file* slot, void* exec) {
     /* Synced when every exec either carries the newest mask or was tried at it: until the next change,
      * launches skip all of this. Execs not launched since the change keep launches on this path. */
     if (g_current + g_failed_at_latest >= g_execs.size) __atomic_store_n(&g_synced_seq, control.seq, __ATOMIC_RELEASE);
-    publish(slot);
 }
 
 static int record_usable(const unsigned char* record) {
@@ -360,7 +359,8 @@ void gpupart_graphs_on_api(struct gpupart_slot_file* slot, int cbid, const void*
     else if (instantiate) on_instantiated(slot, cbid, params);
     else if (cbid == CB_EXEC_DESTROY) on_exec_destroy(params[0]);
     else if (cbid == CB_GRAPH_DESTROY) on_graph_destroy((void**)params);
-    if (!launch) __atomic_store_n(&g_synced_seq, 1u, __ATOMIC_RELEASE); /* counts changed: the next launch looks */
+    /* A new exec carries the newest generation (on_instantiated adopts a newer one, which resets the sync)
+     * and a destroyed one leaves nothing stale, so neither sends later launches down the slow path. */
     publish(slot);
     pthread_mutex_unlock(&g_lock);
     t_in_shim = 0;
