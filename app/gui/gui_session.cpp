@@ -80,7 +80,7 @@ GuiSession::GuiSession(const SessionOptions& options, QObject* parent) : QObject
             ::usleep(10000);
         }
     }
-    refresh();
+    sample();  // at start an error ends the program with its message, as any other start-up error
 }
 
 GuiSession::~GuiSession() {
@@ -88,7 +88,8 @@ GuiSession::~GuiSession() {
     if (!demo_dir_.empty()) {
         for (int attempt = 0; attempt < 100; ++attempt) {  // the workers unlink their slots as they exit
             bool any = false;
-            for (const auto& entry : std::filesystem::directory_iterator(demo_dir_))
+            std::error_code error;  // a destructor must not throw
+            for (const auto& entry : std::filesystem::directory_iterator(demo_dir_, error))
                 any = any || entry.path().extension() == ".slot";
             if (!any) break;
             ::usleep(10000);
@@ -124,7 +125,7 @@ QString GuiSession::title() const {
     return title;
 }
 
-void GuiSession::refresh() {
+void GuiSession::sample() {
     controller_->refresh();
     const Registry registry(Registry::default_directory());
     rows_ = widgets::process_rows(controller_->state(), registry.list(), launch_history_, monotonic_seconds());
@@ -132,6 +133,17 @@ void GuiSession::refresh() {
     std::set<std::pair<int, std::uint64_t>> live;
     for (const ProcessState& process : controller_->state().processes) live.insert({process.pid, process.start_time});
     widgets::forget_owner_colors_except(live);
+}
+
+void GuiSession::refresh() {
+    // A timer slot must not throw: Qt would end the program. A failed sample (the registry directory
+    // removed, a file unreadable) keeps the last one on screen and says why in the status bar.
+    try {
+        sample();
+    } catch (const std::exception& error) {
+        emit refreshFailed(QString("Could not refresh, showing the last sample: %1").arg(QString::fromUtf8(error.what())));
+        return;
+    }
     emit refreshed();
 }
 

@@ -55,9 +55,11 @@ public slots:
 
 signals:
     void refreshed();
+    void refreshFailed(const QString& message);  // the last sample stays; the message says why
 
 private:
     void build_controller();
+    void sample();  // refresh's work; throws
 
     SessionOptions options_;
     ChosenSnapshot chosen_;

@@ -66,6 +66,7 @@ MainWindow::MainWindow(GuiSession& session, QWidget* parent) : QMainWindow(paren
     timer_ = new QTimer(this);
     connect(timer_, &QTimer::timeout, &session_, &GuiSession::refresh);
     connect(&session_, &GuiSession::refreshed, this, &MainWindow::updateViews);
+    connect(&session_, &GuiSession::refreshFailed, this, [this](const QString& message) { report(message, true); });
 
     QSettings settings;
     restoreGeometry(settings.value("window/geometry").toByteArray());

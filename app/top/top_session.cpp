@@ -11,13 +11,27 @@ namespace gpupart::top {
 TopSession::TopSession(Controller controller, Registry registry, TopSource source, Settings settings)
     : controller_(std::move(controller)), registry_(std::move(registry)), source_(std::move(source)) {
     ui_.settings = settings;
-    refresh();
+    sample();  // at start an error ends top with its message, as any other start-up error
 }
 
-void TopSession::refresh() {
+void TopSession::sample() {
     controller_.refresh();
     data_ = make_top_data(controller_.state(), registry_.list(), source_, registry_.directory(), rates_,
                           std::chrono::steady_clock::now());
+}
+
+void TopSession::refresh() {
+    // A view left running for hours must not die of one failed sample: it keeps the last one and
+    // says why on the message line until a sample succeeds again.
+    try {
+        sample();
+        if (!refresh_error_.empty() && ui_.message == refresh_error_) ui_.message.clear();  // not a later one
+        refresh_error_.clear();
+    } catch (const std::exception& error) {
+        refresh_error_ = fmt::format("could not refresh, showing the last sample: {}", error.what());
+        ui_.message = refresh_error_;
+        ui_.message_is_error = true;
+    }
 }
 
 Screen TopSession::frame(int width, int height) {

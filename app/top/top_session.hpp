@@ -15,7 +15,8 @@ class TopSession {
 public:
     TopSession(Controller controller, Registry registry, TopSource source, Settings settings);
 
-    void refresh();                             // a new sample of the registry and MPS
+    void refresh();                             // a new sample of the registry and MPS; a failure keeps the last
+                                                // one and shows why on the message line
     Screen frame(int width, int height);        // lays out the current sample and remembers the frame
     bool handle(const Key& key);                // false when the user quits
 
@@ -23,6 +24,7 @@ public:
     const UiState& ui() const { return ui_; }
 
 private:
+    void sample();  // refresh's work; throws
     void carry_out(const Intent& intent);
     void propose(Plan plan, std::string title);
     std::string process_name(int pid) const;
@@ -34,6 +36,7 @@ private:
     TopData data_;
     UiState ui_;
     Screen last_{0, 0};
+    std::string refresh_error_;  // what the last failed refresh put on the message line
 };
 
 }  // namespace gpupart::top

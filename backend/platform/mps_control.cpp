@@ -6,8 +6,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -20,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
+#include "platform/proc_file.hpp"
 
 extern char** environ;
 
@@ -105,8 +104,7 @@ bool mps_static_partitioning_active(const std::string& proc_root) {
     for (const auto& entry : std::filesystem::directory_iterator(proc_root, error)) {
         const std::string name = entry.path().filename().string();
         if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-        std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-        std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const std::string cmdline = read_proc_file((entry.path() / "cmdline").string()).value_or("");
         std::vector<std::string> args;
         std::size_t start = 0;
         for (std::size_t i = 0; i <= cmdline.size(); ++i)
@@ -131,8 +129,10 @@ MpsState mps_status() {
     state.pipe_directory = mps_pipe_directory();
     state.static_partitioning = mps_static_partitioning_active();
     const std::string socket = state.pipe_directory + "/control";
-    if (!std::filesystem::exists(socket)) {
-        state.detail = fmt::format("not running (no control socket {})", socket);
+    std::error_code unreadable;  // a pipe directory this user may not search reads as "not running", with why
+    if (!std::filesystem::exists(socket, unreadable)) {
+        state.detail = unreadable ? fmt::format("not known (control socket {}: {})", socket, unreadable.message())
+                                  : fmt::format("not running (no control socket {})", socket);
         return state;
     }
     CommandResult result;
@@ -170,7 +170,7 @@ std::string mps_start() {
     if (result.exit_code != 0)
         throw UserError(fmt::format("{} -d failed (exit {}): {}", kControl, result.exit_code, result.output));
     for (int i = 0; i < 50; ++i) {  // the daemon creates its socket shortly after forking
-        if (std::filesystem::exists(pipe + "/control")) break;
+        if (std::filesystem::exists(pipe + "/control", ignored)) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     const MpsState after = mps_status();

@@ -1,13 +1,11 @@
 #include "registry/process_identity.hpp"
 
-#include <fstream>
-#include <iterator>
-
 #include <pwd.h>
 #include <sys/stat.h>
 
 #include <fmt/format.h>
 
+#include "platform/proc_file.hpp"
 #include "registry/registry_slot.h"
 
 namespace gpupart {
@@ -50,15 +48,13 @@ std::string user_name(unsigned uid) {
 
 std::string process_command(int pid) {
     if (pid <= 0) return {};
-    std::ifstream cmdline(fmt::format("/proc/{}/cmdline", pid), std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+    // A process may exit between open and read: that reads as "no command", never as an exception.
+    std::string text = read_proc_file(fmt::format("/proc/{}/cmdline", pid)).value_or("");
     while (!text.empty() && text.back() == '\0') text.pop_back();
     for (char& c : text)
         if (c == '\0') c = ' ';
     if (!text.empty()) return text;
-    std::ifstream comm(fmt::format("/proc/{}/comm", pid));
-    std::getline(comm, text);
-    return text;
+    return read_first_line(fmt::format("/proc/{}/comm", pid));
 }
 
 }  // namespace gpupart

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
+#include "platform/proc_file.hpp"
 #include "sources/nvml_library.hpp"
 
 namespace gpupart {
@@ -27,10 +27,7 @@ Fact<T> ask(const nvml::Library& library, bool available, const char* call, Call
 }
 
 std::string proc_comm(unsigned pid) {
-    std::ifstream in(fmt::format("/proc/{}/comm", pid));
-    std::string name;
-    std::getline(in, name);
-    return name;
+    return read_first_line(fmt::format("/proc/{}/comm", pid));
 }
 
 void read_processes(const nvml::Library& l, nvml::Device handle, NvmlDevice& device) {
