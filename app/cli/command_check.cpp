@@ -11,11 +11,11 @@
 namespace gpupart::cli {
 
 Command add_check_command(CLI::App& app) {
-    struct Options {
+    struct CheckOptions {
         SnapshotOptions snapshot;
         bool json = false;
     };
-    auto options = std::make_shared<Options>();
+    auto options = std::make_shared<CheckOptions>();
     CLI::App* check = app.add_subcommand("check", "Show the controller's findings about the current partitions");
     check->add_flag("--json", options->json, "Machine-readable output");
     add_snapshot_options(*check, options->snapshot);

@@ -40,11 +40,11 @@ Json copy_engines_json(const ChosenSnapshot& chosen, const Gpu& gpu) {
 }  // namespace
 
 Command add_copy_engines_command(CLI::App& app) {
-    struct Options {
+    struct CopyEnginesOptions {
         SnapshotOptions snapshot;
         bool json = false;
     };
-    auto options = std::make_shared<Options>();
+    auto options = std::make_shared<CopyEnginesOptions>();
     CLI::App* command = app.add_subcommand("copy-engines", "Show the LCE -> PCE wiring and the PCEs LCEs share");
     add_snapshot_options(*command, options->snapshot);
     command->add_flag("--json", options->json, "Machine-readable output (docs/json-output.md)");

@@ -40,12 +40,12 @@ int stop_demo() {
 }  // namespace
 
 Command add_demo_command(CLI::App& app) {
-    struct Options {
+    struct DemoOptions {
         std::string verb;
         int workers = 3;
         int seconds = 3600;
     };
-    auto options = std::make_shared<Options>();
+    auto options = std::make_shared<DemoOptions>();
     CLI::App* demo = app.add_subcommand("demo", "Simulated partitioned processes on the built-in H200 (no GPU needed)");
     demo->require_subcommand(1);
     CLI::App* start = demo->add_subcommand("start", "Start the simulated workload");

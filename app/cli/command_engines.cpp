@@ -11,11 +11,11 @@
 namespace gpupart::cli {
 
 Command add_engines_command(CLI::App& app) {
-    struct Options {
+    struct EnginesOptions {
         SnapshotOptions snapshot;
         bool json = false;
     };
-    auto options = std::make_shared<Options>();
+    auto options = std::make_shared<EnginesOptions>();
     CLI::App* command = app.add_subcommand("engines", "Show the engines, their runlists and the channel groups on them");
     add_snapshot_options(*command, options->snapshot);
     command->add_flag("--json", options->json, "Machine-readable output (docs/json-output.md)");

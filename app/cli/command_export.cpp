@@ -32,14 +32,14 @@ void add_registry_processes(ChosenSnapshot& chosen, int gpu_index) {
 }  // namespace
 
 Command add_export_command(CLI::App& app) {
-    struct Options {
+    struct ExportOptions {
         SnapshotOptions snapshot;
         std::string json_path;
         std::string png_path;
         std::string svg_path;
         bool processes = false;
     };
-    auto options = std::make_shared<Options>();
+    auto options = std::make_shared<ExportOptions>();
     CLI::App* command = app.add_subcommand("export", "Write the snapshot as JSON, or the floorplan as PNG/SVG");
     command->add_option("--json", options->json_path, "Write the snapshot as JSON to FILE ('-' for stdout)");
     command->add_option("--png", options->png_path, "Draw the floorplan (owners coloured) as a PNG image to FILE");

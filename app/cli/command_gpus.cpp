@@ -66,11 +66,11 @@ std::string gpus_text(const ChosenSnapshot& chosen) {
 }  // namespace
 
 Command add_gpus_command(CLI::App& app) {
-    struct Options {
+    struct GpusOptions {
         SnapshotOptions snapshot;
         bool json = false;
     };
-    auto options = std::make_shared<Options>();
+    auto options = std::make_shared<GpusOptions>();
     CLI::App* command = app.add_subcommand("gpus", "List the GPUs, with what each topology source said about them");
     command->add_option("--snapshot", options->snapshot.snapshot,
                         "Snapshot to list: a JSON file or builtin:NAME (default: this machine's GPUs where present)");

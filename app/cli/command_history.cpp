@@ -37,12 +37,12 @@ Command add_history_command(CLI::App& app) {
 }
 
 Command add_undo_command(CLI::App& app) {
-    struct Options {
+    struct HistoryOptions {
         SnapshotOptions snapshot;
         bool dry_run = false;
         bool json = false;
     };
-    auto options = std::make_shared<Options>();
+    auto options = std::make_shared<HistoryOptions>();
     CLI::App* undo = app.add_subcommand("undo", "Revert your newest change that is not undone yet");
     undo->add_flag("--dry-run", options->dry_run, "Show what undo would do; change nothing");
     undo->add_flag("--json", options->json, "Machine-readable output");

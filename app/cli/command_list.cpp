@@ -82,11 +82,11 @@ Json entry_json(const RegistryEntry& entry) {
 }  // namespace
 
 Command add_list_command(CLI::App& app) {
-    struct Options {
+    struct ListOptions {
         bool json = false;
         bool keep = false;
     };
-    auto options = std::make_shared<Options>();
+    auto options = std::make_shared<ListOptions>();
     CLI::App* list = app.add_subcommand("list", "List partitioned processes, their masks, counters and liveness");
     list->add_flag("--json", options->json, "Machine-readable output (docs/json-output.md)");
     list->add_flag("--keep-exited", options->keep, "Do not remove the slots of processes that have exited");

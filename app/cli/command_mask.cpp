@@ -11,12 +11,12 @@
 namespace gpupart::cli {
 
 Command add_mask_command(CLI::App& app) {
-    struct Options {
+    struct MaskOptions {
         SnapshotOptions snapshot;
         std::string expression;
         bool json = false;
     };
-    auto options = std::make_shared<Options>();
+    auto options = std::make_shared<MaskOptions>();
     CLI::App* mask = app.add_subcommand("mask", "Work with TPC mask expressions");
     mask->require_subcommand(1);
     CLI::App* parse = mask->add_subcommand(

@@ -23,7 +23,7 @@
 namespace gpupart::cli {
 namespace {
 
-struct Options {
+struct ProbeOptions {
     int gpu = 0;
     bool json = false;
     int deadline_s = 20;
@@ -120,7 +120,7 @@ void print_text(const ProbeRun& run, const ProbeMap& map, const std::string& cac
     fmt::print("\nholes: {}\n", holes.to_list());
 }
 
-int run_probe_command(const Options& options) {
+int run_probe_command(const ProbeOptions& options) {
     const ProbeRun run = run_probe(ProbeCommand{find_probe_program(), find_shim(), options.gpu, options.deadline_s * 1000});
     if (run.status.state != SourceState::ok) throw UserError(fmt::format("probe: {}", run.status.detail));
     const ProbeMap map = analyse_probe(*run.report);
@@ -143,7 +143,7 @@ int run_probe_command(const Options& options) {
 }  // namespace
 
 Command add_probe_command(CLI::App& app) {
-    auto options = std::make_shared<Options>();
+    auto options = std::make_shared<ProbeOptions>();
     CLI::App* probe = app.add_subcommand(
         "probe", "Measure which TPC mask bits of a GPU are real TPCs and which SMs each drives (needs the GPU, not MPS)");
     probe->add_option("--gpu", options->gpu, "GPU index in PCI bus order (as nvidia-smi numbers them)")

@@ -23,14 +23,14 @@ namespace gpupart::cli {
 
 
 Command add_run_command(CLI::App& app) {
-    struct Options {
+    struct RunOptions {
         SnapshotOptions snapshot;
         std::string tpcs;
         std::vector<std::string> command;
         bool spread = false;
         bool dry_run = false;
     };
-    auto options = std::make_shared<Options>();
+    auto options = std::make_shared<RunOptions>();
     CLI::App* run = app.add_subcommand("run", "Start a command confined to some TPCs (it can be moved later with `gpupart set`)");
     run->add_option("--tpcs", options->tpcs, "TPCs the command may use: 0-3,9-16 | gpc2 | 8 tpcs | 25% | all")->required();
     add_snapshot_options(*run, options->snapshot);

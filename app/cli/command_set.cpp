@@ -11,7 +11,7 @@
 namespace gpupart::cli {
 
 Command add_set_command(CLI::App& app) {
-    struct Options {
+    struct SetOptions {
         SnapshotOptions snapshot;
         int pid = 0;
         std::string tpcs;
@@ -19,7 +19,7 @@ Command add_set_command(CLI::App& app) {
         bool dry_run = false;
         bool json = false;
     };
-    auto options = std::make_shared<Options>();
+    auto options = std::make_shared<SetOptions>();
     CLI::App* set = app.add_subcommand("set", "Change the TPCs of a running partitioned process");
     set->add_option("PID", options->pid, "Process id (see `gpupart list`)")->required();
     set->add_option("EXPR", options->tpcs, "TPCs it may use from its next launch: 0-3,9-16 | gpc2 | 8 tpcs | 25% | all")->required();

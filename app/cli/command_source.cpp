@@ -19,7 +19,7 @@
 namespace gpupart::cli {
 namespace {
 
-struct Options {
+struct SourceOptions {
     std::string which;
     bool json = false;
     int gpu = 0;
@@ -115,7 +115,7 @@ void print_mmio(const MmioFacts& facts) {
     else fmt::print("copy engines: {}\n", facts.copy_engines.unknown_reason);
 }
 
-MmioFacts mmio_facts(const Options& options) {
+MmioFacts mmio_facts(const SourceOptions& options) {
     if (options.mmio_image) return read_mmio_image(*options.mmio_image);
     const std::vector<PciGpu> gpus = find_nvidia_gpus();
     if (options.gpu >= static_cast<int>(gpus.size())) {
@@ -127,7 +127,7 @@ MmioFacts mmio_facts(const Options& options) {
     return read_mmio(gpus[static_cast<std::size_t>(options.gpu)].bus_id);
 }
 
-int run_source(const Options& options) {
+int run_source(const SourceOptions& options) {
     nlohmann::ordered_json json;
     if (options.which == "nvml" || options.which == "mps") {
         NvmlFacts nvml = options.which == "nvml" ? read_nvml() : NvmlFacts{};
@@ -159,7 +159,7 @@ int run_source(const Options& options) {
 }  // namespace
 
 Command add_source_command(CLI::App& app) {
-    auto options = std::make_shared<Options>();
+    auto options = std::make_shared<SourceOptions>();
     CLI::App* source = app.add_subcommand("source", "Show what one topology source (nvml, mps, udev, nvdebug, mmio) says, raw");
     source->add_option("name", options->which, "nvml, mps, udev, nvdebug or mmio")
         ->required()

@@ -56,12 +56,12 @@ Json topology_json(const ChosenSnapshot& chosen, const Gpu& gpu) {
 }  // namespace
 
 Command add_topology_command(CLI::App& app) {
-    struct Options {
+    struct TopologyOptions {
         SnapshotOptions snapshot;
         bool json = false;
         bool sources = false;
     };
-    auto options = std::make_shared<Options>();
+    auto options = std::make_shared<TopologyOptions>();
     CLI::App* command = app.add_subcommand("topology", "Show GPCs, TPCs, SMs, holes, engines and copy-engine wiring");
     add_snapshot_options(*command, options->snapshot);
     command->add_flag("--sources", options->sources, "Say per fact which source gave it, and what each source said");

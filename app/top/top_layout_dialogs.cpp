@@ -10,7 +10,7 @@
 namespace gpupart::top {
 namespace {
 
-struct Line {
+struct StyledLine {
     std::string text;
     Style style;
 };
@@ -41,9 +41,9 @@ const std::vector<std::string>& help_lines() {
 }
 
 // Draws a box of `lines` centred on the screen; lines longer than the box are clipped.
-void draw_lines_box(Screen& screen, const std::string& title, const std::vector<Line>& lines, int min_width = 0) {
+void draw_lines_box(Screen& screen, const std::string& title, const std::vector<StyledLine>& lines, int min_width = 0) {
     int widest = std::max(min_width, text_width(title) + 4);
-    for (const Line& line : lines) widest = std::max(widest, text_width(line.text));
+    for (const StyledLine& line : lines) widest = std::max(widest, text_width(line.text));
     const int width = std::min(screen.width() - 2, widest + 4);
     const int height = std::min(screen.height() - 1, static_cast<int>(lines.size()) + 2);
     const int top = std::max(0, (screen.height() - height) / 2);
@@ -51,7 +51,7 @@ void draw_lines_box(Screen& screen, const std::string& title, const std::vector<
     screen.hits.clear();  // clicks go to the dialog only
     draw_box(screen, top, left, height, width, title);
     for (int i = 0; i < height - 2; ++i) {
-        const Line& line = lines[static_cast<std::size_t>(i)];
+        const StyledLine& line = lines[static_cast<std::size_t>(i)];
         if (line.style.role == Role::menu_selected) screen.fill(top + 1 + i, left + 1, width - 2, U' ', line.style);
         screen.put(top + 1 + i, left + 2, fit(line.text, width - 4), line.style, width - 4);
     }
@@ -59,7 +59,7 @@ void draw_lines_box(Screen& screen, const std::string& title, const std::vector<
 
 void draw_menu(Screen& screen, const std::string& title, const std::vector<std::string>& items, const std::vector<bool>& enabled,
                int highlighted, const std::string& hint) {
-    std::vector<Line> lines;
+    std::vector<StyledLine> lines;
     for (std::size_t i = 0; i < items.size(); ++i) {
         const bool on = enabled.empty() || enabled[i];
         const bool current = static_cast<int>(i) == highlighted;
@@ -80,7 +80,7 @@ std::string mask_text(bool partitioned, const TpcMask& mask) { return partitione
 
 void draw_confirm(Screen& screen, const TopData& data, const PendingPlan& pending) {
     const int inner = std::min(screen.width() - 6, 110);
-    std::vector<Line> lines;
+    std::vector<StyledLine> lines;
     const Plan& plan = pending.plan;
     if (plan.changes.empty()) lines.push_back({"no change to make", {Role::dim}});
     for (const PlannedChange& change : plan.changes) {
@@ -184,7 +184,7 @@ void draw_dialog(Screen& screen, const TopData& data, const UiState& ui) {
         case Dialog::filter:
             return;  // the prompt lives in the status line
         case Dialog::help: {
-            std::vector<Line> lines;
+            std::vector<StyledLine> lines;
             for (const auto& text : help_lines()) lines.push_back({text, {Role::normal}});
             lines.push_back({"", {}});
             lines.push_back({"any key closes this help", {Role::dim}});

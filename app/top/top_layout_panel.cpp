@@ -13,7 +13,7 @@ namespace {
 constexpr int kSeverityWidth = 8;  // "warning "
 constexpr int kDetailLabel = 11;   // "requested  "
 
-struct Line {
+struct FindingLine {
     std::string label;  // the severity, on a finding's first line
     std::string text;
     Style label_style;
@@ -23,19 +23,19 @@ Role severity_role(Severity severity) {
     return severity == Severity::error ? Role::finding_error : severity == Severity::warning ? Role::finding_warning : Role::finding_info;
 }
 
-std::vector<Line> finding_lines(const Finding& f, int width, bool wrapped) {
+std::vector<FindingLine> finding_lines(const Finding& f, int width, bool wrapped) {
     const Style severity{severity_role(f.severity), true};
     const std::string label = fmt::format("{:<{}}", to_string(f.severity), kSeverityWidth);
     const std::string text = f.message + " [" + f.rule + "]";
     if (!wrapped) return {{label, fit(text, width - kSeverityWidth), severity}};
-    std::vector<Line> lines;
+    std::vector<FindingLine> lines;
     for (const std::string& part : wrap(text, width - kSeverityWidth)) lines.push_back({lines.empty() ? label : "", part, severity});
     return lines;
 }
 
 // Whole findings, wrapped, where the rows allow; else one clipped line each.
-std::vector<Line> findings_body(const TopData& data, int width, int rows) {
-    std::vector<Line> lines;
+std::vector<FindingLine> findings_body(const TopData& data, int width, int rows) {
+    std::vector<FindingLine> lines;
     for (const Finding& f : data.findings)
         for (auto& line : finding_lines(f, width, true)) lines.push_back(std::move(line));
     if (static_cast<int>(lines.size()) <= rows) return lines;

@@ -21,14 +21,14 @@
 namespace gpupart {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
-Json change_json(const JournalChange& c) {
-    return Json{{"pid", c.pid},
+OrderedJson change_json(const JournalChange& c) {
+    return OrderedJson{{"pid", c.pid},
                 {"start_time", c.start_time},
                 {"command", c.command},
-                {"before", c.before_partitioned ? Json(c.before.to_hex_padded()) : Json(nullptr)},
-                {"after", c.after_partitioned ? Json(c.after.to_hex_padded()) : Json(nullptr)},
+                {"before", c.before_partitioned ? OrderedJson(c.before.to_hex_padded()) : OrderedJson(nullptr)},
+                {"after", c.after_partitioned ? OrderedJson(c.after.to_hex_padded()) : OrderedJson(nullptr)},
                 {"before_tpcs", c.before_partitioned ? c.before.to_list() : "all"},
                 {"after_tpcs", c.after_partitioned ? c.after.to_list() : "all"},
                 {"generation_after", c.generation_after}};
@@ -43,7 +43,7 @@ void read_mask(JsonObjectReader& r, const std::string& key, bool& partitioned, T
     mask = *parsed;
 }
 
-JournalEntry entry_from_json(const Json& json) {
+JournalEntry entry_from_json(const OrderedJson& json) {
     JsonObjectReader r(json, "");
     JournalEntry entry;
     entry.id = r.get<int>("id");
@@ -52,7 +52,7 @@ JournalEntry entry_from_json(const Json& json) {
     entry.user = r.get<std::string>("user");
     entry.action = r.get<std::string>("action");
     entry.undoes = r.get_nullable<int>("undoes");
-    const Json& changes = r.array("changes");
+    const OrderedJson& changes = r.array("changes");
     for (std::size_t i = 0; i < changes.size(); ++i) {
         JsonObjectReader c(changes[i], fmt::format("changes[{}]", i));
         JournalChange change;
@@ -78,11 +78,11 @@ std::string now_utc() {
 
 }  // namespace
 
-Json journal_entry_json(const JournalEntry& entry) {
-    Json changes = Json::array();
+OrderedJson journal_entry_json(const JournalEntry& entry) {
+    OrderedJson changes = OrderedJson::array();
     for (const auto& change : entry.changes) changes.push_back(change_json(change));
-    return Json{{"id", entry.id},       {"time", entry.time},     {"uid", entry.uid},
-                {"user", entry.user},   {"action", entry.action}, {"undoes", entry.undoes ? Json(*entry.undoes) : Json(nullptr)},
+    return OrderedJson{{"id", entry.id},       {"time", entry.time},     {"uid", entry.uid},
+                {"user", entry.user},   {"action", entry.action}, {"undoes", entry.undoes ? OrderedJson(*entry.undoes) : OrderedJson(nullptr)},
                 {"changes", changes}};
 }
 
@@ -107,7 +107,7 @@ std::vector<JournalEntry> Journal::read() const {
         ++number;
         if (line.empty()) continue;
         try {
-            entries.push_back(entry_from_json(Json::parse(line)));
+            entries.push_back(entry_from_json(OrderedJson::parse(line)));
         } catch (const nlohmann::json::exception& error) {
             throw UserError(fmt::format("history {}:{}: not valid JSON: {}", path_, number, error.what()));
         } catch (const SnapshotFormatError& error) {

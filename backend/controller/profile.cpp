@@ -1,7 +1,6 @@
 #include "controller/profile.hpp"
 
 #include <fnmatch.h>
-#include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 
 #include "model/mask_expression.hpp"
 #include "model/user_error.hpp"
+#include "registry/process_identity.hpp"
 
 namespace gpupart {
 namespace {
@@ -27,21 +27,6 @@ namespace {
 // needs it, comes from the position index.
 using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;  // for writing, in this order
-
-// Messages are one line: control characters from the file (or its name) are written as escapes.
-std::string one_line(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for (const char c : text) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (c == '\n') out += "\\n";
-        else if (c == '\r') out += "\\r";
-        else if (c == '\t') out += "\\t";
-        else if (byte < 0x20 || byte == 0x7f) out += fmt::format("\\x{:02x}", byte);
-        else out += c;
-    }
-    return out;
-}
 
 // A field's place in the document, twice: as the user reads it ("rules[2].match.exe") and as keys of
 // the position index, its own last and every enclosing value's before it (a key may itself hold '.'
@@ -475,25 +460,6 @@ std::string profile_text(const Profile& profile) {
     }
 }
 
-namespace {
-
-std::optional<std::string> user_name(unsigned uid) {
-    std::vector<char> buffer(1024);
-    while (true) {
-        passwd entry{};
-        passwd* found = nullptr;
-        const int error = ::getpwuid_r(static_cast<uid_t>(uid), &entry, buffer.data(), buffer.size(), &found);
-        if (error == ERANGE && buffer.size() < (1u << 20)) {
-            buffer.resize(buffer.size() * 2);
-            continue;
-        }
-        if (error != 0 || found == nullptr) return std::nullopt;
-        return std::string(found->pw_name);
-    }
-}
-
-}  // namespace
-
 bool rule_matches(const ProfileRule& rule, const ProcessFacts& process) {
     const ProfileMatch& match = rule.match;
     if (!match.exe && !match.cmdline && !match.user && !match.pid) return false;  // a rule must name something
@@ -501,7 +467,7 @@ bool rule_matches(const ProfileRule& rule, const ProcessFacts& process) {
     if (match.exe && *match.exe != process.exe) return false;
     if (match.cmdline && ::fnmatch(match.cmdline->c_str(), process.cmdline.c_str(), 0) != 0) return false;
     if (match.user && *match.user != std::to_string(process.uid)) {
-        const auto name = user_name(process.uid);
+        const auto name = passwd_name(process.uid);
         if (!name || *name != *match.user) return false;
     }
     return true;

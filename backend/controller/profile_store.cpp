@@ -24,16 +24,6 @@ namespace {
 constexpr const char* kSystemProfileDir = "/etc/gpupart/profiles";
 constexpr std::size_t kMaxProfileBytes = 1 << 20;
 
-std::string one_line(std::string_view text) {
-    std::string out;
-    for (const char c : text) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (byte < 0x20 || byte == 0x7f) out += fmt::format("\\x{:02x}", byte);
-        else out += c;
-    }
-    return out;
-}
-
 [[noreturn]] void fail(const std::string& message) { throw UserError(one_line(message)); }
 
 bool ends_with_json(std::string_view name) { return name.size() > 5 && name.ends_with(".json"); }

@@ -1,5 +1,8 @@
 #include "registry/process_identity.hpp"
 
+#include <cerrno>
+#include <vector>
+
 #include <pwd.h>
 #include <sys/stat.h>
 
@@ -38,13 +41,22 @@ Liveness process_liveness(int pid, std::uint64_t start_time) {
     return *now == start_time ? Liveness::alive : Liveness::reused;
 }
 
-std::string user_name(unsigned uid) {
-    struct passwd entry {};
-    struct passwd* found = nullptr;
-    char buffer[4096];
-    if (::getpwuid_r(uid, &entry, buffer, sizeof buffer, &found) == 0 && found != nullptr) return found->pw_name;
-    return fmt::format("uid {}", uid);
+std::optional<std::string> passwd_name(unsigned uid) {
+    std::vector<char> buffer(1024);
+    while (true) {
+        struct passwd entry {};
+        struct passwd* found = nullptr;
+        const int error = ::getpwuid_r(static_cast<uid_t>(uid), &entry, buffer.data(), buffer.size(), &found);
+        if (error == ERANGE && buffer.size() < (1u << 20)) {  // a long entry (many groups in NSS backends)
+            buffer.resize(buffer.size() * 2);
+            continue;
+        }
+        if (error != 0 || found == nullptr) return std::nullopt;
+        return std::string(found->pw_name);
+    }
 }
+
+std::string user_name(unsigned uid) { return passwd_name(uid).value_or(fmt::format("uid {}", uid)); }
 
 std::string process_command(int pid) {
     if (pid <= 0) return {};

@@ -7,10 +7,10 @@
 namespace gpupart {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 using Reader = JsonObjectReader;
 
-Provenance read_provenance(const Json& json, const std::string& path) {
+Provenance read_provenance(const OrderedJson& json, const std::string& path) {
     Reader reader(json, path);
     const auto name = reader.get<std::string>("source");
     const auto source = source_from_string(name);
@@ -35,7 +35,7 @@ Fact<T> read_fact(Reader& parent, const std::string& key) {
 
 template <typename T, typename F>
 std::vector<T> read_array(Reader& parent, const std::string& key, F read_item) {
-    const Json& items = parent.array(key);
+    const OrderedJson& items = parent.array(key);
     std::vector<T> out;
     for (std::size_t i = 0; i < items.size(); ++i) {
         Reader reader(items[i], fmt::format("{}[{}]", parent.field_path(key), i));
@@ -47,7 +47,7 @@ std::vector<T> read_array(Reader& parent, const std::string& key, F read_item) {
 
 template <typename T>
 std::vector<T> read_scalars(Reader& parent, const std::string& key) {
-    const Json& items = parent.array(key);
+    const OrderedJson& items = parent.array(key);
     std::vector<T> out;
     for (std::size_t i = 0; i < items.size(); ++i)
         out.push_back(Reader::convert<T>(items[i], fmt::format("{}[{}]", parent.field_path(key), i)));
@@ -173,7 +173,7 @@ Gpu read_gpu(Reader& r) {
 
 }  // namespace
 
-Snapshot snapshot_from_json(const Json& document) {
+Snapshot snapshot_from_json(const OrderedJson& document) {
     Reader top(document, "");
     const auto format = top.get<std::string>("format");
     if (format != kSnapshotFormatName)

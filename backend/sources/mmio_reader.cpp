@@ -53,8 +53,6 @@ private:
     std::vector<std::string> missing_;
 };
 
-std::uint32_t slots_mask(int slots) { return slots >= 32 ? ~0u : (1u << slots) - 1u; }
-
 void decode_floorsweeping(Reader& r, MmioFacts& facts) {
     auto scalar = [&](std::uint32_t offset, const char* name) {
         const auto value = r.get(offset, name);
@@ -69,13 +67,13 @@ void decode_floorsweeping(Reader& r, MmioFacts& facts) {
         facts.enabled_gpcs = r.lacking<std::uint32_t>("NV_FUSE_STATUS_OPT_GPC", mmio::kFuseStatusOptGpc);
         return;
     }
-    facts.enabled_gpcs = known_fact(~*disabled_gpcs & slots_mask(gpcs), r.from("NV_FUSE_STATUS_OPT_GPC", mmio::kFuseStatusOptGpc));
+    facts.enabled_gpcs = known_fact(enabled_slots(*disabled_gpcs, gpcs), r.from("NV_FUSE_STATUS_OPT_GPC", mmio::kFuseStatusOptGpc));
     for (int gpc = 0; gpc < gpcs; ++gpc) {
         if ((*facts.enabled_gpcs.value & (1u << gpc)) == 0) continue;
         const std::uint32_t offset = mmio::kFuseStatusOptTpcGpc + 4u * static_cast<std::uint32_t>(gpc);
         const std::string name = fmt::format("NV_FUSE_STATUS_OPT_TPC_GPC({})", gpc);
         const auto disabled = r.get(offset, name);
-        facts.enabled_tpcs[gpc] = disabled ? known_fact(~*disabled & slots_mask(*facts.tpc_slots_per_gpc.value), r.from(name, offset))
+        facts.enabled_tpcs[gpc] = disabled ? known_fact(enabled_slots(*disabled, *facts.tpc_slots_per_gpc.value), r.from(name, offset))
                                            : r.lacking<std::uint32_t>(name, offset);
     }
 }

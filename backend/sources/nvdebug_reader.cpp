@@ -73,8 +73,6 @@ Fact<T> read_fact(const Directory& dir, const std::string& name, Parse&& parse, 
     }
 }
 
-std::uint32_t slots_mask(int slots) { return slots >= 32 ? ~0u : (1u << slots) - 1u; }
-
 void decode_cwd(const Directory& dir, NvdebugFacts& facts, std::vector<std::string>& problems) {
     int tpc_count = 0;
     for (const auto& [gpc, tpcs] : facts.enabled_tpcs) {
@@ -148,12 +146,12 @@ NvdebugFacts read_nvdebug(const std::string& root, int gpu_index) {
     const int gpc_slots = facts.gpc_slots.value.value_or(0);
     const int tpc_slots = facts.tpc_slots_per_gpc.value.value_or(0);
     facts.enabled_gpcs = read_fact<std::uint32_t>(
-        dir, "gpc_mask", [&](const std::string& text) { return ~parse_nvdebug_register(text) & slots_mask(gpc_slots); }, problems);
+        dir, "gpc_mask", [&](const std::string& text) { return enabled_slots(parse_nvdebug_register(text), gpc_slots); }, problems);
     for (int gpc = 0; gpc < gpc_slots; ++gpc) {
         const std::string name = fmt::format("gpc{}_tpc_mask", gpc);
         if (!fs::exists(dir.path() / name)) continue;  // nvdebug creates it only for enabled GPCs
         facts.enabled_tpcs[gpc] = read_fact<std::uint32_t>(
-            dir, name, [&](const std::string& text) { return ~parse_nvdebug_register(text) & slots_mask(tpc_slots); }, problems);
+            dir, name, [&](const std::string& text) { return enabled_slots(parse_nvdebug_register(text), tpc_slots); }, problems);
     }
     decode_cwd(dir, facts, problems);
     facts.engines = read_fact<std::vector<NvdebugEngine>>(dir, "device_info", parse_nvdebug_device_info, problems);

@@ -152,7 +152,7 @@ NvmlDevice read_device(const nvml::Library& l, unsigned index, nvml::Device hand
     return d;
 }
 
-SourceStatus status(SourceState state, std::string detail) { return SourceStatus{Source::nvml, state, std::move(detail)}; }
+SourceStatus as_nvml(SourceState state, std::string detail) { return SourceStatus{Source::nvml, state, std::move(detail)}; }
 
 }  // namespace
 
@@ -163,16 +163,16 @@ NvmlFacts read_nvml(const std::string& library) {
     try {
         l = nvml::load_library(library);
     } catch (const nvml::NvmlAbsent& error) {
-        facts.status = status(SourceState::absent, error.what());
+        facts.status = as_nvml(SourceState::absent, error.what());
         return facts;
     } catch (const nvml::NvmlUnusable& error) {
-        facts.status = status(SourceState::unsupported, error.what());
+        facts.status = as_nvml(SourceState::unsupported, error.what());
         return facts;
     }
     const nvml::Return init = l.init();
     if (init != nvml::kSuccess) {
         const std::string detail = fmt::format("nvmlInit: {}", l.describe(init));
-        facts.status = status(init == nvml::kDriverNotLoaded  ? SourceState::absent
+        facts.status = as_nvml(init == nvml::kDriverNotLoaded  ? SourceState::absent
                               : init == nvml::kNoPermission   ? SourceState::refused
                               : init == nvml::kLibRmVersionMismatch ? SourceState::unsupported
                                                                      : SourceState::failed,
@@ -188,7 +188,7 @@ NvmlFacts read_nvml(const std::string& library) {
     unsigned count = 0;
     const nvml::Return counted = l.device_count(&count);
     if (counted != nvml::kSuccess) {
-        facts.status = status(SourceState::failed, fmt::format("nvmlDeviceGetCount: {}", l.describe(counted)));
+        facts.status = as_nvml(SourceState::failed, fmt::format("nvmlDeviceGetCount: {}", l.describe(counted)));
         l.shutdown();
         return facts;
     }
@@ -204,9 +204,9 @@ NvmlFacts read_nvml(const std::string& library) {
     }
     l.shutdown();
     facts.status = problems.empty()
-                       ? status(SourceState::ok, fmt::format("{} GPU(s), driver {}", count,
+                       ? as_nvml(SourceState::ok, fmt::format("{} GPU(s), driver {}", count,
                                                              facts.driver_version.value.value_or("unknown")))
-                       : status(SourceState::failed, fmt::format("{} of {} GPU(s) unreadable: {}", problems.size(), count,
+                       : as_nvml(SourceState::failed, fmt::format("{} of {} GPU(s) unreadable: {}", problems.size(), count,
                                                                  problems.front()));
     return facts;
 }

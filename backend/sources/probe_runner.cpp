@@ -60,7 +60,7 @@ std::string last_line(const std::string& text) {
     return text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
 }
 
-SourceStatus status(SourceState state, std::string detail) { return SourceStatus{Source::probe, state, std::move(detail)}; }
+SourceStatus as_probe(SourceState state, std::string detail) { return SourceStatus{Source::probe, state, std::move(detail)}; }
 
 }  // namespace
 
@@ -68,7 +68,7 @@ ProbeRun run_probe(const ProbeCommand& command) {
     ProbeRun run;
     for (const std::string* path : {&command.program, &command.shim})
         if (!std::filesystem::exists(*path)) {
-            run.status = status(SourceState::absent, fmt::format("{}: no such file", *path));
+            run.status = as_probe(SourceState::absent, fmt::format("{}: no such file", *path));
             return run;
         }
     const ScratchDirectory scratch;
@@ -79,7 +79,7 @@ ProbeRun run_probe(const ProbeCommand& command) {
                              child_environment(command, scratch.path()));
     } catch (const UserError& error) {
         run.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        run.status = status(SourceState::failed, fmt::format("gpupart-probe: {} (killed)", error.what()));
+        run.status = as_probe(SourceState::failed, fmt::format("gpupart-probe: {} (killed)", error.what()));
         return run;
     }
     run.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -88,16 +88,16 @@ ProbeRun run_probe(const ProbeCommand& command) {
     case probe_ok:
         try {
             run.report = parse_probe_report(result.output);
-            run.status = status(SourceState::ok, fmt::format("probed {} mask bits with {} launches in {:.0f} ms",
+            run.status = as_probe(SourceState::ok, fmt::format("probed {} mask bits with {} launches in {:.0f} ms",
                                                              run.report->mask_width, run.report->launches, run.wall_ms));
         } catch (const UserError& error) {
-            run.status = status(SourceState::failed, fmt::format("gpupart-probe output unreadable: {}", error.what()));
+            run.status = as_probe(SourceState::failed, fmt::format("gpupart-probe output unreadable: {}", error.what()));
         }
         break;
-    case probe_no_libcuda: run.status = status(SourceState::absent, last_line(result.output)); break;
-    case probe_unsupported: run.status = status(SourceState::unsupported, last_line(result.output)); break;
+    case probe_no_libcuda: run.status = as_probe(SourceState::absent, last_line(result.output)); break;
+    case probe_unsupported: run.status = as_probe(SourceState::unsupported, last_line(result.output)); break;
     default:
-        run.status = status(SourceState::failed, fmt::format("gpupart-probe exited with {}: {}", result.exit_code,
+        run.status = as_probe(SourceState::failed, fmt::format("gpupart-probe exited with {}: {}", result.exit_code,
                                                              last_line(result.output)));
     }
     return run;

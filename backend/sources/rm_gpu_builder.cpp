@@ -12,7 +12,6 @@
 namespace gpupart {
 namespace {
 
-Provenance from_rm(std::string detail) { return Provenance{Source::rmctrl, std::move(detail)}; }
 
 struct Chip {
     std::string compute_capability;

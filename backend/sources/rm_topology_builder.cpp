@@ -11,7 +11,6 @@
 namespace gpupart {
 namespace {
 
-Provenance from_rm(std::string detail) { return Provenance{Source::rmctrl, std::move(detail)}; }
 
 using TpcKey = std::pair<int, int>;  // (logical GPC, TPC index inside it)
 

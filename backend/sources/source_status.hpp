@@ -2,6 +2,7 @@
 // What one topology source said when asked: it answered, or exactly why not. Every reader (RM control,
 // probe, NVML, libudev, nvdebug, MMIO) returns one, so `gpupart gpus`, `topology --sources` and the GUI
 // can print one line per source and still show everything the other sources gave.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,5 +34,11 @@ struct SmOrderEntry {
     int global_tpc = 0;       // globalTpcId
     int virtual_gpc = -1;     // -1 when the source does not give it
 };
+
+// The enabled slots of a floorsweeping fuse register, which sets one bit per disabled GPC or TPC slot
+// (NV_FUSE_STATUS_OPT_*; nvdebug's gpc_mask and gpcN_tpc_mask are the same registers).
+constexpr std::uint32_t enabled_slots(std::uint32_t disabled_bits, int slot_count) {
+    return ~disabled_bits & (slot_count >= 32 ? ~0u : (1u << slot_count) - 1u);
+}
 
 }  // namespace gpupart

@@ -60,7 +60,7 @@ UdevGpu describe(struct udev* context, struct udev_device* device, const std::st
     return gpu;
 }
 
-SourceStatus status(SourceState state, std::string detail) { return SourceStatus{Source::udev, state, std::move(detail)}; }
+SourceStatus as_udev(SourceState state, std::string detail) { return SourceStatus{Source::udev, state, std::move(detail)}; }
 
 }  // namespace
 
@@ -75,14 +75,14 @@ UdevFacts read_udev(const std::string& proc_root) {
     UdevFacts facts;
     struct udev* context = udev_new();
     if (context == nullptr) {
-        facts.status = status(SourceState::failed, fmt::format("libudev: udev_new failed: {}", std::strerror(errno)));
+        facts.status = as_udev(SourceState::failed, fmt::format("libudev: udev_new failed: {}", std::strerror(errno)));
         return facts;
     }
     struct udev_enumerate* pci = udev_enumerate_new(context);
     int scanned = pci != nullptr ? udev_enumerate_add_match_subsystem(pci, "pci") : -ENOMEM;
     if (scanned >= 0) scanned = udev_enumerate_scan_devices(pci);
     if (scanned < 0) {
-        facts.status = status(SourceState::failed, fmt::format("libudev: cannot enumerate PCI devices: {}", std::strerror(-scanned)));
+        facts.status = as_udev(SourceState::failed, fmt::format("libudev: cannot enumerate PCI devices: {}", std::strerror(-scanned)));
         if (pci != nullptr) udev_enumerate_unref(pci);
         udev_unref(context);
         return facts;
@@ -102,8 +102,8 @@ UdevFacts read_udev(const std::string& proc_root) {
     udev_unref(context);
     std::sort(facts.gpus.begin(), facts.gpus.end(), [](const UdevGpu& a, const UdevGpu& b) { return a.bus_id < b.bus_id; });
     facts.status = facts.gpus.empty()
-                       ? status(SourceState::absent, fmt::format("no NVIDIA GPU (vendor 0x10de, display class) among {} PCI devices", devices))
-                       : status(SourceState::ok, fmt::format("{} NVIDIA GPU(s) among {} PCI devices", facts.gpus.size(), devices));
+                       ? as_udev(SourceState::absent, fmt::format("no NVIDIA GPU (vendor 0x10de, display class) among {} PCI devices", devices))
+                       : as_udev(SourceState::ok, fmt::format("{} NVIDIA GPU(s) among {} PCI devices", facts.gpus.size(), devices));
     return facts;
 }
 
@@ -145,20 +145,20 @@ UdevMonitorOpen open_udev_monitor() {
     struct udev_monitor* monitor = context != nullptr ? udev_monitor_new_from_netlink(context, "udev") : nullptr;
     const int error = errno;
     if (monitor == nullptr) {
-        open.status = status(SourceState::failed, fmt::format("libudev: cannot open a udev monitor: {}", std::strerror(error)));
+        open.status = as_udev(SourceState::failed, fmt::format("libudev: cannot open a udev monitor: {}", std::strerror(error)));
         if (context != nullptr) udev_unref(context);
         return open;
     }
     int result = udev_monitor_filter_add_match_subsystem_devtype(monitor, "pci", nullptr);
     if (result >= 0) result = udev_monitor_enable_receiving(monitor);
     if (result < 0) {
-        open.status = status(SourceState::failed, fmt::format("libudev: cannot listen for PCI events: {}", std::strerror(-result)));
+        open.status = as_udev(SourceState::failed, fmt::format("libudev: cannot listen for PCI events: {}", std::strerror(-result)));
         udev_monitor_unref(monitor);
         udev_unref(context);
         return open;
     }
     open.monitor.reset(new UdevMonitor(context, monitor));
-    open.status = status(SourceState::ok, "listening for PCI add/remove events");
+    open.status = as_udev(SourceState::ok, "listening for PCI add/remove events");
     return open;
 }
 
