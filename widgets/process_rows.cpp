@@ -21,8 +21,7 @@ void describe_shim(const SlotRecord& record, ProcessRow& row) {
         return;
     }
     const SlotStatus& status = *record.status;
-    const bool pending = record.control && record.counters.launches > 0 &&
-                         status.applied_generation != record.control->generation;
+    const bool pending = mask_change_pending(record);
     switch (status.state) {
     case GPUPART_SHIM_WAITING: row.shim = "waiting for a launch"; break;
     case GPUPART_SHIM_ACTIVE: row.shim = pending ? "pending: next launch" : "active"; break;

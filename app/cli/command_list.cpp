@@ -22,23 +22,11 @@ std::string requested_text(const SlotRecord& record) {
     return record.control->has_mask ? record.control->allowed.to_list() : "all";
 }
 
-std::string applied_text(const SlotRecord& record) {
-    if (!record.status) return "(publishing)";
-    if (record.counters.launches == 0) return "-";
-    return record.status->mask_applied ? record.status->applied.to_list() : "all";
-}
-
 std::string age_text(std::uint64_t realtime_ns) {
     if (realtime_ns == 0) return "never";
     const auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     const double seconds = static_cast<double>(static_cast<std::int64_t>(now) - static_cast<std::int64_t>(realtime_ns)) / 1e9;
     return seconds < 0 ? "now" : fmt::format("{:.1f}s ago", seconds);
-}
-
-// Requested and applied agree once the shim applied the latest generation.
-bool pending(const SlotRecord& record) {
-    return record.control && record.status && record.counters.launches > 0 &&
-           record.status->applied_generation != record.control->generation;
 }
 
 Json entry_json(const RegistryEntry& entry) {
@@ -66,7 +54,7 @@ Json entry_json(const RegistryEntry& entry) {
         out["shim"] = Json{{"state", std::string(to_string(r.status->state))}, {"state_code", static_cast<int>(r.status->state)},
                            {"descriptor_version", r.status->descriptor_version},
                            {"applied_generation", r.status->applied_generation}, {"mask_applied", r.status->mask_applied},
-                           {"applied_tpcs", r.status->applied.to_list()}, {"pending", pending(r)}};
+                           {"applied_tpcs", r.status->applied.to_list()}, {"pending", mask_change_pending(r)}};
     else
         out["shim"] = nullptr;
     out["counters"] = Json{{"launches", r.counters.launches}, {"masked_launches", r.counters.masked_launches},
@@ -114,8 +102,7 @@ Command add_list_command(CLI::App& app) {
                 for (const auto& entry : entries)
                     if (entry.record) {
                         tpcs_width = std::max(tpcs_width, requested_text(*entry.record).size());
-                        applied_width = std::max(applied_width, (pending(*entry.record) ? std::string("(next launch)")
-                                                                                        : applied_text(*entry.record)).size());
+                        applied_width = std::max(applied_width, applied_text(*entry.record).size());
                     }
                 fmt::print("{:>8} {:<10} {:<8} {:<{}} {:<{}} {:>10} {:>12}  {:<28} {:<16} {}\n", "PID", "USER", "STATE", "TPCS",
                            tpcs_width, "APPLIED", applied_width, "LAUNCHES", "LAST", "SHIM", "GRAPHS", "COMMAND");
@@ -128,7 +115,7 @@ Command add_list_command(CLI::App& app) {
                     const std::string shim = r.status ? std::string(to_string(r.status->state)) : "(publishing)";
                     fmt::print("{:>8} {:<10} {:<8} {:<{}} {:<{}} {:>10} {:>12}  {:<28} {:<16} {}\n", r.pid,
                                user_name(r.uid).substr(0, 10), entry.liveness == Liveness::alive ? "alive" : "exited",
-                               requested_text(r), tpcs_width, pending(r) ? "(next launch)" : applied_text(r), applied_width,
+                               requested_text(r), tpcs_width, applied_text(r), applied_width,
                                r.counters.launches, age_text(r.counters.last_launch_ns), shim.substr(0, 28),
                                graph_cell(graph_status(r)).substr(0, 16), r.command.substr(0, 60));
                 }

@@ -9,14 +9,6 @@
 namespace gpupart::top {
 namespace {
 
-// As `gpupart list` says it: the shim applies a changed mask at the process's next launch.
-std::string applied_text(const SlotRecord& record) {
-    if (!record.status) return "(publishing)";
-    if (record.counters.launches == 0) return "-";
-    if (record.control && record.status->applied_generation != record.control->generation) return "(next launch)";
-    return record.status->mask_applied ? record.status->applied.to_list() : "all";
-}
-
 // The shim's state in one word for the table (the status line gives the whole sentence).
 std::string shim_word(const SlotRecord& record) {
     if (!record.status) return "starting";

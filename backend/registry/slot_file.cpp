@@ -30,6 +30,18 @@ std::string bounded_string(const char* text, std::size_t size) { return std::str
 
 }  // namespace
 
+bool mask_change_pending(const SlotRecord& record) {
+    return record.control && record.status && record.counters.launches > 0 &&
+           record.status->applied_generation != record.control->generation;
+}
+
+std::string applied_text(const SlotRecord& record) {
+    if (!record.status) return "(publishing)";
+    if (record.counters.launches == 0) return "-";
+    if (mask_change_pending(record)) return "(next launch)";
+    return record.status->mask_applied ? record.status->applied.to_list() : "all";
+}
+
 std::string_view to_string(gpupart_shim_state state) {
     switch (state) {
         case GPUPART_SHIM_WAITING: return "waiting for a first kernel";

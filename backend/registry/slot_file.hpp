@@ -72,6 +72,13 @@ struct SlotRecord {
     SlotGraphs graphs;
 };
 
+// The mask was changed after the shim last applied one, in a process that has launched a kernel: the
+// shim applies it at the process's next launch. (Before a first launch nothing is applied to lag.)
+bool mask_change_pending(const SlotRecord& record);
+// What the shim applied, as `gpupart list` and `gpupart top` print it: "(publishing)", "-" (no launch
+// yet), "(next launch)", "all" (no mask) or the TPC list.
+std::string applied_text(const SlotRecord& record);
+
 std::string_view to_string(gpupart_shim_state state);
 TpcMask mask_from_words(const std::uint32_t words[4]);
 void mask_to_words(const TpcMask& mask, std::uint32_t words[4]);
