@@ -247,14 +247,15 @@ void ProfilesPanel::applySelected() {
                 if (finding.severity == Severity::error)
                     throw UserError(refused_line(name, finding));
         }
+        // One plan: the masks and the rules for later processes, applied and undone together.
+        if (!application.plan.changes_nothing()) applyPlan(application.plan);
         const std::size_t changed = application.plan.changes.size();
-        if (changed > 0) applyPlan(application.plan);  // no process matches: nothing to apply or undo
         QString done = changed > 0 ? QStringLiteral("applied profile %1: %2 changed").arg(name, plural(changed, "process", "processes"))
                                    : QStringLiteral("profile %1 matches no running process: nothing changed now").arg(name);
-        if (armRules && application.rules.count > 0) {
-            armRules(application.rules);
+        if (application.rules.count > 0)
             done += QStringLiteral("; %1 for processes that start later").arg(plural(application.rules.count, "rule armed", "rules armed"));
-        }
+        else if (application.plan.rules)
+            done += QStringLiteral("; your rules for processes that start later are disarmed");
         show_message(done, false);
     });
 }

@@ -34,10 +34,8 @@ public:
     void setController(const Controller* controller);
 
     // Set by the main window. `applyPlan` applies a plan that has no error finding (it may throw
-    // UserError: shown inline). `armRules`, if set, is called after a successful apply with the rules
-    // for processes that start later (the CLI calls arm_rules(registry dir, rules) there).
+    // UserError: shown inline); the plan arms the profile's rules for processes that start later too.
     std::function<void(const Plan&)> applyPlan;
-    std::function<void(const gpupart_rules_file&)> armRules;
     // Questions to the user; by default a QMessageBox and a QInputDialog. Tests answer them directly.
     std::function<bool(const QString& question)> confirm;
     std::function<std::optional<QString>()> askName;  // nullopt: cancelled

@@ -31,6 +31,9 @@ Command add_history_command(CLI::App& app) {
                     for (const auto& c : entry.changes)
                         fmt::print("        process {} ({}): {} -> {}\n", c.pid, c.command.substr(0, 50),
                                    c.before_partitioned ? c.before.to_list() : "all", c.after_partitioned ? c.after.to_list() : "all");
+                    if (entry.rules)
+                        fmt::print("        rules for processes that start later: {} -> {}\n", rules_summary(entry.rules->before),
+                                   rules_summary(entry.rules->after));
                 }
                 return 0;
             }};

@@ -55,14 +55,16 @@ int run_profile(const ProfileOptions& options) {
         fmt::print("deleted {}\n", store.remove(options.name));
         return 0;
     }
-    if (options.verb == "disarm") {
-        const std::string dir = Registry::default_directory();
-        const bool removed = disarm_rules(dir);
-        fmt::print("{}\n", removed ? "your profile rules for processes that start later are disarmed"
-                                   : "no profile rules of yours were armed");
-        return 0;
-    }
     Controller controller = make_controller(options.snapshot);
+    if (options.verb == "disarm") {  // journaled like any change: `gpupart undo` arms them again
+        const Plan plan = controller.plan_rules(std::nullopt, "profile disarm");
+        if (plan.changes_nothing()) {
+            if (options.json) return report_plan(plan, controller.state().gpu, true, options.dry_run, std::nullopt);
+            fmt::print("no profile rules of yours were armed\n");
+            return 0;
+        }
+        return plan_and_apply(controller, plan, options.json, options.dry_run);
+    }
     if (options.verb == "save") {
         const Profile profile = capture_profile(controller.state(), options.name);
         if (options.dry_run) {
@@ -83,7 +85,6 @@ int run_profile(const ProfileOptions& options) {
     const ProfileApplication application = plan_profile(controller, stored.profile, options.snapshot.gpu);
     const int code = plan_and_apply(controller, application.plan, options.json, options.dry_run);
     if (code != 0) return code;
-    if (!options.dry_run) arm_rules(Registry::default_directory(), application.rules);
     if (!options.json) {
         for (const auto& line : application.armed) fmt::print("{}{}\n", options.dry_run ? "would arm: " : "armed: ", line);
         for (const auto& line : application.not_armed) fmt::print("not armed: {}\n", line);
@@ -110,7 +111,7 @@ Command add_profile_command(CLI::App& app) {
         {"apply", "Apply a profile to running processes and arm it for processes that start later", true, true},
         {"diff", "Show what applying a profile would change now", true, false},
         {"delete", "Delete one of your profiles", true, false},
-        {"disarm", "Stop applying your profile rules to processes that start later", false, false},
+        {"disarm", "Stop applying your profile rules to processes that start later (`gpupart undo` arms them again)", false, true},
     };
     for (const Verb& verb : verbs) {
         CLI::App* sub = profile->add_subcommand(verb.name, verb.help);
@@ -119,8 +120,8 @@ Command add_profile_command(CLI::App& app) {
         if (verb.takes_name) sub->add_option("NAME", options->name, "Profile name (or a path to a .json file)")->required();
         if (verb.changes) sub->add_flag("--dry-run", options->dry_run, "Show what would happen; change nothing");
         if (name == "save") sub->add_flag("--force", options->force, "Replace an existing profile of that name");
-        if (name == "list" || name == "apply") sub->add_flag("--json", options->json, "Machine-readable output");
-        if (name == "save" || name == "apply" || name == "diff") add_snapshot_options(*sub, options->snapshot);
+        if (name == "list" || name == "apply" || name == "disarm") sub->add_flag("--json", options->json, "Machine-readable output");
+        if (name == "save" || name == "apply" || name == "diff" || name == "disarm") add_snapshot_options(*sub, options->snapshot);
     }
     return {profile, [options] { return run_profile(*options); }};
 }

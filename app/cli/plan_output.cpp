@@ -22,7 +22,11 @@ nlohmann::ordered_json plan_json(const Plan& plan, const Gpu& gpu) {
                            {"after_mask", c.after.to_hex_padded()},
                            {"tpc_count", c.after.count()},
                            {"sm_count", sms_of(gpu, c.after).size()}});
-    return {{"action", plan.action}, {"refused", plan.refused()}, {"changes", changes}, {"findings", findings_json(plan.findings)}};
+    nlohmann::ordered_json out{{"action", plan.action}, {"refused", plan.refused()}, {"changes", changes}};
+    out["rules"] = plan.rules ? nlohmann::ordered_json{{"before", rules_summary(plan.rules->before)}, {"after", rules_summary(plan.rules->after)}}
+                              : nlohmann::ordered_json(nullptr);
+    out["findings"] = findings_json(plan.findings);
+    return out;
 }
 
 int report_plan(const Plan& plan, const Gpu& gpu, bool json, bool dry_run, const std::optional<JournalEntry>& applied) {
@@ -43,6 +47,8 @@ int report_plan(const Plan& plan, const Gpu& gpu, bool json, bool dry_run, const
         fmt::print("process {} ({}): TPCs {} -> {} ({} TPCs, {} SMs)\n", c.pid, c.command.substr(0, 60),
                    tpcs_text(c.before_partitioned, c.before), tpcs_text(c.after_partitioned, c.after), c.after.count(),
                    sms_of(gpu, c.after).size());
+    if (plan.rules)
+        fmt::print("rules for processes that start later: {} -> {}\n", rules_summary(plan.rules->before), rules_summary(plan.rules->after));
     for (const Finding& finding : plan.findings) fmt::print("{}\n", finding_line(finding));
     if (dry_run)
         fmt::print("dry run: nothing applied\n");

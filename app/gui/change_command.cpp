@@ -50,7 +50,7 @@ void ChangeCommand::undo() {
 
 bool apply_and_push(GuiSession& session, QUndoStack& stack, const Plan& plan, const ChangeCommand::Reporter& report) {
     try {
-        if (plan.changes.empty() && !plan.refused()) {
+        if (plan.changes_nothing() && !plan.refused()) {
             report("Nothing to change", false);
             return false;
         }

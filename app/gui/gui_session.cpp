@@ -151,7 +151,7 @@ Plan GuiSession::planGive(const widgets::DropTarget& target, const TpcMask& tpcs
     if (!mask_bits_known(gpu()))  // a mask could otherwise allow only holes and hang kernels
         return Plan{"give", {}, {{Severity::error, "HARDWARE.md section 3",
                                   "this GPU's TPC mask bits are not known (" + mask_bits_unknown_reason(gpu()) + ")",
-                                  "mask-bits-unknown"}}, std::nullopt};
+                                  "mask-bits-unknown"}}, std::nullopt, std::nullopt};
     return plan_give(*controller_, target.pid, tpcs);
 }
 

@@ -127,7 +127,6 @@ void MainWindow::buildDocks() {
         if (!apply_and_push(session_, *undo_, plan, [this](const QString& text, bool error) { report(text, error); }))
             throw UserError(last_message_.toStdString());
     };
-    profiles_->armRules = [](const gpupart_rules_file& rules) { arm_rules(Registry::default_directory(), rules); };
     QDockWidget* findings = add_dock("Findings", "dock-findings", findings_, Qt::RightDockWidgetArea);
     QDockWidget* profiles = add_dock("Profiles", "dock-profiles", profiles_, Qt::RightDockWidgetArea);
     tabifyDockWidget(findings, profiles);

@@ -167,8 +167,25 @@ Plan Controller::plan_undo() const {
         change.after = done.before;
         plan.changes.push_back(std::move(change));
     }
+    if (last->rules) {  // a profile apply or disarm: put back the rules table it replaced
+        ArmedRules now = read_armed_rules(registry_.directory());
+        if (!same_rules(now, last->rules->after))
+            plan.findings.push_back(refusal("undo-rules-changed-since", "journal",
+                                            fmt::format("your rules for processes that start later were changed since #{} (now {}): undo "
+                                                        "would overwrite that; `gpupart profile apply` or `profile disarm` changes them explicitly",
+                                                        last->id, rules_summary(now))));
+        plan.rules = RulesChange{std::move(now), last->rules->before};
+    }
     auto findings = check_plan(state_, plan.changes);
     plan.findings.insert(plan.findings.end(), findings.begin(), findings.end());
+    return plan;
+}
+
+Plan Controller::plan_rules(ArmedRules after, const std::string& action) const {
+    Plan plan;
+    plan.action = action;
+    ArmedRules now = read_armed_rules(registry_.directory());
+    if (!same_rules(now, after)) plan.rules = RulesChange{std::move(now), std::move(after)};
     return plan;
 }
 
@@ -190,6 +207,14 @@ Applied Controller::apply(const Plan& plan) {
             entry.changes.push_back(JournalChange{change.pid, change.start_time, change.command, change.before_partitioned,
                                                   change.before, change.after_partitioned, change.after,
                                                   after.control ? after.control->generation : 0});
+        }
+        if (plan.rules) {
+            // A compare-and-set like the masks': rules armed since the plan was made are not overwritten.
+            if (const ArmedRules now = read_armed_rules(registry_.directory()); !same_rules(now, plan.rules->before))
+                throw UserError(fmt::format("your rules for processes that start later were changed since this was planned (now {})",
+                                            rules_summary(now)));
+            write_armed_rules(registry_.directory(), plan.rules->after);
+            entry.rules = plan.rules;
         }
     } catch (const UserError& error) {
         // Put back what this plan already changed, so a plan applies whole or not at all.

@@ -9,6 +9,7 @@
 #include "controller/finding.hpp"
 #include "controller/journal.hpp"
 #include "controller/rules.hpp"
+#include "controller/rules_table.hpp"
 #include "controller/system_state.hpp"
 #include "model/mask_expression.hpp"
 
@@ -33,7 +34,9 @@ struct Plan {
     std::vector<PlannedChange> changes;
     std::vector<Finding> findings;
     std::optional<int> undoes;  // the journal entry this plan reverts (plan_undo)
+    std::optional<RulesChange> rules;  // the caller's armed profile rules it replaces (profile apply, disarm, undo)
     bool refused() const { return has_error(findings); }
+    bool changes_nothing() const { return changes.empty() && !rules; }
 };
 
 struct Applied {
@@ -55,12 +58,15 @@ public:
     Plan plan_masks_refusing(const std::vector<MaskRequest>& requests, std::vector<Finding> refusals,
                              const std::string& action) const;
     Plan plan_undo() const;  // reverts the newest change in the journal that is not undone yet
+    // Arms `after` as the caller's profile rules for processes that start later (nullopt disarms them).
+    Plan plan_rules(ArmedRules after, const std::string& action) const;
     // Applies a plan that has no error finding; refuses (UserError) otherwise. A process that changed
     // since the plan was made is not overwritten: the whole plan is rolled back and refused.
     Applied apply(const Plan& plan);
 
     // The TPCs no partitioned process other than `pid` holds: where its requests by size land.
     TpcMask free_for(int pid) const;
+    const std::string& registry_directory() const { return registry_.directory(); }
 
 private:
     std::optional<PlannedChange> change_for(int pid, Plan& plan) const;  // adds a refusal when pid is not live

@@ -67,6 +67,12 @@ JournalEntry entry_from_json(const OrderedJson& json) {
         c.finish();
         entry.changes.push_back(std::move(change));
     }
+    if (json.contains("rules")) {  // entries written before rules were journaled have none
+        JsonObjectReader rules(r.child("rules"), "rules");
+        entry.rules = RulesChange{rules_from_json(rules.child("before"), "rules.before"),
+                                  rules_from_json(rules.child("after"), "rules.after")};
+        rules.finish();
+    }
     r.finish();
     return entry;
 }
@@ -81,9 +87,11 @@ std::string now_utc() {
 OrderedJson journal_entry_json(const JournalEntry& entry) {
     OrderedJson changes = OrderedJson::array();
     for (const auto& change : entry.changes) changes.push_back(change_json(change));
-    return OrderedJson{{"id", entry.id},       {"time", entry.time},     {"uid", entry.uid},
-                {"user", entry.user},   {"action", entry.action}, {"undoes", entry.undoes ? OrderedJson(*entry.undoes) : OrderedJson(nullptr)},
-                {"changes", changes}};
+    OrderedJson out{{"id", entry.id},       {"time", entry.time},     {"uid", entry.uid},
+                    {"user", entry.user},   {"action", entry.action}, {"undoes", entry.undoes ? OrderedJson(*entry.undoes) : OrderedJson(nullptr)},
+                    {"changes", changes}};
+    if (entry.rules) out["rules"] = OrderedJson{{"before", rules_json(entry.rules->before)}, {"after", rules_json(entry.rules->after)}};
+    return out;
 }
 
 Journal::Journal(std::string path) : path_(std::move(path)) {}

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "controller/rules_table.hpp"
 #include "model/tpc_mask.hpp"
 
 namespace gpupart {
@@ -33,6 +34,7 @@ struct JournalEntry {
     std::string action;  // "set 1234 gpc1", "profile apply serving", "undo #3"
     std::vector<JournalChange> changes;
     std::optional<int> undoes;  // the entry this one reverted
+    std::optional<RulesChange> rules;  // the caller's armed profile rules, when this entry changed them
     bool operator==(const JournalEntry&) const = default;
 };
 

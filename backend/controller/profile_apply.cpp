@@ -131,19 +131,12 @@ ProfileApplication plan_profile(const Controller& controller, const Profile& pro
     }
     result.rules.written_realtime_ns = static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+    // The table replaces the caller's armed one (a profile with nothing to arm disarms it), in the same
+    // journal entry as the masks, so undoing the apply puts the previous rules back too.
+    ArmedRules before = read_armed_rules(controller.registry_directory());
+    ArmedRules after = result.rules.count > 0 ? ArmedRules(result.rules) : std::nullopt;
+    if (!same_rules(before, after)) result.plan.rules = RulesChange{std::move(before), std::move(after)};
     return result;
-}
-
-void arm_rules(const std::string& registry_dir, const gpupart_rules_file& rules) {
-    if (const int error = gpupart_registry_dir_ensure(registry_dir.c_str()); error != 0)
-        throw UserError(fmt::format("registry {}: {}", registry_dir, std::strerror(-error)));
-    if (const int error = gpupart_rules_write(registry_dir.c_str(), ::getuid(), &rules); error != 0)
-        throw UserError(fmt::format("registry {}: cannot write rules-{}: {}", registry_dir, ::getuid(), std::strerror(-error)));
-}
-
-bool disarm_rules(const std::string& registry_dir) {
-    std::error_code error;
-    return std::filesystem::remove(fmt::format("{}/{}{}", registry_dir, GPUPART_RULES_PREFIX, ::getuid()), error);
 }
 
 std::vector<std::string> profile_diff(const Controller& controller, const Profile& profile, int gpu_index) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 
 #include <sys/wait.h>
@@ -193,7 +194,9 @@ TEST_F(ControllerTest, ArmedRulesRoundTripThroughTheRegistry) {
     profile.rules = {ProfileRule{{"python3", std::nullopt, "root", std::nullopt}, 0, "gpc6", 2}};
     const ProfileApplication application = plan_profile(controller, profile, 0);
     ASSERT_FALSE(application.plan.refused());
-    arm_rules(registry_dir.dir, application.rules);
+    ASSERT_TRUE(application.plan.changes.empty());  // no process runs: only the rules change
+    ASSERT_FALSE(application.plan.changes_nothing());
+    controller.apply(application.plan);
     gpupart_rules_file read{};
     ASSERT_EQ(gpupart_rules_read(registry_dir.dir.c_str(), ::getuid(), &read), 0);
     EXPECT_EQ(read.count, 1u);
@@ -201,9 +204,92 @@ TEST_F(ControllerTest, ArmedRulesRoundTripThroughTheRegistry) {
     EXPECT_EQ(read.rules[0].match, GPUPART_RULE_MATCH_EXE | GPUPART_RULE_MATCH_UID);
     EXPECT_EQ(gpupart_rules_match(&read, "python3", "python3 x.py", 0), 0);
     EXPECT_EQ(gpupart_rules_match(&read, "python3", "python3 x.py", 1000), -1);  // another user
-    EXPECT_TRUE(disarm_rules(registry_dir.dir));
+    controller.apply(controller.plan_rules(std::nullopt, "profile disarm"));
     EXPECT_EQ(gpupart_rules_read(registry_dir.dir.c_str(), ::getuid(), &read), -ENOENT);
-    EXPECT_FALSE(disarm_rules(registry_dir.dir));
+    EXPECT_TRUE(controller.plan_rules(std::nullopt, "profile disarm").changes_nothing());  // nothing armed
+}
+
+namespace {
+
+Profile later_profile(const std::string& name, const std::string& exe, const std::string& tpcs) {
+    Profile profile;
+    profile.name = name;
+    profile.rules = {ProfileRule{{exe, std::nullopt, std::nullopt, std::nullopt}, 0, tpcs, 2}};
+    return profile;
+}
+
+std::string armed_profile(const std::string& registry_dir) {
+    const ArmedRules armed = read_armed_rules(registry_dir);
+    return armed ? std::string(armed->profile) : "none";
+}
+
+}  // namespace
+
+TEST_F(ControllerTest, UndoingAProfilePutsBackTheRulesItReplacedAndTheJournalKeepsThem) {
+    RegisteredChild running(registry_dir.dir, "0xf");
+    Controller controller = make();
+    controller.apply(plan_profile(controller, later_profile("first", "python3", "gpc6"), 0).plan);
+    Profile second = later_profile("second", "trainer", "gpc5");
+    second.rules.push_back(ProfileRule{{std::nullopt, std::nullopt, std::nullopt, running.pid}, 0, "gpc1", 3});
+    controller.apply(plan_profile(controller, second, 0).plan);
+    EXPECT_EQ(armed_profile(registry_dir.dir), "second");
+    EXPECT_EQ(mask_of(running.pid), "9-16");
+
+    // The journal holds both tables, read back exactly (a fresh Journal reads the file).
+    const auto entries = Journal(journal_path).read();
+    ASSERT_EQ(entries.size(), 2u);
+    ASSERT_TRUE(entries[1].rules.has_value());
+    EXPECT_EQ(rules_summary(entries[1].rules->before), "profile first (1 rule)");
+    EXPECT_EQ(rules_summary(entries[1].rules->after), "profile second (1 rule)");
+    EXPECT_TRUE(same_rules(entries[1].rules->after, read_armed_rules(registry_dir.dir)));
+
+    const Plan undo = controller.plan_undo();
+    ASSERT_FALSE(undo.refused());
+    ASSERT_TRUE(undo.rules.has_value());
+    controller.apply(undo);
+    EXPECT_EQ(armed_profile(registry_dir.dir), "first");  // the table the second apply replaced
+    EXPECT_EQ(mask_of(running.pid), "0-3");
+    controller.apply(controller.plan_undo());
+    EXPECT_EQ(armed_profile(registry_dir.dir), "none");  // the first apply armed onto nothing
+}
+
+TEST_F(ControllerTest, DisarmingIsUndoneLikeAnyChange) {
+    Controller controller = make();
+    controller.apply(plan_profile(controller, later_profile("kept", "python3", "gpc6"), 0).plan);
+    const Applied disarmed = controller.apply(controller.plan_rules(std::nullopt, "profile disarm"));
+    EXPECT_EQ(disarmed.entry.action, "profile disarm");
+    EXPECT_EQ(armed_profile(registry_dir.dir), "none");
+    controller.apply(controller.plan_undo());
+    EXPECT_EQ(armed_profile(registry_dir.dir), "kept");
+}
+
+TEST_F(ControllerTest, UndoLeavesRulesArmedSinceAndSaysSo) {
+    Controller controller = make();
+    controller.apply(plan_profile(controller, later_profile("mine", "python3", "gpc6"), 0).plan);
+    // Armed outside this journal since (another front end with another history, or a hand-made table).
+    Controller other(Registry(registry_dir.dir), gpupart::test::builtin_h200(), Journal(registry_dir.dir + "/other.jsonl"));
+    other.apply(plan_profile(other, later_profile("theirs", "trainer", "gpc5"), 0).plan);
+    const Plan undo = controller.plan_undo();
+    ASSERT_TRUE(undo.refused());
+    EXPECT_EQ(undo.findings.back().id, "undo-rules-changed-since");
+    EXPECT_NE(undo.findings.back().message.find("changed since #1 (now profile theirs (1 rule))"), std::string::npos);
+    EXPECT_NE(error_of([&] { controller.apply(undo); }).find("nothing changed"), std::string::npos);
+    EXPECT_EQ(armed_profile(registry_dir.dir), "theirs");
+}
+
+TEST_F(ControllerTest, AProfileIsNotAppliedOverRulesArmedSinceItWasPlanned) {
+    RegisteredChild running(registry_dir.dir, "0xf");
+    Controller controller = make();
+    Profile profile = later_profile("planned", "python3", "gpc6");
+    profile.rules.push_back(ProfileRule{{std::nullopt, std::nullopt, std::nullopt, running.pid}, 0, "gpc1", 3});
+    const Plan plan = plan_profile(controller, profile, 0).plan;
+    Controller other(Registry(registry_dir.dir), gpupart::test::builtin_h200(), Journal(registry_dir.dir + "/other.jsonl"));
+    other.apply(plan_profile(other, later_profile("meanwhile", "trainer", "gpc5"), 0).plan);
+    EXPECT_NE(error_of([&] { controller.apply(plan); }).find("changed since this was planned (now profile meanwhile (1 rule))"),
+              std::string::npos);
+    EXPECT_EQ(mask_of(running.pid), "0-3");  // the masks were rolled back with it
+    EXPECT_EQ(armed_profile(registry_dir.dir), "meanwhile");
+    EXPECT_TRUE(Journal(journal_path).read().empty());
 }
 
 TEST_F(ControllerTest, GivingTpcsMovesThemFromTheirHoldersAndNeverStarvesOne) {
@@ -235,4 +321,28 @@ TEST_F(ControllerTest, GivingTpcsMovesThemFromTheirHoldersAndNeverStarvesOne) {
     EXPECT_TRUE(already_free.changes.empty());
     EXPECT_TRUE(std::any_of(already_free.findings.begin(), already_free.findings.end(),
                             [](const Finding& f) { return f.id == "no-change"; }));
+}
+
+TEST_F(ControllerTest, AMalformedRulesTableInTheHistoryIsAOneLineErrorNamingTheField) {
+    const auto write_line = [&](const std::string& rules) {
+        std::ofstream(journal_path) << R"({"id":1,"time":"2026-11-23T00:00:00Z","uid":0,"user":"root","action":"profile apply x",)"
+                                    << R"("undoes":null,"changes":[],"rules":)" << rules << "}\n";
+    };
+    const std::string rule = R"({"match":MATCH,"uid":0,"gpu":0,"line":2,"allowed":"0x3","real_tpcs":"0xff","exe":"python3","cmdline":""})";
+    const auto table = [&](const std::string& match) {
+        std::string r = rule;
+        r.replace(r.find("MATCH"), 5, match);
+        return R"({"before":null,"after":{"profile":"x","owner_uid":0,"written_realtime_ns":1,"rules":[)" + r + "]}}";
+    };
+    write_line(table("1"));
+    const auto entries = Journal(journal_path).read();
+    ASSERT_EQ(entries.size(), 1u);
+    EXPECT_EQ(rules_summary(entries[0].rules->after), "profile x (1 rule)");
+    write_line(table("0"));
+    const std::string error = error_of([&] { Journal(journal_path).read(); });
+    EXPECT_NE(error.find(":1: field rules.after.rules[0].match: 0 is not a set of EXE (1), CMDLINE (2) and UID (4)"), std::string::npos)
+        << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos);
+    write_line(R"({"before":null})");
+    EXPECT_NE(error_of([&] { Journal(journal_path).read(); }).find("rules.after: missing"), std::string::npos);
 }

@@ -269,6 +269,8 @@ check "profile: list shows its tpcs" contains "$work/later.json" '"tpcs": "54-62
 check "undo: exits 0" [ "$rc" -eq 0 ]
 check "undo: names what it reverts" contains "$work/undo.out" "process $before ("
 check "undo: back to every TPC" contains "$work/undo.out" "TPCs 9-16 -> all"
+check "undo: the profile's rules for later processes go with it" contains "$work/undo.out" "rules for processes that start later: profile e2e ("
+check "undo: no rules armed any more" [ ! -e "$registry/rules-$uid" ]
 touch "$work/before.go2"
 wait "$before"; rc=$?
 check "undo: the process exits 0" [ "$rc" -eq 0 ]
@@ -278,21 +280,40 @@ check "history: exits 0" [ "$rc" -eq 0 ]
 check "history: the apply" contains "$work/history.out" "profile apply e2e"
 check "history: the undo" contains "$work/history.out" "undo #"
 
-# A malformed profile: one line naming file, line and field; nothing applied, the armed rules unchanged.
-cp "$registry/rules-$uid" "$work/rules.before"
+# A malformed profile: one line naming file, line and field; nothing applied, nothing armed.
 printf '{"format": "gpupart-profile", "version": 1, "name": "bad", "description": "",\n "rules": [\n  {"match": {"exe": 7}, "tpcs": "gpc1"}\n ]}\n' > "$work/bad.json"
 "$gpupart" profile apply "$work/bad.json" --snapshot builtin:h200 > "$work/bad.out" 2> "$work/bad.err"; rc=$?
 check "bad profile: refused" [ "$rc" -eq 1 ]
 check "bad profile: one line" lines "$work/bad.err" 1
 check "bad profile: names file, line and field" contains "$work/bad.err" "$work/bad.json:3: field rules[0].match.exe"
-check "bad profile: armed rules unchanged" cmp -s "$registry/rules-$uid" "$work/rules.before"
+check "bad profile: nothing armed" [ ! -e "$registry/rules-$uid" ]
 
-"$gpupart" profile disarm > "$work/disarm.out"; rc=$?
+# Disarming is a journaled change like any other: undo arms the rules again.
+cat > "$work/later-only.json" <<JSON
+{"format": "gpupart-profile", "version": 1, "name": "later-only", "description": "",
+ "rules": [ {"match": {"exe": "$(basename "$host")"}, "tpcs": "gpc6"} ]}
+JSON
+"$gpupart" profile apply "$work/later-only.json" --snapshot builtin:h200 > "$work/later-only.out" 2>&1; rc=$?
+check "later-only profile: exits 0" [ "$rc" -eq 0 ]
+check "later-only profile: arms onto nothing" contains "$work/later-only.out" "rules for processes that start later: no rules -> profile later-only (1 rule)"
+"$gpupart" profile disarm --snapshot builtin:h200 > "$work/disarm.out"; rc=$?
 check "disarm: exits 0" [ "$rc" -eq 0 ]
+check "disarm: says what it disarms" contains "$work/disarm.out" "profile later-only (1 rule) -> no rules"
+check "disarm: journaled" contains "$work/disarm.out" "applied as #"
 check "disarm: rules table removed" absent "$registry/rules-$uid"
 env LD_PRELOAD="$shim" "$host" load:"$fake" launch:0x40 > "$work/after-disarm.out" 2>&1; rc=$?
 check "disarm: a new process exits 0" [ "$rc" -eq 0 ]
 check "disarm: a new process is not partitioned" line_is "$work/after-disarm.out" 2 "$(untouched 0x40)"
+"$gpupart" profile disarm --snapshot builtin:h200 > "$work/disarm2.out"; rc=$?
+check "disarm again: exits 0 with nothing to do" [ "$rc" -eq 0 ]
+check "disarm again: says so" contains "$work/disarm2.out" "no profile rules of yours were armed"
+"$gpupart" undo --snapshot builtin:h200 > "$work/undo-disarm.out" 2>&1; rc=$?
+check "undo disarm: exits 0" [ "$rc" -eq 0 ]
+check "undo disarm: the rules are back" present "$registry/rules-$uid"
+env LD_PRELOAD="$shim" "$host" load:"$fake" launch:0x40 > "$work/after-undo-disarm.out" 2>&1; rc=$?
+check "undo disarm: a new process exits 0" [ "$rc" -eq 0 ]
+check "undo disarm: a new process gets gpc6 again" line_is "$work/after-undo-disarm.out" 2 "$(v04_full $GPC6_FULL)"
+"$gpupart" profile disarm --snapshot builtin:h200 > /dev/null
 touch "$work/later.go"
 wait "$later"
 

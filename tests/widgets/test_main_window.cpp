@@ -288,11 +288,12 @@ private slots:
         QVERIFY2(!profiles->messageIsError(), qPrintable(profiles->messageText()));
         QCOMPARE(mask_in_registry(vision), QString("36-43,45-52"));
         QCOMPARE(window_->undoStack()->count(), before + 1);
-        window_->undoStack()->undo();  // the profile's change is undone like any other
+        QVERIFY(read_armed_rules(Registry::default_directory()).has_value());  // its rules for later processes
+        window_->undoStack()->undo();  // the profile's change is undone like any other, its rules with it
         QCOMPARE(mask_in_registry(vision), QString("38-43,45-52"));
+        QVERIFY(!read_armed_rules(Registry::default_directory()).has_value());
         window_->undoStack()->undo();
         QCOMPARE(mask_in_registry(vision), QString("36-43,45-52"));
-        disarm_rules(Registry::default_directory());
     }
 
     void everyViewShowsTheDemo() {

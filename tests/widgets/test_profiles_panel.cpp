@@ -101,11 +101,6 @@ private slots:
             ++applied;
             controller.apply(plan);
         };
-        bool armed = false;
-        panel.armRules = [&](const gpupart_rules_file& rules) {
-            arm_rules(registry.dir, rules);
-            armed = true;
-        };
         QVERIFY(panel.selectProfile(QStringLiteral("serving")));
         QVERIFY(button(panel, QStringLiteral("&Apply"))->isEnabled());
 
@@ -121,7 +116,10 @@ private slots:
         QVERIFY2(!panel.messageIsError(), qPrintable(panel.messageText()));
         QCOMPARE(panel.messageText(), QStringLiteral("applied profile serving: 1 process changed; 1 rule armed for processes that start later"));
         QCOMPARE(applied, 1);
-        QVERIFY(armed);
+        const ArmedRules armed = read_armed_rules(registry.dir);  // by the same plan, through the controller
+        QVERIFY(armed.has_value());
+        QCOMPARE(armed->count, 1u);
+        QCOMPARE(QString(armed->profile), QStringLiteral("serving"));
         QCOMPARE(mask_of(), "9-16");
         QVERIFY(gpupart::test::save_screenshot(panel, QStringLiteral("profiles_panel"), {760, 520}));
 
