@@ -70,10 +70,10 @@ void describe_shim(const SlotRecord& record, ProcessRow& row) {
 }  // namespace
 
 std::vector<ProcessRow> process_rows(const SystemState& state, const std::vector<RegistryEntry>& entries,
-                                     LaunchHistory& history, double now_seconds) {
+                                     LaunchRates& rates, LaunchRates::Clock::time_point now) {
     const TpcMask real = real_tpcs(state.gpu);
     const int real_count = real.count();
-    LaunchHistory next;
+    std::vector<std::pair<int, std::uint64_t>> alive;
     std::vector<ProcessRow> rows;
     for (const ProcessState& process : state.processes) {
         ProcessRow row;
@@ -93,19 +93,8 @@ std::vector<ProcessRow> process_rows(const SystemState& state, const std::vector
         row.mps = !state.mps_running ? "no MPS" : state.mps_static_partitioning ? "MPS (static SM partitions)" : "MPS up";
         if (const SlotRecord* record = record_of(entries, process)) {
             describe_shim(*record, row);
-            const auto key = std::make_pair(process.pid, process.start_time);
-            LaunchSample sample{record->counters.launches, now_seconds, std::nullopt};
-            if (const auto seen = history.find(key); seen != history.end() && record->counters.launches >= seen->second.launches) {
-                sample = seen->second;
-                const double elapsed = now_seconds - seen->second.seconds;
-                if (elapsed >= kRateWindowSeconds) {
-                    sample.rate = static_cast<double>(record->counters.launches - seen->second.launches) / elapsed;
-                    sample.launches = record->counters.launches;
-                    sample.seconds = now_seconds;
-                }
-            }
-            row.launches_per_second = sample.rate;
-            next[key] = sample;
+            row.launches_per_second = rates.update(process.pid, process.start_time, record->counters.launches, now);
+            alive.emplace_back(process.pid, process.start_time);
         } else {
             row.shim = "slot unreadable";
             row.shim_problem = true;
@@ -114,7 +103,7 @@ std::vector<ProcessRow> process_rows(const SystemState& state, const std::vector
             if (known.pid == process.pid && known.gpu_memory_bytes.known()) row.gpu_memory_bytes = known.gpu_memory_bytes.value;
         rows.push_back(std::move(row));
     }
-    history = std::move(next);
+    rates.forget_except(alive);
     return rows;
 }
 

@@ -2,6 +2,7 @@
 // The rows of the process table, computed from the controller's state and the registry's slots: a pure
 // function apart from any model or view, so what the table says is tested without a window. Launch
 // rates come from the difference of the shim's counters between two refreshes.
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <QString>
 
 #include "controller/system_state.hpp"
+#include "registry/launch_rates.hpp"
 #include "registry/registry.hpp"
 
 namespace gpupart::widgets {
@@ -36,19 +38,11 @@ struct ProcessRow {
     QColor color;
 };
 
-// Launch counters seen at the previous refresh, per (pid, start time).
-// Rates are measured over at least kRateWindowSeconds, so that a refresh right after another (after a
-// drop, say) does not show the noise of a few launches in a few milliseconds.
-inline constexpr double kRateWindowSeconds = 0.5;
-struct LaunchSample {
-    std::uint64_t launches = 0;  // counter at the start of the current window
-    double seconds = 0;          // monotonic time the window started
-    std::optional<double> rate;  // launches/s over the last full window
-};
-using LaunchHistory = std::map<std::pair<int, std::uint64_t>, LaunchSample>;
+// The app's rates are measured over at least this (LaunchRates keeps the last rate in between).
+inline constexpr std::chrono::milliseconds kRateWindow{500};
 
-// `now_seconds` is a monotonic clock; `history` is updated to this refresh's counters.
+// `rates` is updated with this refresh's counters and forgets the processes that are gone.
 std::vector<ProcessRow> process_rows(const SystemState& state, const std::vector<RegistryEntry>& entries,
-                                     LaunchHistory& history, double now_seconds);
+                                     LaunchRates& rates, LaunchRates::Clock::time_point now);
 
 }  // namespace gpupart::widgets

@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <set>
 
-#include <QElapsedTimer>
 
 #include <fmt/format.h>
 
@@ -19,15 +18,6 @@
 
 namespace gpupart::gui {
 namespace {
-
-double monotonic_seconds() {
-    static QElapsedTimer clock = [] {
-        QElapsedTimer timer;
-        timer.start();
-        return timer;
-    }();
-    return static_cast<double>(clock.nsecsElapsed()) / 1e9;
-}
 
 // A private registry and journal for the demo, so the simulated workload never mixes with real
 // partitioned processes or the user's history. /dev/shm like the real registry, else the temp dir.
@@ -103,7 +93,7 @@ void GuiSession::build_controller() {
     const Gpu& selected = select_gpu(chosen_, gpu_index_);
     controller_ = std::make_unique<Controller>(Registry(Registry::default_directory()), selected,
                                                Journal(Journal::default_path()));
-    launch_history_.clear();
+    launch_rates_.clear();
 }
 
 void GuiSession::selectGpu(int index) {
@@ -128,7 +118,7 @@ QString GuiSession::title() const {
 void GuiSession::sample() {
     controller_->refresh();
     const Registry registry(Registry::default_directory());
-    rows_ = widgets::process_rows(controller_->state(), registry.list(), launch_history_, monotonic_seconds());
+    rows_ = widgets::process_rows(controller_->state(), registry.list(), launch_rates_, LaunchRates::Clock::now());
     findings_ = check_result(controller_->state());
     std::set<std::pair<int, std::uint64_t>> live;
     for (const ProcessState& process : controller_->state().processes) live.insert({process.pid, process.start_time});

@@ -69,7 +69,7 @@ private:
     std::unique_ptr<Controller> controller_;
     std::vector<widgets::ProcessRow> rows_;
     std::vector<Finding> findings_;
-    widgets::LaunchHistory launch_history_;
+    LaunchRates launch_rates_{widgets::kRateWindow};
 };
 
 }  // namespace gpupart::gui

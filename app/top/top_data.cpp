@@ -40,26 +40,6 @@ char owner_letter(std::size_t index) {
     return '#';
 }
 
-std::optional<double> LaunchRates::update(int pid, std::uint64_t start_time, std::uint64_t launches,
-                                          std::chrono::steady_clock::time_point now) {
-    auto [it, first] = previous_.try_emplace({pid, start_time}, Sample{launches, now, std::nullopt});
-    if (first) return std::nullopt;
-    Sample& sample = it->second;
-    if (now - sample.at < kMinInterval) return sample.rate;
-    const double seconds = std::chrono::duration<double>(now - sample.at).count();
-    const std::optional<double> rate =
-        launches >= sample.launches ? std::optional<double>(static_cast<double>(launches - sample.launches) / seconds) : std::nullopt;
-    sample = Sample{launches, now, rate};
-    return rate;
-}
-
-void LaunchRates::forget_except(const std::vector<std::pair<int, std::uint64_t>>& alive) {
-    std::map<std::pair<int, std::uint64_t>, Sample> kept;
-    for (const auto& key : alive)
-        if (auto it = previous_.find(key); it != previous_.end()) kept.insert(*it);
-    previous_ = std::move(kept);
-}
-
 TopData make_top_data(const SystemState& state, const std::vector<RegistryEntry>& entries, const TopSource& source,
                       const std::string& registry_dir, LaunchRates& rates, std::chrono::steady_clock::time_point now) {
     TopData data;

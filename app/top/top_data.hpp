@@ -12,6 +12,7 @@
 #include "controller/finding.hpp"
 #include "controller/system_state.hpp"
 #include "model/gpu.hpp"
+#include "registry/launch_rates.hpp"
 #include "registry/registry.hpp"
 
 namespace gpupart::top {
@@ -55,25 +56,8 @@ struct TopData {
     std::string clock;                  // "23:01:02", local time of the sample
 };
 
-// Launch counters of the previous sample, keyed by process identity, to turn counters into rates.
-class LaunchRates {
-public:
-    // Rate of `launches` since this process's previous sample at `now`; empty on its first sample.
-    // Samples closer than kMinInterval to the previous one (a key press refreshes too) keep the last
-    // rate: a rate over a few milliseconds is mostly noise.
-    std::optional<double> update(int pid, std::uint64_t start_time, std::uint64_t launches,
-                                 std::chrono::steady_clock::time_point now);
-    void forget_except(const std::vector<std::pair<int, std::uint64_t>>& alive);
-
-private:
-    static constexpr std::chrono::milliseconds kMinInterval{250};
-    struct Sample {
-        std::uint64_t launches = 0;
-        std::chrono::steady_clock::time_point at;
-        std::optional<double> rate;
-    };
-    std::map<std::pair<int, std::uint64_t>, Sample> previous_;
-};
+// Samples closer than this to the previous one (a key press refreshes too) keep the last rate.
+inline constexpr std::chrono::milliseconds kTopRateWindow{250};
 
 // One frame's data from the controller's state (refreshed by the caller) and the registry's slots.
 TopData make_top_data(const SystemState& state, const std::vector<RegistryEntry>& entries, const TopSource& source,

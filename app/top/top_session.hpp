@@ -32,7 +32,7 @@ private:
     Controller controller_;
     Registry registry_;
     TopSource source_;
-    LaunchRates rates_;
+    LaunchRates rates_{kTopRateWindow};
     TopData data_;
     UiState ui_;
     Screen last_{0, 0};

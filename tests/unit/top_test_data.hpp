@@ -64,7 +64,7 @@ inline TopData frame_data(const std::vector<FakeProcess>& fakes, bool mps = fals
         state.processes.push_back(p);
     }
     TopSource source{"builtin:h200", true, "no NVIDIA GPU on this machine: showing the built-in recorded H200", "", 1};
-    LaunchRates rates;
+    LaunchRates rates(kTopRateWindow);
     const auto start = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
     TopData data = make_top_data(state, entries, source, "/run/gpupart", rates, start);
     if (second_sample) {

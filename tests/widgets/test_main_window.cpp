@@ -107,7 +107,7 @@ private slots:
         QAbstractItemModelTester source(window_->processModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester proxy(window_->processTable()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         session_->refresh();  // a refresh under the testers: cells change in place
-        QTest::qWait(static_cast<int>(kRateWindowSeconds * 1000) + 100);  // one full rate window
+        QTest::qWait(static_cast<int>(kRateWindow.count()) + 100);  // one full rate window
         session_->refresh();
         const ProcessRow* row = window_->processModel()->rowForPid(pid_of(*session_, "llm-serving"));
         QVERIFY(row != nullptr);
@@ -298,7 +298,7 @@ private slots:
 
     void everyViewShowsTheDemo() {
         for (int i = 0; i < 4; ++i) {  // a few samples for the charts
-            QTest::qWait(static_cast<int>(kRateWindowSeconds * 1000) + 50);
+            QTest::qWait(static_cast<int>(kRateWindow.count()) + 50);
             session_->refresh();
         }
         QVERIFY(!window_->findings()->findChildren<QWidget*>().isEmpty());
