@@ -1,25 +1,19 @@
 #include "cuda_driver.hpp"
 
-#include <cstring>
 #include <initializer_list>
 
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include "platform/dl_symbols.hpp"
+
 namespace gpupart::probe {
 namespace {
 
-// POSIX hands functions out as object pointers; ISO C++ forbids the cast, so copy the bits.
 template <typename Function>
 void resolve(void* library, Function& out, std::initializer_list<const char*> names) {
-    for (const char* name : names) {
-        if (void* symbol = ::dlsym(library, name); symbol != nullptr) {
-            static_assert(sizeof(out) == sizeof(symbol));
-            std::memcpy(&out, &symbol, sizeof out);
-            return;
-        }
-    }
-    throw CudaError(fmt::format("libcuda.so.1 has no {}: this driver is too old or not NVIDIA's", *names.begin()));
+    if (!resolve_symbol(library, out, names))
+        throw CudaError(fmt::format("libcuda.so.1 has no {}: this driver is too old or not NVIDIA's", *names.begin()));
 }
 
 }  // namespace

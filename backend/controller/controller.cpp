@@ -211,8 +211,8 @@ Applied Controller::apply(const Plan& plan) {
         if (plan.rules) {
             // A compare-and-set like the masks': rules armed since the plan was made are not overwritten.
             if (const ArmedRules now = read_armed_rules(registry_.directory()); !same_rules(now, plan.rules->before))
-                throw UserError(fmt::format("your rules for processes that start later were changed since this was planned (now {})",
-                                            rules_summary(now)));
+                throw UserError(fmt::format("your rules for processes that start later were changed since this was planned (now {}); "
+                                            "nothing changed", rules_summary(now)));
             write_armed_rules(registry_.directory(), plan.rules->after);
             entry.rules = plan.rules;
         }
