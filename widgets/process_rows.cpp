@@ -2,6 +2,7 @@
 
 #include "model/gpu_queries.hpp"
 #include "owner_colors.hpp"
+#include "platform/user_names.hpp"
 #include "registry/graph_status.hpp"
 #include "registry/process_identity.hpp"
 

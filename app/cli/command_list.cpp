@@ -9,6 +9,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "platform/mps_control.hpp"
+#include "platform/user_names.hpp"
 #include "registry/graph_status.hpp"
 #include "registry/registry.hpp"
 

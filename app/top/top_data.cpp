@@ -3,6 +3,7 @@
 #include <ctime>
 
 #include "controller/rules.hpp"
+#include "platform/user_names.hpp"
 #include "registry/graph_status.hpp"
 #include "registry/process_identity.hpp"
 

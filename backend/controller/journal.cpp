@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
+#include "platform/user_names.hpp"
 #include "registry/process_identity.hpp"
 #include "snapshot/json_object_reader.hpp"
 

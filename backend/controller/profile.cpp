@@ -17,7 +17,7 @@
 
 #include "model/mask_expression.hpp"
 #include "model/user_error.hpp"
-#include "registry/process_identity.hpp"
+#include "platform/user_names.hpp"
 
 namespace gpupart {
 namespace {

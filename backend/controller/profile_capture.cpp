@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "controller/profile_apply.hpp"
+#include "platform/user_names.hpp"
 #include "registry/process_identity.hpp"
 
 namespace gpupart {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "model/gpu_queries.hpp"
+#include "platform/user_names.hpp"
 #include "registry/graph_status.hpp"
 #include "registry/process_identity.hpp"
 #include "report/topology_text.hpp"

@@ -13,8 +13,6 @@ std::string_view to_string(Liveness liveness);
 std::optional<std::uint64_t> process_start_time(int pid);  // nullopt: no such process
 std::optional<unsigned> process_uid(int pid);
 Liveness process_liveness(int pid, std::uint64_t start_time);
-std::optional<std::string> passwd_name(unsigned uid);  // "alice", or nullopt when the user database has none
-std::string user_name(unsigned uid);                   // "alice", or "uid 1234" when unknown
 // The command line of a process, arguments joined by spaces ("python3 serve.py"); its name (comm) where
 // it has no command line (a kernel thread, a zombie); empty when /proc does not show it.
 std::string process_command(int pid);

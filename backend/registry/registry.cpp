@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "platform/user_names.hpp"
 #include "registry/registry_slot.h"
 
 namespace gpupart {

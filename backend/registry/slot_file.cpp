@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "platform/user_names.hpp"
 #include "registry/process_identity.hpp"
 #include "registry/registry_seqlock.h"
 #include "registry/registry_slot.h"
