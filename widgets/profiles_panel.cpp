@@ -45,7 +45,11 @@ QString diff_report(const Controller& controller, const StoredProfile& stored, c
         text += QStringLiteral("  ") + qs(finding_line(finding)) + QLatin1Char('\n');
     }
     if (!application.armed.empty() || !application.not_armed.empty()) text += QStringLiteral("\nFor processes that start later\n");
-    for (const std::string& line : application.armed) text += QStringLiteral("  would arm: ") + qs(line) + QLatin1Char('\n');
+    // The report is made just before the apply: its plan is the one applied, so say what it did.
+    const QString arm = verb == QStringLiteral("applied to")       ? QStringLiteral("  armed: ")
+                        : verb == QStringLiteral("not applied to") ? QStringLiteral("  would have armed: ")
+                                                                   : QStringLiteral("  would arm: ");
+    for (const std::string& line : application.armed) text += arm + qs(line) + QLatin1Char('\n');
     for (const std::string& line : application.not_armed) text += QStringLiteral("  not armed: ") + qs(line) + QLatin1Char('\n');
     return text;
 }

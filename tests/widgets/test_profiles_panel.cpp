@@ -116,6 +116,7 @@ private slots:
         QVERIFY2(!panel.messageIsError(), qPrintable(panel.messageText()));
         QCOMPARE(panel.messageText(), QStringLiteral("applied profile serving: 1 process changed; 1 rule armed for processes that start later"));
         QCOMPARE(applied, 1);
+        QVERIFY2(panel.diffText().contains(QStringLiteral("  armed: profile serving line 1")), qPrintable(panel.diffText()));
         const ArmedRules armed = read_armed_rules(registry.dir);  // by the same plan, through the controller
         QVERIFY(armed.has_value());
         QCOMPARE(armed->count, 1u);
