@@ -63,6 +63,10 @@ Controller make_controller(const SnapshotOptions& options) {
     return Controller(Registry(Registry::default_directory()), select_gpu(topology, options.gpu), Journal(Journal::default_path()));
 }
 
+Controller make_rules_controller() {
+    return Controller(Registry(Registry::default_directory()), Gpu{}, Journal(Journal::default_path()));
+}
+
 // <prefix>/bin/gpupart -> <prefix>/<libdir>/libgpupart-shim.so, or build/<preset>/app/gpupart ->
 // build/<preset>/lib/; $GPUPART_SHIM overrides.
 std::string find_shim() {

@@ -37,6 +37,9 @@ ChosenSnapshot partition_topology(const SnapshotOptions& options);
 
 // The controller over this machine's registry, the user's journal and the GPU that --snapshot/--gpu name.
 Controller make_controller(const SnapshotOptions& options);
+// A controller for changes that name no TPC (disarming profile rules, undoing an arm or disarm): it reads
+// no topology, so they work on a GPU whose mask bits are not probed yet. Plans of TPCs need make_controller.
+Controller make_rules_controller();
 
 // libgpupart-shim.so next to this gpupart ($GPUPART_SHIM overrides); throws UserError when missing.
 std::string find_shim();

@@ -51,7 +51,12 @@ Command add_undo_command(CLI::App& app) {
     undo->add_flag("--json", options->json, "Machine-readable output");
     add_snapshot_options(*undo, options->snapshot);
     return {undo, [options] {
-                Controller controller = make_controller(options->snapshot);
+                // Undoing a change of rules alone (a disarm, a profile that matched no running process)
+                // names no TPC: like the change itself, it needs no topology of this machine.
+                const auto last = Journal(Journal::default_path()).last_undoable();
+                const bool rules_only = last && last->changes.empty() && last->rules;
+                Controller controller = rules_only ? make_rules_controller()
+                                                                                  : make_controller(options->snapshot);
                 return plan_and_apply(controller, controller.plan_undo(), options->json, options->dry_run);
             }};
 }

@@ -55,8 +55,8 @@ int run_profile(const ProfileOptions& options) {
         fmt::print("deleted {}\n", store.remove(options.name));
         return 0;
     }
-    Controller controller = make_controller(options.snapshot);
     if (options.verb == "disarm") {  // journaled like any change: `gpupart undo` arms them again
+        Controller controller = make_rules_controller();
         const Plan plan = controller.plan_rules(std::nullopt, "profile disarm");
         if (plan.changes_nothing()) {
             if (options.json) return report_plan(plan, controller.state().gpu, true, options.dry_run, std::nullopt);
@@ -65,6 +65,7 @@ int run_profile(const ProfileOptions& options) {
         }
         return plan_and_apply(controller, plan, options.json, options.dry_run);
     }
+    Controller controller = make_controller(options.snapshot);
     if (options.verb == "save") {
         const Profile profile = capture_profile(controller.state(), options.name);
         if (options.dry_run) {
@@ -121,7 +122,7 @@ Command add_profile_command(CLI::App& app) {
         if (verb.changes) sub->add_flag("--dry-run", options->dry_run, "Show what would happen; change nothing");
         if (name == "save") sub->add_flag("--force", options->force, "Replace an existing profile of that name");
         if (name == "list" || name == "apply" || name == "disarm") sub->add_flag("--json", options->json, "Machine-readable output");
-        if (name == "save" || name == "apply" || name == "diff" || name == "disarm") add_snapshot_options(*sub, options->snapshot);
+        if (name == "save" || name == "apply" || name == "diff") add_snapshot_options(*sub, options->snapshot);
     }
     return {profile, [options] { return run_profile(*options); }};
 }

@@ -35,10 +35,9 @@ top::TopSource choose_source(const SnapshotOptions& options, ChosenSnapshot& cho
     top::TopSource source;
     try {
         chosen = partition_topology(options);
-    } catch (const UserError&) {
+    } catch (const UserError& why) {  // e.g. mask bits not probed yet: shown, not changeable
         chosen = load_chosen(options);
-        source.read_only = "this GPU's TPC map is not known (no live topology reader yet): pass --snapshot with a "
-                           "recording of it to change partitions";
+        source.read_only = why.what();
     }
     source.origin = chosen.origin;
     source.builtin = chosen.builtin;

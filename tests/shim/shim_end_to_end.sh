@@ -296,7 +296,7 @@ JSON
 "$gpupart" profile apply "$work/later-only.json" --snapshot builtin:h200 > "$work/later-only.out" 2>&1; rc=$?
 check "later-only profile: exits 0" [ "$rc" -eq 0 ]
 check "later-only profile: arms onto nothing" contains "$work/later-only.out" "rules for processes that start later: no rules -> profile later-only (1 rule)"
-"$gpupart" profile disarm --snapshot builtin:h200 > "$work/disarm.out"; rc=$?
+"$gpupart" profile disarm > "$work/disarm.out"; rc=$?
 check "disarm: exits 0" [ "$rc" -eq 0 ]
 check "disarm: says what it disarms" contains "$work/disarm.out" "profile later-only (1 rule) -> no rules"
 check "disarm: journaled" contains "$work/disarm.out" "applied as #"
@@ -304,7 +304,7 @@ check "disarm: rules table removed" absent "$registry/rules-$uid"
 env LD_PRELOAD="$shim" "$host" load:"$fake" launch:0x40 > "$work/after-disarm.out" 2>&1; rc=$?
 check "disarm: a new process exits 0" [ "$rc" -eq 0 ]
 check "disarm: a new process is not partitioned" line_is "$work/after-disarm.out" 2 "$(untouched 0x40)"
-"$gpupart" profile disarm --snapshot builtin:h200 > "$work/disarm2.out"; rc=$?
+"$gpupart" profile disarm > "$work/disarm2.out"; rc=$?
 check "disarm again: exits 0 with nothing to do" [ "$rc" -eq 0 ]
 check "disarm again: says so" contains "$work/disarm2.out" "no profile rules of yours were armed"
 "$gpupart" undo --snapshot builtin:h200 > "$work/undo-disarm.out" 2>&1; rc=$?
@@ -313,7 +313,7 @@ check "undo disarm: the rules are back" present "$registry/rules-$uid"
 env LD_PRELOAD="$shim" "$host" load:"$fake" launch:0x40 > "$work/after-undo-disarm.out" 2>&1; rc=$?
 check "undo disarm: a new process exits 0" [ "$rc" -eq 0 ]
 check "undo disarm: a new process gets gpc6 again" line_is "$work/after-undo-disarm.out" 2 "$(v04_full $GPC6_FULL)"
-"$gpupart" profile disarm --snapshot builtin:h200 > /dev/null
+"$gpupart" profile disarm > /dev/null
 touch "$work/later.go"
 wait "$later"
 

@@ -47,6 +47,11 @@ check "topology --sources: TPC origin" contains "$work/sources.txt" "from record
 check "topology --sources --json exits 0" [ "$rc" -eq 0 ]
 check "topology --sources --json facts" contains "$work/sources.json" '"fact": "TPC mask bits"'
 
+cat > "$work/later.json" <<'JSON'
+{"format": "gpupart-profile", "version": 1, "name": "later", "description": "",
+ "rules": [ {"match": {"exe": "trainer"}, "tpcs": "gpc6"} ]}
+JSON
+
 # -- a machine with an NVIDIA GPU and no driver: the live view, with the missing source in one line
 machine=$work/machine
 mkdir -p "$machine/sys/bus/pci/devices/0000:00:06.0" "$machine/dev"
@@ -76,6 +81,22 @@ check "the refusal is one line" lines "$work/live-mask.err" 1
 check "the refusal says why" contains "$work/live-mask.err" "gpupart: GPU 0's TPC mask bits are not known (no source gave a TPC layout)"
 "$gpupart" mask parse gpc0 --snapshot builtin:h200 > /dev/null; rc=$?
 check "a named recording still works on a GPU machine" [ "$rc" -eq 0 ]
+# Changing TPCs needs the mask bits; disarming profile rules (and undoing that) names no TPC and does not.
+"$gpupart" profile apply "$work/later.json" --snapshot builtin:h200 > /dev/null; rc=$?
+check "profile apply with a recording arms the rules" [ "$rc" -eq 0 ]
+"$gpupart" undo --dry-run > "$work/live-undo.out" 2> "$work/live-undo.err"; rc=$?
+check "undo of an apply that changed no process needs no mask bits" [ "$rc" -eq 0 ]
+"$gpupart" profile disarm > "$work/live-disarm.out" 2> "$work/live-disarm.err"; rc=$?
+check "disarm on an unprobed live GPU exits 0" [ "$rc" -eq 0 ]
+check "disarm says what it disarmed" contains "$work/live-disarm.out" "rules for processes that start later: profile later (1 rule) -> no rules"
+check "disarm removed the table" [ ! -e "$GPUPART_REGISTRY_DIR/rules-$(id -u)" ]
+"$gpupart" undo > "$work/live-undo2.out" 2> "$work/live-undo2.err"; rc=$?
+check "undo of the disarm exits 0" [ "$rc" -eq 0 ]
+check "undo of the disarm arms the rules again" [ -e "$GPUPART_REGISTRY_DIR/rules-$(id -u)" ]
+"$gpupart" set "$$" gpc0 > /dev/null 2> "$work/live-set.err"; rc=$?
+check "set on an unprobed live GPU is refused" [ "$rc" -eq 1 ]
+check "set says why" contains "$work/live-set.err" "TPC mask bits are not known"
+"$gpupart" profile disarm > /dev/null
 "$gpupart" export --json "$work/live.json" 2> /dev/null; rc=$?
 check "export of the live snapshot" [ "$rc" -eq 0 ]
 "$gpupart" topology --snapshot "$work/live.json" > /dev/null; rc=$?
