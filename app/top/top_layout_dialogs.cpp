@@ -82,7 +82,12 @@ void draw_confirm(Screen& screen, const TopData& data, const PendingPlan& pendin
     const int inner = std::min(screen.width() - 6, 110);
     std::vector<StyledLine> lines;
     const Plan& plan = pending.plan;
-    if (plan.changes.empty()) lines.push_back({"no change to make", {Role::dim}});
+    if (plan.changes_nothing()) lines.push_back({"no change to make", {Role::dim}});
+    if (plan.rules)  // an undo of a profile apply or disarm puts the rules for later processes back too
+        lines.push_back({fit(fmt::format("rules for processes that start later: {} → {}", rules_summary(plan.rules->before),
+                                         rules_summary(plan.rules->after)),
+                             inner),
+                         {Role::normal}});
     for (const PlannedChange& change : plan.changes) {
         const TopProcess* p = find_process(data, change.pid);
         const std::string who = fmt::format("{} {} {}", p ? std::string(1, p->letter) : "?", change.pid, change.command);

@@ -1,6 +1,8 @@
 // The layout of `gpupart top` at 80x24, 120x40 and 200x60, read as text and as cells: no terminal.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <sstream>
 
 #include <fmt/format.h>
@@ -241,6 +243,25 @@ TEST(TopLayout, ARefusedPlanSaysNothingWillChange) {
     EXPECT_TRUE(contains(screen, "error: process 4101 has one TPC left"));
     EXPECT_TRUE(contains(screen, "Refused: nothing will change."));
     EXPECT_FALSE(contains(screen, "Enter or y applies"));
+}
+
+TEST(TopLayout, AnUndoOfRulesAloneSaysWhichRulesComeBack) {
+    const TopData data = frame_data(demo_processes());
+    gpupart_rules_file armed{};
+    std::snprintf(armed.profile, sizeof armed.profile, "%s", "serving");
+    armed.count = 2;
+    Plan plan;
+    plan.action = "undo #3 (profile disarm)";
+    plan.rules = RulesChange{std::nullopt, armed};
+    UiState ui;
+    ui.dialog = Dialog::confirm;
+    ui.pending = PendingPlan{plan, "Undo: undo #3 (profile disarm)?"};
+    const Screen screen = layout_top(data, ui, 80, 24);
+    SCOPED_TRACE(screen.text());
+    const std::string dialog = dialog_text(screen);
+    EXPECT_NE(dialog.find("rules for processes that start later: no rules → profile serving (2 rules)"), std::string::npos);
+    EXPECT_EQ(dialog.find("no change to make"), std::string::npos);
+    EXPECT_NE(dialog.find("Enter or y applies"), std::string::npos);
 }
 
 TEST(TopLayout, HelpSetupSortAndActionDialogs) {
