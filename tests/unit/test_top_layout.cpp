@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-
 #include <sstream>
 
 #include <fmt/format.h>
