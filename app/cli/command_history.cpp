@@ -31,9 +31,7 @@ Command add_history_command(CLI::App& app) {
                     for (const auto& c : entry.changes)
                         fmt::print("        process {} ({}): {} -> {}\n", c.pid, c.command.substr(0, 50),
                                    c.before_partitioned ? c.before.to_list() : "all", c.after_partitioned ? c.after.to_list() : "all");
-                    if (entry.rules)
-                        fmt::print("        rules for processes that start later: {} -> {}\n", rules_summary(entry.rules->before),
-                                   rules_summary(entry.rules->after));
+                    if (entry.rules) fmt::print("        {}\n", rules_change_text(*entry.rules));
                 }
                 return 0;
             }};
@@ -55,8 +53,7 @@ Command add_undo_command(CLI::App& app) {
                 // names no TPC: like the change itself, it needs no topology of this machine.
                 const auto last = Journal(Journal::default_path()).last_undoable();
                 const bool rules_only = last && last->changes.empty() && last->rules;
-                Controller controller = rules_only ? make_rules_controller()
-                                                                                  : make_controller(options->snapshot);
+                Controller controller = rules_only ? make_rules_controller() : make_controller(options->snapshot);
                 return plan_and_apply(controller, controller.plan_undo(), options->json, options->dry_run);
             }};
 }

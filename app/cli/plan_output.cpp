@@ -48,7 +48,7 @@ int report_plan(const Plan& plan, const Gpu& gpu, bool json, bool dry_run, const
                    tpcs_text(c.before_partitioned, c.before), tpcs_text(c.after_partitioned, c.after), c.after.count(),
                    sms_of(gpu, c.after).size());
     if (plan.rules)
-        fmt::print("rules for processes that start later: {} -> {}\n", rules_summary(plan.rules->before), rules_summary(plan.rules->after));
+        fmt::print("{}\n", rules_change_text(*plan.rules));
     for (const Finding& finding : plan.findings) fmt::print("{}\n", finding_line(finding));
     if (dry_run)
         fmt::print("dry run: nothing applied\n");

@@ -84,10 +84,7 @@ void draw_confirm(Screen& screen, const TopData& data, const PendingPlan& pendin
     const Plan& plan = pending.plan;
     if (plan.changes_nothing()) lines.push_back({"no change to make", {Role::dim}});
     if (plan.rules)  // an undo of a profile apply or disarm puts the rules for later processes back too
-        lines.push_back({fit(fmt::format("rules for processes that start later: {} → {}", rules_summary(plan.rules->before),
-                                         rules_summary(plan.rules->after)),
-                             inner),
-                         {Role::normal}});
+        lines.push_back({fit(rules_change_text(*plan.rules, "→"), inner), {Role::normal}});
     for (const PlannedChange& change : plan.changes) {
         const TopProcess* p = find_process(data, change.pid);
         const std::string who = fmt::format("{} {} {}", p ? std::string(1, p->letter) : "?", change.pid, change.command);

@@ -48,10 +48,15 @@ ArmedRules read_armed_rules(const std::string& registry_dir) {
     gpupart_rules_file rules{};
     const int error = gpupart_rules_read(registry_dir.c_str(), static_cast<std::uint32_t>(::getuid()), &rules);
     if (error == -ENOENT) return std::nullopt;
+    // Nothing is changed over a table that cannot be read back: undo could not restore it. The shim ignores
+    // such a file too, so removing it by hand loses nothing.
+    const std::string path = rules_path(registry_dir);
     if (error == -EPROTO)
-        throw UserError(fmt::format("{}: not a rules table of this gpupart (another layout); `gpupart profile disarm` removes it",
-                                    rules_path(registry_dir)));
-    if (error != 0) throw UserError(fmt::format("{}: cannot read: {}", rules_path(registry_dir), std::strerror(-error)));
+        throw UserError(fmt::format("{}: not a rules table of this gpupart (another layout); nothing changed: remove it "
+                                    "(`rm {}`) to arm or disarm rules", path, path));
+    if (error != 0)
+        throw UserError(fmt::format("{}: cannot read: {} (a table must be yours and of this layout's size); nothing changed: "
+                                    "remove it (`rm {}`) to arm or disarm rules", path, std::strerror(-error), path));
     return rules;
 }
 
@@ -74,6 +79,10 @@ bool same_rules(const ArmedRules& a, const ArmedRules& b) {
     for (std::uint32_t i = 0; i < a->count && i < GPUPART_RULES_MAX; ++i)
         if (std::memcmp(&a->rules[i], &b->rules[i], sizeof a->rules[i]) != 0) return false;
     return true;
+}
+
+std::string rules_change_text(const RulesChange& change, std::string_view arrow) {
+    return fmt::format("rules for processes that start later: {} {} {}", rules_summary(change.before), arrow, rules_summary(change.after));
 }
 
 std::string rules_summary(const ArmedRules& rules) {

@@ -4,6 +4,7 @@
 // replaced back, so "applying a profile is one undoable change" holds for later processes too.
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +33,9 @@ inline bool operator==(const RulesChange& a, const RulesChange& b) {
 }
 // "profile serving (3 rules)", or "no rules".
 std::string rules_summary(const ArmedRules& rules);
+// "rules for processes that start later: no rules -> profile serving (3 rules)", as plans, the history
+// and `gpupart top` say it.
+std::string rules_change_text(const RulesChange& change, std::string_view arrow = "->");
 
 // The table as the journal keeps it (null when none), and back. rules_from_json reads strictly (every
 // field, nothing else) and throws SnapshotFormatError naming the field under `path`.

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -345,4 +346,22 @@ TEST_F(ControllerTest, AMalformedRulesTableInTheHistoryIsAOneLineErrorNamingTheF
     EXPECT_EQ(error.find('\n'), std::string::npos);
     write_line(R"({"before":null})");
     EXPECT_NE(error_of([&] { Journal(journal_path).read(); }).find("rules.after: missing"), std::string::npos);
+}
+
+TEST_F(ControllerTest, AnUnreadableRulesTableIsAOneLineErrorAndIsLeftAsItIs) {
+    RegisteredChild running(registry_dir.dir, "0xf");
+    const std::string path = registry_dir.dir + "/rules-" + std::to_string(::getuid());
+    std::ofstream(path) << "not a rules table";  // the wrong size: another layout, or not gpupart's
+    Controller controller = make();
+    const std::string disarm = error_of([&] { controller.plan_rules(std::nullopt, "profile disarm"); });
+    EXPECT_NE(disarm.find(path + ": cannot read: "), std::string::npos) << disarm;
+    EXPECT_NE(disarm.find("nothing changed: remove it (`rm " + path + "`)"), std::string::npos) << disarm;
+    EXPECT_EQ(disarm.find('\n'), std::string::npos);
+    Profile profile = later_profile("blocked", "python3", "gpc6");
+    profile.rules.push_back(ProfileRule{{std::nullopt, std::nullopt, std::nullopt, running.pid}, 0, "gpc1", 3});
+    EXPECT_NE(error_of([&] { plan_profile(controller, profile, 0); }).find("nothing changed"), std::string::npos);
+    EXPECT_EQ(mask_of(running.pid), "0-3");
+    std::ifstream in(path);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), "not a rules table");
+    EXPECT_TRUE(Journal(journal_path).read().empty());
 }
