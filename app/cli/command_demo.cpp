@@ -1,9 +1,13 @@
 // gpupart demo start|stop: simulated partitioned processes (gpupart-demo-worker) on the built-in H200,
 // so that list, set, undo, profiles, check (and later the GUI and the terminal view) can be tried on a
 // machine with no GPU. They are real processes in the real registry; only their kernels are simulated.
+#include <chrono>
 #include <csignal>
 #include <memory>
+#include <set>
+#include <thread>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -11,15 +15,44 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "platform/demo_workload.hpp"
+#include "model/user_error.hpp"
 #include "registry/registry.hpp"
 #include "snapshot/snapshot_file.hpp"
 
 namespace gpupart::cli {
 namespace {
 
+// Every worker either appears in the registry or has said (on stderr) why it could not register; a
+// worker that did not register is stopped and the command fails, never "started" with exit 0.
+void await_registration(const Registry& registry, const std::vector<StartedWorker>& started) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    for (;;) {
+        std::set<int> seen;
+        for (const auto& entry : registry.list())
+            if (entry.record) seen.insert(entry.record->pid);
+        std::vector<const StartedWorker*> missing;
+        for (const auto& worker : started)
+            if (!seen.contains(worker.pid)) missing.push_back(&worker);
+        if (missing.empty()) return;
+        bool any_alive = false;
+        // The workers are our children: one that exited is reaped here and is not alive.
+        for (const auto* worker : missing) any_alive = any_alive || ::waitpid(worker->pid, nullptr, WNOHANG) == 0;
+        if (!any_alive || std::chrono::steady_clock::now() > deadline) {
+            for (const auto& worker : started) ::kill(worker.pid, SIGTERM);
+            throw UserError(fmt::format("demo worker {} (pid {}) did not register in {}; every worker was stopped",
+                                        missing.front()->spec.name, missing.front()->pid, registry.directory()));
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+}
+
 int start_demo(int workers, int seconds) {
     const Gpu gpu = load_snapshot("builtin:h200").gpus.at(0);
-    for (const StartedWorker& worker : start_demo_workers(gpu, demo_workers(workers), seconds, false))
+    const Registry registry(Registry::default_directory());
+    user_directory(registry.directory(), ::getuid(), true);  // an unsafe registry is refused here, in one line
+    const auto started = start_demo_workers(gpu, demo_workers(workers), seconds, false);
+    await_registration(registry, started);
+    for (const StartedWorker& worker : started)
         fmt::print("started demo worker {} (pid {}) on {} for {} s\n", worker.spec.name, worker.pid, worker.spec.tpcs, seconds);
     fmt::print("simulated workload on the built-in H200: try `gpupart list`, `gpupart set PID gpc1 --snapshot "
                "builtin:h200`, `gpupart check --snapshot builtin:h200`; `gpupart demo stop` ends it\n");

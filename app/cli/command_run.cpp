@@ -70,8 +70,8 @@ Command add_run_command(CLI::App& app) {
                     if (finding.severity != Severity::info) fmt::print(stderr, "gpupart: {}\n", finding_line(finding));
                 if (has_error(findings)) return 1;
                 const std::string shim = find_shim();
-                if (const int error = gpupart_registry_dir_ensure(registry.directory().c_str()); error != 0)
-                    throw UserError(fmt::format("registry {}: {}", registry.directory(), std::strerror(-error)));
+                // The shim registers in this user's directory; make it now so a problem is said here, once.
+                user_directory(registry.directory(), ::getuid(), true);
 
                 const char* preload = std::getenv("LD_PRELOAD");
                 const std::string preload_value = preload != nullptr && preload[0] != '\0' ? shim + ":" + preload : shim;

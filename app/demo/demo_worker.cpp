@@ -18,6 +18,7 @@
 #include "registry/registry_layout.h"
 #include "registry/registry_seqlock.h"
 #include "registry/registry_slot.h"
+#include "registry/slot_guard.h"
 
 namespace {
 
@@ -52,9 +53,13 @@ int main(int argc, char** argv) {
     initial.writer_pid = ::getpid();
     initial.writer_uid = ::getuid();
 
-    char dir[256];
-    int error = gpupart_registry_dir(dir, sizeof dir);
-    if (error == 0) error = gpupart_registry_dir_ensure(dir);
+    // Registers exactly as the shim does: a trusted root, this user's own directory, a guarded slot.
+    char root[256];
+    char dir[512] = "";
+    char why[384] = "";
+    int error = gpupart_registry_dir(root, sizeof root);
+    if (error == 0) error = gpupart_registry_root_check(root, std::getenv("GPUPART_REGISTRY_DIR") != nullptr, why, sizeof why);
+    if (error == 0) error = gpupart_user_dir(root, ::getuid(), 1, dir, sizeof dir);
     const std::string command = std::string("gpupart-demo-worker ") + argv[1] + " (simulated workload, no GPU)";
     gpupart_slot_file* slot = nullptr;
     char path[512];
@@ -62,9 +67,11 @@ int main(int argc, char** argv) {
         error = gpupart_slot_create(dir, ::getpid(), gpupart_process_start_time(::getpid()), ::getuid(), command.c_str(),
                                     "demo (simulated)", "demo", &initial, &slot, path, sizeof path);
     if (error != 0) {
-        std::fprintf(stderr, "gpupart-demo-worker: cannot register in %s: %s\n", dir, std::strerror(-error));
+        std::fprintf(stderr, "gpupart-demo-worker: cannot register in %s: %s\n", dir[0] ? dir : root,
+                     why[0] ? why : std::strerror(-error));
         return 1;
     }
+    gpupart_slot_guard(slot);  // a truncated slot must not kill the worker either
     std::signal(SIGTERM, on_signal);
     std::signal(SIGINT, on_signal);
     // The GUI's demo workers end with the GUI, even when it is killed; `gpupart demo start` ones outlive it.
@@ -94,6 +101,7 @@ int main(int argc, char** argv) {
                     gpupart_add64(&slot->counters.refused_masks, 1);
                     status.state = GPUPART_SHIM_MASK_REFUSED;
                 } else {
+                    gpupart_slot_guard_remember(&c);
                     status.state = GPUPART_SHIM_ACTIVE;
                     status.applied_generation = c.generation;
                     status.applied_flags = has_mask ? GPUPART_CONTROL_HAS_MASK : 0u;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
+#include "registry/registry.hpp"
 #include "registry/registry_slot.h"
 #include "registry/slot_file.hpp"  // mask_from_words, mask_to_words
 #include "snapshot/json_object_reader.hpp"
@@ -18,9 +19,12 @@ namespace {
 
 using OrderedJson = nlohmann::ordered_json;
 
-std::string rules_path(const std::string& registry_dir) {
-    return fmt::format("{}/{}{}", registry_dir, GPUPART_RULES_PREFIX, ::getuid());
+// The calling user's table lives in their own registry directory, where nobody else can put a file.
+std::optional<std::string> own_directory(const std::string& registry_dir, bool create) {
+    return user_directory(registry_dir, ::getuid(), create);
 }
+
+std::string rules_path(const std::string& user_dir) { return fmt::format("{}/{}", user_dir, GPUPART_RULES_FILE); }
 
 // A fixed-size field's text up to its NUL (a field without one is malformed and never matched).
 std::string field_text(const char* field, std::size_t size) { return std::string(field, ::strnlen(field, size)); }
@@ -45,15 +49,20 @@ TpcMask mask_field(JsonObjectReader& r, const std::string& key) {
 }  // namespace
 
 ArmedRules read_armed_rules(const std::string& registry_dir) {
+    const auto dir = own_directory(registry_dir, false);
+    if (!dir) return std::nullopt;
     gpupart_rules_file rules{};
-    const int error = gpupart_rules_read(registry_dir.c_str(), static_cast<std::uint32_t>(::getuid()), &rules);
+    const int error = gpupart_rules_read(dir->c_str(), static_cast<std::uint32_t>(::getuid()), &rules);
     if (error == -ENOENT) return std::nullopt;
     // Nothing is changed over a table that cannot be read back: undo could not restore it. The shim ignores
     // such a file too, so removing it by hand loses nothing.
-    const std::string path = rules_path(registry_dir);
+    const std::string path = one_line(rules_path(*dir));
     if (error == -EPROTO)
         throw UserError(fmt::format("{}: not a rules table of this gpupart (another layout); nothing changed: remove it "
                                     "(`rm {}`) to arm or disarm rules", path, path));
+    if (error == -EINVAL)
+        throw UserError(fmt::format("{}: not a regular file; nothing changed: remove it (`rm {}`) to arm or disarm rules",
+                                    path, path));
     if (error != 0)
         throw UserError(fmt::format("{}: cannot read: {} (a table must be yours and of this layout's size); nothing changed: "
                                     "remove it (`rm {}`) to arm or disarm rules", path, std::strerror(-error), path));
@@ -62,15 +71,17 @@ ArmedRules read_armed_rules(const std::string& registry_dir) {
 
 void write_armed_rules(const std::string& registry_dir, const ArmedRules& rules) {
     if (!rules) {
+        const auto dir = own_directory(registry_dir, false);
+        if (!dir) return;
         std::error_code error;
-        std::filesystem::remove(rules_path(registry_dir), error);
-        if (error) throw UserError(fmt::format("{}: cannot remove: {}", rules_path(registry_dir), error.message()));
+        std::filesystem::remove(rules_path(*dir), error);
+        if (error) throw UserError(fmt::format("{}: cannot remove: {}", one_line(rules_path(*dir)), error.message()));
         return;
     }
-    if (const int error = gpupart_registry_dir_ensure(registry_dir.c_str()); error != 0)
-        throw UserError(fmt::format("registry {}: {}", registry_dir, std::strerror(-error)));
-    if (const int error = gpupart_rules_write(registry_dir.c_str(), static_cast<std::uint32_t>(::getuid()), &*rules); error != 0)
-        throw UserError(fmt::format("registry {}: cannot write {}: {}", registry_dir, rules_path(registry_dir), std::strerror(-error)));
+    const std::string dir = *own_directory(registry_dir, true);
+    if (const int error = gpupart_rules_write(dir.c_str(), &*rules); error != 0)
+        throw UserError(fmt::format("cannot write {}: {}", one_line(rules_path(dir)),
+                                    error == -EINVAL ? "not a regular file" : std::strerror(-error)));
 }
 
 bool same_rules(const ArmedRules& a, const ArmedRules& b) {

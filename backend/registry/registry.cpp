@@ -1,10 +1,15 @@
 #include "registry/registry.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include <fmt/format.h>
 
+#include "model/user_error.hpp"
 #include "platform/user_names.hpp"
 #include "registry/registry_slot.h"
 
@@ -33,26 +38,105 @@ std::string Registry::default_directory() {
     return buffer;
 }
 
-std::vector<RegistryEntry> Registry::list() const {
-    std::vector<RegistryEntry> entries;
+std::optional<std::string> user_directory(const std::string& root, unsigned uid, bool create) {
+    char why[512] = "";
+    const bool named = std::getenv(GPUPART_ENV_REGISTRY_DIR) != nullptr && root == std::getenv(GPUPART_ENV_REGISTRY_DIR);
+    int error = gpupart_registry_root_check(root.c_str(), create && named, why, sizeof why);
+    if (error == -ENOENT && !create) return std::nullopt;
+    if (error != 0) throw RegistryError(one_line(why[0] ? why : root + ": " + std::strerror(-error)));
+    char dir[512];
+    error = gpupart_user_dir(root.c_str(), uid, create, dir, sizeof dir);
+    if (error == -ENOENT && !create) return std::nullopt;
+    if (error != 0)
+        throw RegistryError(fmt::format("registry {}: cannot make the directory of {}: {}", one_line(root), user_name(uid),
+                                        std::strerror(-error)));
+    return std::string(dir);
+}
+
+bool Registry::check_root() const {
+    char why[512] = "";
+    const int error = gpupart_registry_root_check(directory_.c_str(), 0, why, sizeof why);
+    if (error == -ENOENT) return false;
+    if (error != 0) throw RegistryError(one_line(why[0] ? why : directory_ + ": " + std::strerror(-error)));
+    return true;
+}
+
+namespace {
+// "<pid>-<start time>.slot": what the file name promises, checked against the header it holds.
+std::optional<std::pair<int, std::uint64_t>> slot_name(const std::string& name) {
+    int pid = 0;
+    unsigned long long start = 0;
+    int used = 0;
+    if (std::sscanf(name.c_str(), "%d-%llu%n", &pid, &start, &used) != 2 || pid <= 0) return std::nullopt;
+    if (name.substr(static_cast<std::size_t>(used)) != GPUPART_SLOT_SUFFIX) return std::nullopt;
+    if (name != fmt::format("{}-{}{}", pid, start, GPUPART_SLOT_SUFFIX)) return std::nullopt;  // no "+1", " 1", "01"
+    return std::pair{pid, static_cast<std::uint64_t>(start)};
+}
+
+std::vector<std::string> names_in(const std::string& dir) {
+    std::vector<std::string> names;
     std::error_code error;
-    for (const auto& item : std::filesystem::directory_iterator(directory_, error)) {
-        const std::string path = item.path().string();
-        if (!path.ends_with(GPUPART_SLOT_SUFFIX)) continue;
+    for (const auto& item : std::filesystem::directory_iterator(dir, error)) names.push_back(item.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+}  // namespace
+
+void Registry::list_user_dir(const std::string& dir, unsigned dir_uid, std::vector<RegistryEntry>& entries) const {
+    for (const auto& name : names_in(dir)) {
+        if (!name.ends_with(GPUPART_SLOT_SUFFIX)) continue;
         RegistryEntry entry;
-        entry.path = path;
+        entry.path = dir + "/" + name;
         try {
-            const SlotFile slot = SlotFile::open(path, false);
+            const SlotFile slot = SlotFile::open(entry.path, false);
             entry.record = slot.read();
-            entry.liveness = process_liveness(entry.record->pid, entry.record->start_time);
-            if (auto forged = ownership_problem(*entry.record)) {
-                entry.problem = *forged;
+            const auto named = slot_name(name);
+            if (!named || named->first != entry.record->pid || named->second != entry.record->start_time) {
+                entry.problem = fmt::format("{}: its name does not match the process it describes (pid {}, start {}): "
+                                            "ignored", one_line(entry.path), entry.record->pid, entry.record->start_time);
                 entry.record.reset();
+            } else if (entry.record->file_owner != dir_uid && entry.record->file_owner != 0) {
+                entry.problem = fmt::format("{}: belongs to {} but lies in the directory of {}: ignored", one_line(entry.path),
+                                            user_name(entry.record->file_owner), user_name(dir_uid));
+                entry.record.reset();
+            } else {
+                entry.liveness = process_liveness(entry.record->pid, entry.record->start_time);
+                if (auto forged = ownership_problem(*entry.record)) {
+                    entry.problem = one_line(*forged);
+                    entry.record.reset();
+                }
             }
         } catch (const RegistryError& problem) {
-            entry.problem = problem.what();
+            entry.problem = one_line(problem.what());
         }
         entries.push_back(std::move(entry));
+    }
+}
+
+std::vector<RegistryEntry> Registry::list() const {
+    std::vector<RegistryEntry> entries;
+    if (!check_root()) return entries;
+    for (const auto& name : names_in(directory_)) {
+        const std::string path = directory_ + "/" + name;
+        std::uint32_t uid = 0;
+        char why[512] = "";
+        const int verdict = gpupart_user_dir_check(directory_.c_str(), name.c_str(), &uid, why, sizeof why);
+        if (verdict == 0) {
+            list_user_dir(path, uid, entries);
+        } else if (verdict != -ENOENT) {
+            entries.push_back(RegistryEntry{path, std::nullopt, Liveness::gone, one_line(why[0] ? why : path)});
+        } else if (name.ends_with(GPUPART_SLOT_SUFFIX)) {
+            // Not in a user directory: an older shim's slot (layout 2) or something planted. Read it only
+            // to say what it is (a FIFO cannot block the read); never trusted, never collected.
+            RegistryEntry entry{path, std::nullopt, Liveness::gone, ""};
+            try {
+                SlotFile::open(path, false);
+                entry.problem = fmt::format("{}: a slot outside any user directory: ignored", one_line(path));
+            } catch (const RegistryError& problem) {
+                entry.problem = one_line(problem.what());
+            }
+            entries.push_back(std::move(entry));
+        }
     }
     std::sort(entries.begin(), entries.end(), [](const RegistryEntry& a, const RegistryEntry& b) {
         const int pid_a = a.record ? a.record->pid : 0;
@@ -66,17 +150,21 @@ std::string Registry::slot_path_for(int pid) const {
     if (pid <= 0) throw RegistryError(fmt::format("{} is not a process id", pid));
     const auto start = process_start_time(pid);
     if (!start) throw RegistryError(fmt::format("no process {} is running", pid));
-    const std::string path = fmt::format("{}/{}-{}{}", directory_, pid, *start, GPUPART_SLOT_SUFFIX);
-    if (!std::filesystem::exists(path)) {
-        // Say whether an older process with this pid was registered, so a reused pid is explained.
-        for (const auto& entry : list())
-            if (entry.record && entry.record->pid == pid)
-                throw RegistryError(fmt::format("process {} is not the one gpupart registered: that one exited and its "
-                                                "pid now belongs to another process", pid));
-        throw RegistryError(fmt::format("process {} is not partitioned by gpupart (start it with `gpupart run`, or "
-                                        "with LD_PRELOAD=libgpupart-shim.so; registry {})", pid, directory_));
+    bool older = false;
+    const std::string name = fmt::format("/{}-{}{}", pid, *start, GPUPART_SLOT_SUFFIX);
+    for (const auto& entry : list()) {
+        // This process's slot that cannot be used: say why (a version, a truncation, a forgery).
+        if (!entry.record && entry.path.ends_with(name)) throw RegistryError(entry.problem);
+        if (!entry.record || entry.record->pid != pid) continue;
+        if (entry.record->start_time == *start) return entry.path;
+        older = true;
     }
-    return path;
+    // Say whether an older process with this pid was registered, so a reused pid is explained.
+    if (older)
+        throw RegistryError(fmt::format("process {} is not the one gpupart registered: that one exited and its "
+                                        "pid now belongs to another process", pid));
+    throw RegistryError(fmt::format("process {} is not partitioned by gpupart (start it with `gpupart run`, or "
+                                    "with LD_PRELOAD=libgpupart-shim.so; registry {})", pid, directory_));
 }
 
 namespace {

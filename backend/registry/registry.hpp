@@ -21,14 +21,25 @@ struct RegistryEntry {
 // from the user running the process); nullopt when it can. Root-owned slots are trusted (root made them).
 std::optional<std::string> ownership_problem(const SlotRecord& record);
 
+// The directory of user `uid` under registry root `root` (registry_layout.h): nullopt when there is none
+// and not `create`. With `create`, makes the root (only a $GPUPART_REGISTRY_DIR one) and the directory.
+// Throws RegistryError (one line) when the root is unsafe or the directory cannot be made.
+std::optional<std::string> user_directory(const std::string& root, unsigned uid, bool create);
+
 class Registry {
 public:
     explicit Registry(std::string directory);
-    static std::string default_directory();  // $GPUPART_REGISTRY_DIR, /run/gpupart, /dev/shm/gpupart
+    static std::string default_directory();  // the root: $GPUPART_REGISTRY_DIR, /run/gpupart, /dev/shm
 
     const std::string& directory() const { return directory_; }
 
-    // Every *.slot file, sorted by pid. A missing directory is an empty registry.
+    // Throws RegistryError (one line) when the root must not be used: a symlink, not a directory, owned
+    // by another user, writable without the sticky bit (registry_layout.h). False when it does not exist.
+    bool check_root() const;
+
+    // Every *.slot file in every user directory, sorted by pid; squatted or unsafe user directories and
+    // slot files outside user directories are entries with a problem. A missing root is an empty
+    // registry; an unsafe one throws RegistryError.
     std::vector<RegistryEntry> list() const;
 
     // The live registered process `pid`. Throws RegistryError when it is not registered, has exited,
@@ -47,11 +58,13 @@ public:
     SlotRecord set_mask(int pid, bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs,
                         const Expectation& expect = {}) const;
 
-    // Unlinks slots of processes that are gone and that this user may remove; returns how many.
+    // Unlinks slots of processes that are gone and that this user may remove; returns how many. Only
+    // slots read whole, whose name agrees with their header, in a trusted user directory.
     int collect_garbage() const;
 
 private:
     std::string slot_path_for(int pid) const;
+    void list_user_dir(const std::string& dir, unsigned dir_uid, std::vector<RegistryEntry>& entries) const;
     std::string directory_;
 };
 

@@ -1,23 +1,37 @@
 /*
  * The gpupart registry layout: the only contract between the preloaded shim (C) and every front end.
  *
- * The registry is a directory on a tmpfs (/run/gpupart when installed, else /dev/shm/gpupart, or
- * $GPUPART_REGISTRY_DIR). Each partitioned CUDA process owns one fixed-size slot file in it, named
- * "<pid>-<start time>.slot", created by the shim with the process's uid and mode 0664. One file per
- * process, not one shared file, because only then can the kernel enforce who may change what: the owner
- * (and, through the directory's setgid group, members of the admin group) may write it, everybody may
- * read it, and the directory's sticky bit stops users from deleting each other's slots.
+ * Directories. The registry root is $GPUPART_REGISTRY_DIR, else /run/gpupart if it exists (made by the
+ * package's tmpfiles line: root:gpupart, mode 3777), else /dev/shm. A root is used only if it is a real
+ * directory (not a symlink) owned by root or by the user using it, and sticky when others may write it:
+ * whoever owns the root can rename or remove what is in it.
+ * Inside the root every user has a directory of their own, "u<uid>" (in /dev/shm: "gpupart-u<uid>"),
+ * owned by that user, mode 0755 (02775 under a setgid root, so the root's admin group may write the
+ * slots in it). Nobody else can add, replace, truncate-by-rename or remove anything in it. If another
+ * user squatted the name, the user's directory is "u<uid>.<random>" instead; readers trust a user
+ * directory only when its owner is the uid in its name and nobody but that user (and the admin group of
+ * a setgid root) may write it, and trust a file in it only when that user owns it.
+ *
+ * Each partitioned CUDA process owns one fixed-size slot file in its user's directory, named
+ * "<pid>-<start time>.slot", created by the shim (under a random temporary name, then renamed) with mode
+ * 0644 (0664 under a setgid root). One file per process, not one shared file, because only then can the
+ * kernel enforce who may change what: the owner, root and the admin group may write it, everybody may
+ * read it. The shim survives its slot being truncated (slot_guard.h); front ends never map slots, they
+ * read and write them with pread/pwrite, so a truncated slot is an error message, never a SIGBUS.
  *
  * Concurrency:
  *  - header: written once by the shim before `state` is set LIVE with a release store; immutable after.
  *  - control: written by controllers (gpupart set) that hold an OFD write lock on the file (released by
  *    the kernel if the writer dies) and publish through the `seq` seqlock; read lock-free by the shim.
- *    A writer killed mid-update leaves `seq` odd: readers keep what they had, and the next writer (who
- *    gets the lock) rewrites the whole block and makes `seq` even again.
+ *    Before making `seq` odd a writer saves the block it replaces in `saved`. A writer killed after that
+ *    leaves `seq` odd and `saved` whole: readers keep what they had (the shim) or read `saved` (front
+ *    ends, once no live writer holds the lock), and the next writer, holding the lock, first restores
+ *    `saved` (seq even again), then compares generations and writes. A writer killed while saving left
+ *    `seq` even and the block intact. So any store of any writer may be its last.
  *  - status: written by the shim only, under a try-lock among its own threads, published by `seq`.
  *  - counters: written by the shim with relaxed atomic adds, read relaxed.
- * Every field shared between processes is accessed with __atomic builtins (registry_seqlock.h), never
- * with plain loads and stores, so the protocol is free of data races by construction.
+ * Every field shared between processes is accessed with __atomic builtins (registry_seqlock.h) or with
+ * pread/pwrite separated by fences, never with plain loads and stores.
  *
  * Any change to this layout bumps GPUPART_REGISTRY_LAYOUT_VERSION; readers refuse other versions.
  */
@@ -31,11 +45,15 @@ extern "C" {
 #endif
 
 #define GPUPART_REGISTRY_MAGIC "gpupart"  /* 8 bytes with the NUL */
-#define GPUPART_REGISTRY_LAYOUT_VERSION 2u  /* 2: counters gained the CUDA-graph fields */
+#define GPUPART_REGISTRY_LAYOUT_VERSION 3u  /* 2: CUDA-graph counters; 3: per-user directories, control.saved */
 #define GPUPART_SLOT_FILE_SIZE 4096u
 #define GPUPART_SLOT_SUFFIX ".slot"
 #define GPUPART_COMMAND_BYTES 1024u
 #define GPUPART_UUID_BYTES 48u
+#define GPUPART_USER_DIR_PREFIX "u"              /* "<root>/u<uid>" */
+#define GPUPART_SHM_ROOT "/dev/shm"
+#define GPUPART_SHM_USER_DIR_PREFIX "gpupart-u"  /* "/dev/shm/gpupart-u<uid>" */
+#define GPUPART_RULES_FILE "rules"               /* "<user dir>/rules" */
 
 /* Environment understood by the shim (set by `gpupart run`). */
 #define GPUPART_ENV_REGISTRY_DIR "GPUPART_REGISTRY_DIR"
@@ -76,6 +94,19 @@ struct gpupart_slot_header {
     uint8_t reserved1[256 - 160];
 };
 
+/* The control block's payload as a writer last published it whole: what a dead writer's successor
+ * restores. Written only while `seq` is even (before the writer makes it odd). 64 bytes. */
+struct gpupart_control_saved {
+    uint32_t flags;
+    uint32_t writer_uid;
+    uint64_t generation;
+    uint32_t allowed[4];
+    uint32_t real_tpcs[4];
+    int32_t writer_pid;
+    uint32_t reserved;
+    uint64_t written_realtime_ns;
+};
+
 /* Written by controllers under the file's OFD lock; seqlock-published. 128 bytes. */
 struct gpupart_control {
     uint32_t seq;                  /* odd while a write is in progress */
@@ -86,7 +117,7 @@ struct gpupart_control {
     int32_t writer_pid;
     uint32_t writer_uid;
     uint64_t written_realtime_ns;
-    uint8_t reserved[128 - 64];
+    struct gpupart_control_saved saved; /* see "Concurrency" above */
 };
 
 /* Written by the shim only; seqlock-published. 128 bytes. */
@@ -141,13 +172,13 @@ struct gpupart_slot_file {
 };
 
 /*
- * Profile rules for processes that start later: "<dir>/rules-<uid>", written by `gpupart profile apply`
- * of user <uid>, read by the shim when it registers a process that `gpupart run` gave no mask. A shim
- * reads only its own user's rules file and root's (rules-0), and only files that its owner really owns.
+ * Profile rules for processes that start later: "<user dir>/rules", written by `gpupart profile apply`
+ * of that user, read by the shim when it registers a process that `gpupart run` gave no mask. A shim
+ * reads only its own user's rules file and root's, only from trusted user directories, and only regular
+ * files that the directory's owner really owns.
  * Writers hold an OFD write lock and write with pwrite; readers take an OFD read lock and pread, so no
  * reader ever sees half a table (nothing here is read on the launch path).
  */
-#define GPUPART_RULES_PREFIX "rules-"
 #define GPUPART_RULES_MAGIC "gprules"  /* 8 bytes with the NUL */
 #define GPUPART_RULES_MAX 32u
 #define GPUPART_RULE_MATCH_EXE 0x1u      /* base name of argv[0] equals `exe` */
@@ -184,7 +215,9 @@ struct gpupart_rules_file {
 #define GPUPART_STATIC_ASSERT _Static_assert
 #endif
 GPUPART_STATIC_ASSERT(sizeof(struct gpupart_slot_header) == 256, "header is 256 bytes");
+GPUPART_STATIC_ASSERT(sizeof(struct gpupart_control_saved) == 64, "saved control is 64 bytes");
 GPUPART_STATIC_ASSERT(sizeof(struct gpupart_control) == 128, "control is one 128-byte block");
+GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_control, saved) == 64, "saved follows the payload");
 GPUPART_STATIC_ASSERT(sizeof(struct gpupart_status) == 128, "status is one 128-byte block");
 GPUPART_STATIC_ASSERT(sizeof(struct gpupart_counters) == 128, "counters are one 128-byte block");
 GPUPART_STATIC_ASSERT(sizeof(struct gpupart_slot_file) == GPUPART_SLOT_FILE_SIZE, "slot file is one page");

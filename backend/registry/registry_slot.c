@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,22 +20,169 @@ int gpupart_registry_dir(char* out, size_t size) {
     const char* chosen = getenv(GPUPART_ENV_REGISTRY_DIR);
     struct stat info;
     if (chosen == NULL || chosen[0] == '\0')
-        chosen = (stat("/run/gpupart", &info) == 0 && S_ISDIR(info.st_mode)) ? "/run/gpupart" : "/dev/shm/gpupart";
+        chosen = (lstat("/run/gpupart", &info) == 0 && S_ISDIR(info.st_mode)) ? "/run/gpupart" : GPUPART_SHM_ROOT;
     if (strlen(chosen) + 1 > size) return -ENAMETOOLONG;
     memcpy(out, chosen, strlen(chosen) + 1);
     return 0;
 }
 
-int gpupart_registry_dir_ensure(const char* dir) {
-    if (mkdir(dir, 01777) == 0) {
-        /* mkdir's mode is filtered by the umask; the sticky, world-writable mode is the point. */
-        if (chmod(dir, 01777) != 0) return -errno;
-        return 0;
-    }
-    if (errno != EEXIST) return -errno;
+const char* gpupart_user_dir_prefix(const char* root) {
+    /* /dev/shm is everybody's: our directories there carry the product's name. */
+    return strcmp(root, GPUPART_SHM_ROOT) == 0 ? GPUPART_SHM_USER_DIR_PREFIX : GPUPART_USER_DIR_PREFIX;
+}
+
+static void say(char* why, size_t why_size, const char* format, const char* path, unsigned long a, unsigned long b) {
+    if (why != NULL && why_size > 0) snprintf(why, why_size, format, path, a, b);
+}
+
+int gpupart_registry_root_check(const char* root, int create, char* why, size_t why_size) {
     struct stat info;
-    if (stat(dir, &info) != 0) return -errno;
-    return S_ISDIR(info.st_mode) ? 0 : -ENOTDIR;
+    if (lstat(root, &info) != 0) {
+        const int error = errno;
+        if (error == ENOENT && create) {
+            if (mkdir(root, 01777) != 0 && errno != EEXIST) {
+                say(why, why_size, "registry %s: cannot create it (%lu)", root, (unsigned long)errno, 0);
+                return -errno;
+            }
+            /* mkdir's mode is filtered by the umask; the sticky, world-writable mode is the point. Only
+             * the directory we just made is changed: lstat again and chmod only if it is ours. */
+            if (lstat(root, &info) == 0 && S_ISDIR(info.st_mode) && info.st_uid == geteuid()) chmod(root, 01777);
+            return gpupart_registry_root_check(root, 0, why, why_size);
+        }
+        say(why, why_size, error == ENOENT ? "registry %s does not exist" : "registry %s: cannot examine it", root, 0, 0);
+        return -error;
+    }
+    if (S_ISLNK(info.st_mode)) {
+        say(why, why_size, "registry %s is a symbolic link: refused (whoever owns the link chooses where it points)", root, 0, 0);
+        return -ELOOP;
+    }
+    if (!S_ISDIR(info.st_mode)) {
+        say(why, why_size, "registry %s is not a directory", root, 0, 0);
+        return -ENOTDIR;
+    }
+    if (info.st_uid != 0 && info.st_uid != geteuid()) {
+        say(why, why_size,
+            "registry %s belongs to uid %lu, not root or you: its owner can rename or remove what is in it; "
+            "ask root to remove it (an installed gpupart uses /run/gpupart)", root, (unsigned long)info.st_uid, 0);
+        return -EPERM;
+    }
+    if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (info.st_mode & S_ISVTX) == 0) {
+        say(why, why_size, "registry %s is writable by others without the sticky bit (mode %lo): anyone could remove "
+            "anyone's files; chmod +t it", root, (unsigned long)(info.st_mode & 07777), 0);
+        return -EPERM;
+    }
+    return 0;
+}
+
+/* Parses "<prefix><digits>" or "<prefix><digits>.<anything>"; -ENOENT if `name` is not such a name. */
+static int user_dir_uid(const char* root, const char* name, uint32_t* uid) {
+    const char* prefix = gpupart_user_dir_prefix(root);
+    const size_t length = strlen(prefix);
+    if (strncmp(name, prefix, length) != 0) return -ENOENT;
+    const char* p = name + length;
+    if (*p < '0' || *p > '9') return -ENOENT;
+    uint64_t value = 0;
+    for (; *p >= '0' && *p <= '9'; ++p) {
+        value = value * 10 + (uint64_t)(*p - '0');
+        if (value > UINT32_MAX) return -ENOENT;
+    }
+    if (*p != '\0' && *p != '.') return -ENOENT;
+    if (p - (name + length) > 1 && name[length] == '0') return -ENOENT; /* "u007" is not uid 7's name */
+    *uid = (uint32_t)value;
+    return 0;
+}
+
+int gpupart_user_dir_check(const char* root, const char* name, uint32_t* uid, char* why, size_t why_size) {
+    char path[512];
+    if (user_dir_uid(root, name, uid) != 0) return -ENOENT;
+    if (snprintf(path, sizeof path, "%s/%s", root, name) >= (int)sizeof path) return -ENAMETOOLONG;
+    struct stat info;
+    struct stat top;
+    if (lstat(path, &info) != 0 || lstat(root, &top) != 0) return -errno;
+    if (!S_ISDIR(info.st_mode)) {
+        say(why, why_size, "%s is not a directory: not a user directory, ignored", path, 0, 0);
+        return -EPERM;
+    }
+    if (info.st_uid != *uid) {
+        say(why, why_size, "%s belongs to uid %lu, not to uid %lu its name claims: ignored (squatted)", path,
+            (unsigned long)info.st_uid, (unsigned long)*uid);
+        return -EPERM;
+    }
+    const int admin_group = (top.st_mode & S_ISGID) != 0 && (info.st_mode & S_ISGID) != 0 && info.st_gid == top.st_gid;
+    if ((info.st_mode & S_IWOTH) != 0 || ((info.st_mode & S_IWGRP) != 0 && !admin_group)) {
+        say(why, why_size, "%s is writable by other users (mode %lo): ignored", path, (unsigned long)(info.st_mode & 07777), 0);
+        return -EPERM;
+    }
+    return 0;
+}
+
+/* 6 random letters for a squatted user directory's twin (getrandom; no libc state to share with the host). */
+static int random_suffix(char out[7]) {
+    static const char letters[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    unsigned char bytes[6];
+    size_t filled = 0;
+    while (filled < sizeof bytes) {
+        const ssize_t n = getrandom(bytes + filled, sizeof bytes - filled, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -EIO;
+        filled += (size_t)n;
+    }
+    for (int i = 0; i < 6; ++i) out[i] = letters[bytes[i] % (sizeof letters - 1)];
+    out[6] = '\0';
+    return 0;
+}
+
+int gpupart_user_dir(const char* root, uint32_t uid, int create, char* out, size_t out_size) {
+    const char* prefix = gpupart_user_dir_prefix(root);
+    char name[64];
+    snprintf(name, sizeof name, "%s%u", prefix, (unsigned)uid);
+    struct stat top;
+    if (lstat(root, &top) != 0) return -errno;
+    const mode_t mode = (top.st_mode & S_ISGID) != 0 ? 02775 : 0755;
+    uint32_t owner;
+    for (int attempt = 0; attempt < 8; ++attempt) {
+        /* The plain name first; then any twin this user made before (sorted: the same one every time). */
+        if (gpupart_user_dir_check(root, name, &owner, NULL, 0) == 0) break;
+        int found = 0;
+        DIR* listing = opendir(root);
+        if (listing != NULL) {
+            char best[64] = "";
+            const size_t plain = strlen(name);
+            struct dirent* entry;
+            while ((entry = readdir(listing)) != NULL) {
+                if (strncmp(entry->d_name, name, plain) != 0 || entry->d_name[plain] != '.' ||
+                    strlen(entry->d_name) >= sizeof best)
+                    continue;
+                if (gpupart_user_dir_check(root, entry->d_name, &owner, NULL, 0) != 0 || owner != uid) continue;
+                if (best[0] == '\0' || strcmp(entry->d_name, best) < 0) snprintf(best, sizeof best, "%s", entry->d_name);
+            }
+            closedir(listing);
+            if (best[0] != '\0') {
+                snprintf(name, sizeof name, "%s", best);
+                found = 1;
+            }
+        }
+        if (found) break;
+        if (!create) return -ENOENT;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", root, name);
+        if (mkdir(path, mode) == 0 || errno == EEXIST) {
+            struct stat made;
+            /* mkdir's mode passed through the umask: set it on the directory we made, never through a link. */
+            if (lstat(path, &made) == 0 && S_ISDIR(made.st_mode) && made.st_uid == uid && made.st_uid == geteuid())
+                chmod(path, mode);
+            if (gpupart_user_dir_check(root, name, &owner, NULL, 0) == 0) break;
+        } else {
+            return -errno;
+        }
+        /* Someone else holds the name: make a twin nobody can predict. */
+        char suffix[7];
+        if (random_suffix(suffix) != 0) return -EIO;
+        snprintf(name, sizeof name, "%s%u.%s", prefix, (unsigned)uid, suffix);
+    }
+    if (gpupart_user_dir_check(root, name, &owner, NULL, 0) != 0) return -EPERM;
+    if ((size_t)snprintf(out, out_size, "%s/%s", root, name) >= out_size) return -ENAMETOOLONG;
+    return 0;
 }
 
 uint64_t gpupart_process_start_time(int pid) {
@@ -67,17 +216,23 @@ int gpupart_slot_create(const char* dir, int pid, uint64_t start_time, uint32_t 
                         const char* shim_version, const char* start_rule, const struct gpupart_control* initial,
                         struct gpupart_slot_file** mapped, char* path, size_t path_size) {
     char temporary[512];
+    char suffix[7];
     int written = snprintf(path, path_size, "%s/%d-%llu%s", dir, pid, (unsigned long long)start_time, GPUPART_SLOT_SUFFIX);
     if (written < 0 || (size_t)written >= path_size) return -ENAMETOOLONG;
-    written = snprintf(temporary, sizeof temporary, "%s.new", path);
+    if (random_suffix(suffix) != 0) return -EIO;
+    /* A random name: a predictable one could be taken first by someone who may write the directory. */
+    written = snprintf(temporary, sizeof temporary, "%s.%s.new", path, suffix);
     if (written < 0 || (size_t)written >= sizeof temporary) return -ENAMETOOLONG;
+    struct stat directory;
+    if (stat(dir, &directory) != 0) return -errno;
+    /* Owner (and, under a setgid registry, its admin group) may write; everybody may read. */
+    const mode_t mode = (directory.st_mode & S_ISGID) != 0 ? 0664 : 0644;
 
-    int fd = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0664);
+    int fd = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
     if (fd < 0) return -errno;
     int error = 0;
     void* memory = MAP_FAILED;
-    /* Explicit mode: owner and the directory's (setgid) admin group may write, everybody may read. */
-    if (fchmod(fd, 0664) != 0 || ftruncate(fd, GPUPART_SLOT_FILE_SIZE) != 0) error = -errno;
+    if (fchmod(fd, mode) != 0 || ftruncate(fd, GPUPART_SLOT_FILE_SIZE) != 0) error = -errno;
     if (error == 0) {
         memory = mmap(NULL, GPUPART_SLOT_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (memory == MAP_FAILED) error = -errno;
@@ -129,6 +284,18 @@ int gpupart_control_read(const struct gpupart_control* control, struct gpupart_c
 }
 
 void gpupart_control_write(struct gpupart_control* control, const struct gpupart_control* value) {
+    /* The block being replaced is saved whole first (seq still even), for the successor of a writer that
+     * dies below. A dead writer's odd seq is completed by restoring that saved block (gpupart_control_repair). */
+    if ((__atomic_load_n(&control->seq, __ATOMIC_RELAXED) & 1u) != 0) gpupart_control_repair(control);
+    gpupart_payload_store32(&control->saved.flags, gpupart_payload_load32(&control->flags));
+    gpupart_payload_store32(&control->saved.writer_uid, gpupart_payload_load32(&control->writer_uid));
+    gpupart_payload_store64(&control->saved.generation, gpupart_payload_load64(&control->generation));
+    for (int i = 0; i < 4; ++i) {
+        gpupart_payload_store32(&control->saved.allowed[i], gpupart_payload_load32(&control->allowed[i]));
+        gpupart_payload_store32(&control->saved.real_tpcs[i], gpupart_payload_load32(&control->real_tpcs[i]));
+    }
+    gpupart_payload_store32((uint32_t*)&control->saved.writer_pid, gpupart_payload_load32((const uint32_t*)&control->writer_pid));
+    gpupart_payload_store64(&control->saved.written_realtime_ns, gpupart_payload_load64(&control->written_realtime_ns));
     const uint32_t odd = gpupart_seq_write_begin(&control->seq);
     gpupart_payload_store32(&control->flags, value->flags);
     gpupart_payload_store64(&control->generation, value->generation);
@@ -140,6 +307,21 @@ void gpupart_control_write(struct gpupart_control* control, const struct gpupart
     gpupart_payload_store32(&control->writer_uid, value->writer_uid);
     gpupart_payload_store64(&control->written_realtime_ns, value->written_realtime_ns);
     gpupart_seq_write_end(&control->seq, odd);
+}
+
+void gpupart_control_repair(struct gpupart_control* control) {
+    const uint32_t seq = __atomic_load_n(&control->seq, __ATOMIC_RELAXED);
+    if ((seq & 1u) == 0) return;
+    gpupart_payload_store32(&control->flags, gpupart_payload_load32(&control->saved.flags));
+    gpupart_payload_store64(&control->generation, gpupart_payload_load64(&control->saved.generation));
+    for (int i = 0; i < 4; ++i) {
+        gpupart_payload_store32(&control->allowed[i], gpupart_payload_load32(&control->saved.allowed[i]));
+        gpupart_payload_store32(&control->real_tpcs[i], gpupart_payload_load32(&control->saved.real_tpcs[i]));
+    }
+    gpupart_payload_store32((uint32_t*)&control->writer_pid, gpupart_payload_load32((const uint32_t*)&control->saved.writer_pid));
+    gpupart_payload_store32(&control->writer_uid, gpupart_payload_load32(&control->saved.writer_uid));
+    gpupart_payload_store64(&control->written_realtime_ns, gpupart_payload_load64(&control->saved.written_realtime_ns));
+    gpupart_seq_write_end(&control->seq, seq);
 }
 
 int gpupart_status_read(const struct gpupart_status* status, struct gpupart_status* copy, int tries) {
@@ -166,8 +348,8 @@ void gpupart_status_write(struct gpupart_status* status, const struct gpupart_st
     gpupart_seq_write_end(&status->seq, odd);
 }
 
-static void rules_path(char* out, size_t size, const char* dir, uint32_t uid) {
-    snprintf(out, size, "%s/%s%u", dir, GPUPART_RULES_PREFIX, (unsigned)uid);
+static void rules_path(char* out, size_t size, const char* user_dir) {
+    snprintf(out, size, "%s/%s", user_dir, GPUPART_RULES_FILE);
 }
 
 /* Takes an OFD lock of `type`, retrying for up to a second: never blocks for long. */
@@ -185,11 +367,25 @@ static int lock_file(int fd, short type) {
     return -EAGAIN;
 }
 
-int gpupart_rules_write(const char* dir, uint32_t uid, const struct gpupart_rules_file* rules) {
-    char path[512];
-    rules_path(path, sizeof path, dir, uid);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+/* Opens a rules file without blocking (a FIFO in its place cannot hang the open) and only if it is a
+ * regular file; O_NONBLOCK is cleared again. -EINVAL for anything else. */
+static int open_rules(const char* path, int flags, struct stat* info) {
+    int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
     if (fd < 0) return -errno;
+    if (fstat(fd, info) != 0 || !S_ISREG(info->st_mode)) {
+        close(fd);
+        return -EINVAL;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
+int gpupart_rules_write(const char* user_dir, const struct gpupart_rules_file* rules) {
+    char path[512];
+    struct stat info;
+    rules_path(path, sizeof path, user_dir);
+    int fd = open_rules(path, O_RDWR | O_CREAT, &info);
+    if (fd < 0) return fd;
     int error = lock_file(fd, F_WRLCK);
     if (error == 0 && (fchmod(fd, 0644) != 0 || ftruncate(fd, (off_t)sizeof *rules) != 0)) error = -errno;
     if (error == 0 && pwrite(fd, rules, sizeof *rules, 0) != (ssize_t)sizeof *rules) error = errno ? -errno : -EIO;
@@ -197,15 +393,14 @@ int gpupart_rules_write(const char* dir, uint32_t uid, const struct gpupart_rule
     return error;
 }
 
-int gpupart_rules_read(const char* dir, uint32_t uid, struct gpupart_rules_file* rules) {
+int gpupart_rules_read(const char* user_dir, uint32_t uid, struct gpupart_rules_file* rules) {
     char path[512];
-    rules_path(path, sizeof path, dir, uid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) return -errno;
     struct stat info;
+    rules_path(path, sizeof path, user_dir);
+    int fd = open_rules(path, O_RDONLY, &info);
+    if (fd < 0) return fd;
     int error = 0;
-    if (fstat(fd, &info) != 0) error = -errno;
-    else if (info.st_uid != uid || info.st_size != (off_t)sizeof *rules) error = -EPERM; /* not really that user's */
+    if (info.st_uid != uid || info.st_size != (off_t)sizeof *rules) error = -EPERM; /* not really that user's */
     if (error == 0) error = lock_file(fd, F_RDLCK);
     if (error == 0 && pread(fd, rules, sizeof *rules, 0) != (ssize_t)sizeof *rules) error = -EIO;
     close(fd);

@@ -15,18 +15,36 @@
 extern "C" {
 #endif
 
-/* The registry directory: $GPUPART_REGISTRY_DIR, else /run/gpupart if it exists, else /dev/shm/gpupart.
+/* The registry root: $GPUPART_REGISTRY_DIR, else /run/gpupart if it exists, else /dev/shm (registry_layout.h).
  * Writes at most `size` bytes including the NUL; returns 0 or -ENAMETOOLONG. */
 int gpupart_registry_dir(char* out, size_t size);
 
-/* Creates the directory (mode 01777: anyone may add a slot, nobody may remove another's) if missing. */
-int gpupart_registry_dir_ensure(const char* dir);
+/* The name prefix of user directories under `root`: "gpupart-u" in /dev/shm, else "u". */
+const char* gpupart_user_dir_prefix(const char* root);
+
+/* Whether `root` may be used as a registry root: a real directory (not a symlink), owned by root or by
+ * this process's effective user, sticky if others may write it. With `create`, a missing root is made
+ * (mode 01777). 0, or -errno with one line (no trailing newline) in `why`: -ENOENT missing, -ENOTDIR not
+ * a directory, -ELOOP a symlink, -EPERM owned by another user or writable without the sticky bit. */
+int gpupart_registry_root_check(const char* root, int create, char* why, size_t why_size);
+
+/* Whether the entry `name` of `root` is a user directory to trust: named "<prefix><uid>" or
+ * "<prefix><uid>.<anything>", a real directory owned by <uid>, writable by nobody else (but the group of
+ * a setgid root, if it is setgid with the same group). Fills *uid. 0, -ENOENT (not a user directory's
+ * name), or -EPERM with one line in `why`. */
+int gpupart_user_dir_check(const char* root, const char* name, uint32_t* uid, char* why, size_t why_size);
+
+/* The directory of user `uid` under `root` ("<root>/<prefix><uid>", or its ".<random>" twin when another
+ * user holds that name). With `create`, makes it (mode 0755, or 02775 under a setgid root) if there is
+ * none. 0, -ENOENT (none and not `create`), or -errno. */
+int gpupart_user_dir(const char* root, uint32_t uid, int create, char* out, size_t out_size);
 
 /* Field 22 of /proc/PID/stat (start time in clock ticks since boot); 0 if the process does not exist. */
 uint64_t gpupart_process_start_time(int pid);
 
-/* Creates "<dir>/<pid>-<start time>.slot" fully formed (written under a temporary name, then renamed),
- * with `initial` as its control block, and maps it. Returns 0 or -errno. */
+/* Creates "<user_dir>/<pid>-<start time>.slot" fully formed (written under a random temporary name made
+ * with O_EXCL, then renamed), with `initial` as its control block, and maps it. Mode 0644, or 0664 when
+ * `user_dir` is setgid (the admin group of an installed registry may write it). Returns 0 or -errno. */
 int gpupart_slot_create(const char* dir, int pid, uint64_t start_time, uint32_t uid, const char* command,
                         const char* shim_version, const char* start_rule, const struct gpupart_control* initial,
                         struct gpupart_slot_file** mapped, char* path, size_t path_size);
@@ -35,19 +53,27 @@ int gpupart_slot_create(const char* dir, int pid, uint64_t start_time, uint32_t 
  * `tries` attempts (a write is in progress, or a writer died mid-write). Never blocks. */
 int gpupart_control_read(const struct gpupart_control* control, struct gpupart_control* copy, int tries);
 
-/* Seqlock write of a control block. The caller holds the file's OFD write lock. */
+/* Seqlock write of a control block through memory (slot creation, the demo worker, tests); front ends
+ * write through pwrite (slot_file.cpp) with the same steps. The caller holds the file's OFD write lock.
+ * Saves the block it replaces in `saved` first, and repairs a dead writer's block before that. */
 void gpupart_control_write(struct gpupart_control* control, const struct gpupart_control* value);
+
+/* Completes the block a writer killed mid-write left (seq odd) by restoring `saved`. The caller holds
+ * the file's OFD write lock, so no live writer is in the middle of it. No-op when seq is even. */
+void gpupart_control_repair(struct gpupart_control* control);
 
 /* Seqlock read/write of the shim's status block; the writer holds status.writer_busy. */
 int gpupart_status_read(const struct gpupart_status* status, struct gpupart_status* copy, int tries);
 void gpupart_status_write(struct gpupart_status* status, const struct gpupart_status* value);
 
-/* Writes "<dir>/rules-<uid>" whole under an OFD write lock (mode 0644). 0 or -errno. */
-int gpupart_rules_write(const char* dir, uint32_t uid, const struct gpupart_rules_file* rules);
+/* Writes "<user_dir>/rules" whole under an OFD write lock (mode 0644). A FIFO, device or symlink in its
+ * place is refused (-EINVAL, -ELOOP), never blocked on or written through. 0 or -errno. */
+int gpupart_rules_write(const char* user_dir, const struct gpupart_rules_file* rules);
 
-/* Reads "<dir>/rules-<uid>" under an OFD read lock into `rules`, if it exists, is owned by `uid`, and
- * has this layout. 0, -ENOENT (no rules), or another -errno. */
-int gpupart_rules_read(const char* dir, uint32_t uid, struct gpupart_rules_file* rules);
+/* Reads "<user_dir>/rules" under an OFD read lock into `rules`, if it exists, is a regular file owned by
+ * `uid` of the right size, and has this layout. Never blocks (a FIFO is -EINVAL). 0, -ENOENT (no rules),
+ * or another -errno. */
+int gpupart_rules_read(const char* user_dir, uint32_t uid, struct gpupart_rules_file* rules);
 
 /* The first rule of `rules` that matches a process (exe = base name of argv[0]); -1 if none. */
 int gpupart_rules_match(const struct gpupart_rules_file* rules, const char* exe, const char* cmdline, uint32_t uid);

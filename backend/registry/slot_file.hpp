@@ -1,6 +1,8 @@
 #pragma once
 // One process's slot file, seen from a front end: open it read-only (anyone) or read-write (its owner,
-// the admin group, root), read a consistent copy of every block, and change its mask.
+// the admin group, root), read a consistent copy of every block, and change its mask. Front ends never
+// map a slot: they read and write it with pread/pwrite, so a slot truncated or replaced by someone is an
+// error message, never a SIGBUS, and a FIFO in its place is refused without blocking.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -66,7 +68,10 @@ struct SlotRecord {
     std::string shim_version;
     std::string start_rule;  // where the start mask came from ("GPUPART_TPCS", "profile P rule at line N (uid U)")
     std::uint64_t created_ns = 0;
-    std::optional<SlotControl> control;  // empty: a write was in progress (or its writer died in it)
+    std::optional<SlotControl> control;  // empty: a live writer was in the middle of a change
+    // A writer died in the middle of a change: `control` is the block before it (saved by that writer),
+    // which the next change completes first (registry_layout.h).
+    bool writer_died = false;
     std::optional<SlotStatus> status;    // empty: the shim was publishing
     SlotCounters counters;
     SlotGraphs graphs;
@@ -95,27 +100,30 @@ public:
     SlotRecord read() const;
 
     // Takes the file's OFD write lock (waiting up to `lock_timeout_ms`; the kernel drops the lock of a
-    // writer that dies), then publishes the new control block through the seqlock.
-    // With `expected_generation`, refuses (RegistryError) when the block's generation is another one by
-    // the time the lock is held: a compare-and-set, so a plan made earlier never overwrites a newer change.
-    void write_control(bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs,
+    // writer that dies), completes a dead writer's change (restores its saved block), then publishes the
+    // new control block through the seqlock. With `expected_generation`, refuses (RegistryError) when the
+    // block's generation is another one by the time the lock is held: a compare-and-set, so a plan made
+    // earlier never overwrites a newer change. Returns true when it completed a dead writer's change.
+    bool write_control(bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs,
                        std::optional<std::uint64_t> expected_generation = std::nullopt, int lock_timeout_ms = 2000);
 
     const std::string& path() const { return path_; }
-    gpupart_slot_file* raw() const { return slot_; }
 
-    // Test hook for crash-safety tests: lock and leave the control block half written (odd seq),
-    // exactly as a writer killed mid-update would.
-    void begin_write_and_stop_for_test();
+    // Crash-safety tests: called before each of write_control's stores (0, 1, ...) with its index, so a
+    // test can SIGKILL the writer at every store. Process-wide; nullptr (the default) for none.
+    using StoreHook = void (*)(int store);
+    static void set_store_hook_for_test(StoreHook hook);
 
 private:
-    SlotFile(std::string path, int fd, gpupart_slot_file* slot, bool writable, unsigned owner);
+    SlotFile(std::string path, int fd, bool writable, unsigned owner);
     void lock(int timeout_ms);
     void unlock();
+    void read_page(gpupart_slot_file& page) const;
+    void store(int index, std::size_t offset, const void* bytes, std::size_t size);
+    bool write_lock_held_by_other() const;
 
     std::string path_;
     int fd_ = -1;
-    gpupart_slot_file* slot_ = nullptr;
     bool writable_ = false;
     unsigned owner_ = 0;
 };

@@ -29,6 +29,7 @@
 #include "registry_seqlock.h"
 #include "registry_slot.h"
 #include "shim_graphs.h"
+#include "slot_guard.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -117,6 +118,20 @@ static uint32_t state_of(const struct applied* a, uint32_t version) {
     return a->refused ? GPUPART_SHIM_MASK_REFUSED : GPUPART_SHIM_ACTIVE;
 }
 
+/* The GPU's real TPC bits as `gpupart run` or a profile rule gave them at start, when they did: a later
+ * control block is checked against these too, not only against the real_tpcs its writer claims, so a
+ * block rewritten by hand cannot leave the process allowed only on holes (a kernel that never runs). */
+static uint32_t g_known_real[4];
+static uint32_t g_known_real_set;
+
+static int mask_usable(const struct gpupart_control* c) {
+    if (!gpupart_control_has_real_tpc(c)) return 0;
+    if (!g_known_real_set) return 1;
+    uint32_t usable = 0;
+    for (int i = 0; i < 4; ++i) usable |= c->allowed[i] & g_known_real[i];
+    return usable != 0;
+}
+
 /* Reads the control block (bounded, never blocks) and adopts it unless its mask has no real TPC. */
 static void refresh(struct applied* a, struct gpupart_slot_file* slot, uint32_t version) {
     struct gpupart_control c;
@@ -126,7 +141,7 @@ static void refresh(struct applied* a, struct gpupart_slot_file* slot, uint32_t 
     a->valid = 1;
     a->generation = c.generation;
     if (c.flags & GPUPART_CONTROL_HAS_MASK) {
-        if (!gpupart_control_has_real_tpc(&c)) { /* the kernel would never run: keep the previous mask, say so */
+        if (!mask_usable(&c)) { /* the kernel would never run: keep the previous mask, say so */
             gpupart_add64(&slot->counters.refused_masks, 1);
             a->refused = 1;
             a->published_version = version;
@@ -141,6 +156,7 @@ static void refresh(struct applied* a, struct gpupart_slot_file* slot, uint32_t 
         a->refused = 0;
         a->has_mask = 0;
     }
+    if (slot != &g_private) gpupart_slot_guard_remember(&c); /* what a truncated slot is replaced with */
     a->published_version = version;
     publish_status(slot, state_of(a, version), version, a);
 }
@@ -204,13 +220,16 @@ static void read_command(char* out, size_t size, char* exe, size_t exe_size) {
 }
 
 /* A profile rule for this process, if `gpupart profile apply` armed one: this user's rules first, then
- * root's. Fills the control block and says which rule in `start_rule`. */
-static int control_from_rules(const char* dir, const char* exe, const char* command, struct gpupart_control* c,
+ * root's, each from that user's own (trusted) directory. Fills the control block and says which rule
+ * in `start_rule`. */
+static int control_from_rules(const char* root, const char* exe, const char* command, struct gpupart_control* c,
                               char* start_rule, size_t start_rule_size) {
     static struct gpupart_rules_file rules; /* 16 KiB: not on the stack; setup runs once */
     const uint32_t uids[2] = {(uint32_t)getuid(), 0u};
     for (int i = 0; i < (uids[0] == 0 ? 1 : 2); ++i) {
-        if (gpupart_rules_read(dir, uids[i], &rules) != 0) continue;
+        char user_dir[512];
+        if (gpupart_user_dir(root, uids[i], 0, user_dir, sizeof user_dir) != 0) continue;
+        if (gpupart_rules_read(user_dir, uids[i], &rules) != 0) continue;
         const int found = gpupart_rules_match(&rules, exe, command, (uint32_t)getuid());
         if (found < 0) continue;
         const struct gpupart_rule* rule = &rules.rules[found];
@@ -252,24 +271,39 @@ static void initial_control(const char* dir, const char* exe, const char* comman
 }
 
 static void register_process(void) {
-    char dir[256];
+    char root[256];
+    char user_dir[512];
+    char why[1024] = "";
     char command[GPUPART_COMMAND_BYTES];
     char exe[64];
     char start_rule[80];
     read_command(command, sizeof command, exe, sizeof exe);
     const int pid = getpid();
-    int error = gpupart_registry_dir(dir, sizeof dir);
-    if (error == 0) error = gpupart_registry_dir_ensure(dir);
+    int error = gpupart_registry_dir(root, sizeof root);
+    /* A root named by $GPUPART_REGISTRY_DIR may be made here; /run/gpupart and /dev/shm are never made. */
+    if (error == 0) error = gpupart_registry_root_check(root, getenv(GPUPART_ENV_REGISTRY_DIR) != NULL, why, sizeof why);
+    if (error == 0) {
+        error = gpupart_user_dir(root, (uint32_t)getuid(), 1, user_dir, sizeof user_dir);
+        if (error != 0) snprintf(why, sizeof why, "cannot make this user's directory in %s (%s)", root, strerror(-error));
+    } else if (why[0] == '\0') {
+        snprintf(why, sizeof why, "registry %s: %s", root, strerror(-error));
+    }
     struct gpupart_control initial;
-    initial_control(error == 0 ? dir : NULL, exe, command, &initial, start_rule, sizeof start_rule);
+    initial_control(error == 0 ? root : NULL, exe, command, &initial, start_rule, sizeof start_rule);
+    if ((initial.flags & GPUPART_CONTROL_HAS_MASK) != 0 && gpupart_control_has_real_tpc(&initial)) {
+        memcpy(g_known_real, initial.real_tpcs, sizeof g_known_real);
+        g_known_real_set = 1;
+    }
     struct gpupart_slot_file* slot = NULL;
-    if (error == 0)
-        error = gpupart_slot_create(dir, pid, gpupart_process_start_time(pid), getuid(), command, GPUPART_SHIM_VERSION,
+    if (error == 0) {
+        error = gpupart_slot_create(user_dir, pid, gpupart_process_start_time(pid), getuid(), command, GPUPART_SHIM_VERSION,
                                     start_rule, &initial, &slot, g_slot_path, sizeof g_slot_path);
+        if (error != 0) snprintf(why, sizeof why, "cannot register in %s (%s)", user_dir, strerror(-error));
+    }
+    if (error == 0) gpupart_slot_guard(slot); /* from here a truncated slot cannot kill this process */
     if (error != 0) {
-        /* Keep the start mask, privately: confinement must not depend on the registry being writable. */
-        fprintf(stderr, "gpupart-shim: cannot register in %s (%s): the start mask applies but cannot be changed or seen\n",
-                dir, strerror(-error));
+        /* Keep the start mask, privately: confinement must not depend on the registry being usable. */
+        fprintf(stderr, "gpupart-shim: %s: the start mask applies but cannot be changed or seen\n", why);
         gpupart_control_write(&g_private.control, &initial);
         slot = &g_private;
     } else {

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +25,23 @@ TempRegistry::~TempRegistry() {
     std::error_code ignored;
     std::filesystem::remove_all(dir, ignored);
 }
+
+std::string user_dir_in(const std::string& root) {
+    char dir[512];
+    if (gpupart_user_dir(root.c_str(), ::getuid(), 1, dir, sizeof dir) != 0) throw std::runtime_error("no user directory in " + root);
+    return dir;
+}
+
+MappedSlot::MappedSlot(const std::string& path, bool writable) {
+    const int fd = ::open(path.c_str(), writable ? O_RDWR : O_RDONLY);
+    if (fd < 0) throw std::runtime_error("cannot open " + path);
+    void* memory = ::mmap(nullptr, GPUPART_SLOT_FILE_SIZE, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (memory == MAP_FAILED) throw std::runtime_error("cannot map " + path);
+    slot = static_cast<gpupart_slot_file*>(memory);
+}
+
+MappedSlot::~MappedSlot() { ::munmap(slot, GPUPART_SLOT_FILE_SIZE); }
 
 gpupart_control control_with(const char* allowed_hex, const char* real_hex) {
     gpupart_control control{};
@@ -47,7 +66,9 @@ RegisteredChild::RegisteredChild(const std::string& dir, const char* tpcs_hex) {
         const gpupart_control initial = control_with(tpcs_hex, "0xffffffffffffffffffffffffffffffff");
         gpupart_slot_file* slot = nullptr;
         char path[512];
-        const int error = gpupart_slot_create(dir.c_str(), ::getpid(), gpupart_process_start_time(::getpid()), ::getuid(),
+        char user_dir[512];
+        int error = gpupart_user_dir(dir.c_str(), ::getuid(), 1, user_dir, sizeof user_dir);
+        if (error == 0) error = gpupart_slot_create(user_dir, ::getpid(), gpupart_process_start_time(::getpid()), ::getuid(),
                                               "registered-child --test", "test", "", &initial, &slot, path, sizeof path);
         const char status = error == 0 ? 'y' : 'n';
         if (::write(ready[1], &status, 1) != 1) ::_exit(3);

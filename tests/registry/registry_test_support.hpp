@@ -27,4 +27,16 @@ struct RegisteredChild {
 
 gpupart_control control_with(const char* allowed_hex, const char* real_hex);
 
+// This user's directory in registry root `root` (made if missing), where the shim would register.
+std::string user_dir_in(const std::string& root);
+
+// A slot file mapped the way the shim maps it, for tests of the memory protocol (front ends never map).
+struct MappedSlot {
+    MappedSlot(const std::string& path, bool writable);
+    ~MappedSlot();
+    MappedSlot(const MappedSlot&) = delete;
+    MappedSlot& operator=(const MappedSlot&) = delete;
+    gpupart_slot_file* slot = nullptr;
+};
+
 }  // namespace gpupart::test

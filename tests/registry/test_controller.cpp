@@ -199,7 +199,7 @@ TEST_F(ControllerTest, ArmedRulesRoundTripThroughTheRegistry) {
     ASSERT_FALSE(application.plan.changes_nothing());
     controller.apply(application.plan);
     gpupart_rules_file read{};
-    ASSERT_EQ(gpupart_rules_read(registry_dir.dir.c_str(), ::getuid(), &read), 0);
+    ASSERT_EQ(gpupart_rules_read(gpupart::test::user_dir_in(registry_dir.dir).c_str(), ::getuid(), &read), 0);
     EXPECT_EQ(read.count, 1u);
     EXPECT_STREQ(read.profile, "later");
     EXPECT_EQ(read.rules[0].match, GPUPART_RULE_MATCH_EXE | GPUPART_RULE_MATCH_UID);
@@ -350,7 +350,7 @@ TEST_F(ControllerTest, AMalformedRulesTableInTheHistoryIsAOneLineErrorNamingTheF
 
 TEST_F(ControllerTest, AnUnreadableRulesTableIsAOneLineErrorAndIsLeftAsItIs) {
     RegisteredChild running(registry_dir.dir, "0xf");
-    const std::string path = registry_dir.dir + "/rules-" + std::to_string(::getuid());
+    const std::string path = gpupart::test::user_dir_in(registry_dir.dir) + "/rules";
     std::ofstream(path) << "not a rules table";  // the wrong size: another layout, or not gpupart's
     Controller controller = make();
     const std::string disarm = error_of([&] { controller.plan_rules(std::nullopt, "profile disarm"); });

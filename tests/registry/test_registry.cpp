@@ -24,6 +24,8 @@ using namespace gpupart;
 using gpupart::test::control_with;
 using gpupart::test::RegisteredChild;
 using gpupart::test::TempRegistry;
+using gpupart::test::MappedSlot;
+using gpupart::test::user_dir_in;
 
 namespace {
 
@@ -41,12 +43,14 @@ std::string register_self(const std::string& dir, std::uint64_t start_time, cons
     const gpupart_control initial = control_with(allowed, "0xffffffffffffffffffffffffffffffff");
     gpupart_slot_file* slot = nullptr;
     char path[512];
-    EXPECT_EQ(gpupart_slot_create(dir.c_str(), ::getpid(), start_time, ::getuid(), "test-self", "test", "", &initial, &slot,
+    EXPECT_EQ(gpupart_slot_create(user_dir_in(dir).c_str(), ::getpid(), start_time, ::getuid(), "test-self", "test", "", &initial, &slot,
                                   path, sizeof path),
               0);
     ::munmap(slot, GPUPART_SLOT_FILE_SIZE);
     return path;
 }
+
+int g_pause_pipe = -1;  // the write end a paused writer signals on (a hook cannot capture)
 
 int wait_exit_code(pid_t pid) {
     int status = 0;
@@ -139,14 +143,14 @@ TEST(Registry, UnknownLayoutVersionIsRefusedClearly) {
     TempRegistry registry_dir;
     const std::string path = register_self(registry_dir.dir, *process_start_time(::getpid()));
     {
-        SlotFile slot = SlotFile::open(path, true);
-        gpupart_store32(&slot.raw()->header.layout_version, 999);
+        MappedSlot mapped(path, true);
+        gpupart_store32(&mapped.slot->header.layout_version, 999);
     }
     const Registry registry(registry_dir.dir);
     const auto entries = registry.list();
     ASSERT_EQ(entries.size(), 1u);
     EXPECT_FALSE(entries[0].record.has_value());
-    EXPECT_EQ(entries[0].problem, path + ": registry layout version 999 is not the 2 this gpupart reads; use the gpupart that "
+    EXPECT_EQ(entries[0].problem, path + ": registry layout version 999 is not the 3 this gpupart reads; use the gpupart that "
                                          "matches the shim of this process");
     EXPECT_NE(error_of([&] { registry.set_mask(::getpid(), true, TpcMask::range(0, 3), TpcMask::range(0, 3)); }).find("version 999"),
               std::string::npos);
@@ -154,11 +158,11 @@ TEST(Registry, UnknownLayoutVersionIsRefusedClearly) {
 
 TEST(Registry, TruncatedOrForeignFilesAreRefused) {
     TempRegistry registry_dir;
-    const std::string path = registry_dir.dir + "/1-1.slot";
+    const std::string path = user_dir_in(registry_dir.dir) + "/1-1.slot";
     { std::ofstream(path) << "not a slot"; }
     const auto entries = Registry(registry_dir.dir).list();
     ASSERT_EQ(entries.size(), 1u);
-    EXPECT_EQ(entries[0].problem, path + ": not a gpupart slot file (size 10, expected 4096)");
+    EXPECT_EQ(entries[0].problem, path + ": not a gpupart slot file (size 10, expected 4096): truncated or not a slot");
 }
 
 TEST(Registry, OtherUsersCannotChangeAProcess) {
@@ -189,11 +193,16 @@ TEST(Registry, WriterKilledMidUpdateLeavesNothingStuck) {
     ASSERT_EQ(::pipe(ready), 0);
     const pid_t writer = ::fork();
     if (writer == 0) {
+        g_pause_pipe = ready[1];
+        // Stops at store 4 (the payload) with the lock held and seq odd: a writer killed mid-update.
+        SlotFile::set_store_hook_for_test([](int store) {
+            if (store != 4) return;
+            const char byte = 'x';
+            if (::write(g_pause_pipe, &byte, 1) != 1) ::_exit(1);
+            ::pause();
+        });
         SlotFile slot = SlotFile::open(path, true);
-        slot.begin_write_and_stop_for_test();  // holds the lock, control block half written
-        const char byte = 'x';
-        if (::write(ready[1], &byte, 1) != 1) ::_exit(1);
-        ::pause();
+        slot.write_control(true, TpcMask::range(20, 23), TpcMask::range(0, 127));
         ::_exit(0);
     }
     char byte;
@@ -201,9 +210,13 @@ TEST(Registry, WriterKilledMidUpdateLeavesNothingStuck) {
     ::kill(writer, SIGKILL);
     EXPECT_EQ(wait_exit_code(writer), 128 + SIGKILL);
 
-    // Readers see no consistent control block (never the half-written one) and say so.
+    // Readers never see the half-written block: they see the block before it, saved by the dead
+    // writer, and that the writer died.
     const SlotRecord torn = registry.find_live(child.pid);
-    EXPECT_FALSE(torn.control.has_value());
+    ASSERT_TRUE(torn.control.has_value());
+    EXPECT_TRUE(torn.writer_died);
+    EXPECT_EQ(torn.control->allowed.to_list(), "0-3");
+    EXPECT_EQ(torn.control->generation, 1u);
     // The kernel dropped the dead writer's lock: the next writer completes the block at once.
     const auto started = std::chrono::steady_clock::now();
     const SlotRecord fixed = registry.set_mask(child.pid, true, TpcMask::range(9, 16), TpcMask::range(0, 127));
@@ -246,12 +259,12 @@ TEST(Registry, ConcurrentWritersAndReadersNeverSeeATornMask) {
     for (int r = 0; r < 2; ++r) {
         const pid_t pid = ::fork();
         if (pid == 0) {
-            const SlotFile slot = SlotFile::open(path, false);
+            const MappedSlot mapped(path, false);  // as the shim reads it
             long consistent = 0;
             const auto end = std::chrono::steady_clock::now() + run_for;
             while (std::chrono::steady_clock::now() < end) {
                 gpupart_control copy{};
-                if (gpupart_control_read(&slot.raw()->control, &copy, 16) != 0) continue;
+                if (gpupart_control_read(&mapped.slot->control, &copy, 16) != 0) continue;
                 for (int i = 1; i < 4; ++i)
                     if (copy.allowed[i] != copy.allowed[0] || copy.real_tpcs[i] != copy.allowed[0]) ::_exit(1);  // torn
                 ++consistent;
@@ -267,14 +280,19 @@ TEST(Registry, ConcurrentWritersAndReadersNeverSeeATornMask) {
     EXPECT_GT(last.control->generation, 100u);
 }
 
-TEST(Registry, DirectoryIsCreatedStickyAndWorldWritable) {
+TEST(Registry, NamedRootIsCreatedStickyAndUserDirectoriesPrivate) {
     TempRegistry parent;
     const std::string dir = parent.dir + "/registry";
-    ASSERT_EQ(gpupart_registry_dir_ensure(dir.c_str()), 0);
+    char why[512] = "";
+    ASSERT_EQ(gpupart_registry_root_check(dir.c_str(), 1, why, sizeof why), 0) << why;
     const auto perms = std::filesystem::status(dir).permissions();
     EXPECT_EQ(perms & std::filesystem::perms::sticky_bit, std::filesystem::perms::sticky_bit);
     EXPECT_EQ(perms & std::filesystem::perms::others_write, std::filesystem::perms::others_write);
-    EXPECT_EQ(gpupart_registry_dir_ensure(dir.c_str()), 0);  // idempotent
+    EXPECT_EQ(gpupart_registry_root_check(dir.c_str(), 1, why, sizeof why), 0);  // idempotent
+    const std::string user_dir = user_dir_in(dir);
+    EXPECT_EQ(user_dir, dir + "/u" + std::to_string(::getuid()));
+    EXPECT_EQ(std::filesystem::status(user_dir).permissions(), std::filesystem::perms(0755));
+    EXPECT_EQ(user_dir_in(dir), user_dir);  // the same one every time
 }
 
 TEST(Registry, HexMasksParseAsTheShimReadsThem) {
@@ -312,12 +330,12 @@ TEST(Registry, ThreadsSharingAMappingNeverSeeATornMask) {
                 slot.write_control(true, TpcMask::from_words(wide, wide), TpcMask::from_words(wide, wide));
             }
         });
-    const SlotFile shared = SlotFile::open(path, false);
+    const MappedSlot shared(path, false);
     for (int r = 0; r < 2; ++r)
         threads.emplace_back([&] {
             while (!stop.load()) {
                 gpupart_control copy{};
-                if (gpupart_control_read(&shared.raw()->control, &copy, 16) != 0) continue;
+                if (gpupart_control_read(&shared.slot->control, &copy, 16) != 0) continue;
                 bool same = true;
                 for (int i = 1; i < 4; ++i) same = same && copy.allowed[i] == copy.allowed[0] && copy.real_tpcs[i] == copy.allowed[0];
                 (same ? consistent : torn)++;
@@ -341,7 +359,7 @@ TEST(Registry, ForgedSlotsAreIgnored) {
     const auto entries = registry.list();
     ASSERT_EQ(entries.size(), 1u);
     EXPECT_FALSE(entries[0].record.has_value());
-    EXPECT_EQ(entries[0].problem, fmt::format("{}: claims process {} of root but the file belongs to nobody: ignored", path, ::getpid()));
+    EXPECT_EQ(entries[0].problem, fmt::format("{}: belongs to nobody but lies in the directory of root: ignored", path));
     EXPECT_NE(error_of([&] { registry.set_mask(::getpid(), true, TpcMask::range(0, 3), TpcMask::range(0, 3)); }).find("ignored"),
               std::string::npos);
     EXPECT_NE(error_of([&] { registry.find_live(::getpid()); }).find("ignored"), std::string::npos);
@@ -350,11 +368,14 @@ TEST(Registry, ForgedSlotsAreIgnored) {
 TEST(Registry, SlotClaimingItsOwnUserForAnotherUsersProcessIsIgnored) {
     if (::geteuid() != 0) GTEST_SKIP() << "needs root to create files owned by another user (CI runs as root)";
     TempRegistry registry_dir;
-    // The file and its header agree (nobody), but the process it names runs as root.
+    // The file, its directory and its header agree (nobody), but the process it names runs as root.
+    const std::string nobody_dir = registry_dir.dir + "/u65534";
+    ASSERT_EQ(::mkdir(nobody_dir.c_str(), 0755), 0);
+    ASSERT_EQ(::chown(nobody_dir.c_str(), 65534, 65534), 0);
     const gpupart_control initial = control_with(nullptr, nullptr);
     gpupart_slot_file* slot = nullptr;
     char path[512];
-    ASSERT_EQ(gpupart_slot_create(registry_dir.dir.c_str(), ::getpid(), *process_start_time(::getpid()), 65534, "forged",
+    ASSERT_EQ(gpupart_slot_create(nobody_dir.c_str(), ::getpid(), *process_start_time(::getpid()), 65534, "forged",
                                   "test", "", &initial, &slot, path, sizeof path), 0);
     ::munmap(slot, GPUPART_SLOT_FILE_SIZE);
     ASSERT_EQ(::chown(path, 65534, 65534), 0);

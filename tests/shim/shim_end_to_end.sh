@@ -39,7 +39,7 @@ line_is() {  # line_is FILE N TEXT
     echo "  line $2 of $1: expected '$3', got '$actual'" >&2
     return 1
 }
-slot_of() { compgen -G "$registry/$1-*.slot"; }  # the slot file(s) of pid $1
+slot_of() { compgen -G "$registry/u*/$1-*.slot"; }  # the slot file(s) of pid $1
 has_slot() { slot_of "$1" > /dev/null; }
 no_slot() { ! has_slot "$1"; }
 present() { [ -n "$1" ] && [ -e "$1" ]; }
@@ -244,7 +244,7 @@ check "profile apply: to gpc1" contains "$work/apply.out" "TPCs all -> 9-16 (8 T
 check "profile apply: journaled" contains "$work/apply.out" "applied as #"
 check "profile apply: arms the exe rule" contains "$work/apply.out" "armed: profile e2e line 4: processes that start later matching it get TPCs 54-62"
 check "profile apply: a pid rule is not armed" contains "$work/apply.out" "not armed: profile e2e line 3: matches pid $before"
-check "profile apply: rules table written" present "$registry/rules-$uid"
+check "profile apply: rules table written" present "$registry/u$uid/rules"
 touch "$work/before.go1"
 check "profile: the running process reaches its next launch" await "$work/before.2" "$before"
 check "profile: its next launch carries gpc1" line_is "$work/before.out" 5 "$(v04_mask $GPC1)"
@@ -270,7 +270,7 @@ check "undo: exits 0" [ "$rc" -eq 0 ]
 check "undo: names what it reverts" contains "$work/undo.out" "process $before ("
 check "undo: back to every TPC" contains "$work/undo.out" "TPCs 9-16 -> all"
 check "undo: the profile's rules for later processes go with it" contains "$work/undo.out" "rules for processes that start later: profile e2e ("
-check "undo: no rules armed any more" [ ! -e "$registry/rules-$uid" ]
+check "undo: no rules armed any more" [ ! -e "$registry/u$uid/rules" ]
 touch "$work/before.go2"
 wait "$before"; rc=$?
 check "undo: the process exits 0" [ "$rc" -eq 0 ]
@@ -286,7 +286,7 @@ printf '{"format": "gpupart-profile", "version": 1, "name": "bad", "description"
 check "bad profile: refused" [ "$rc" -eq 1 ]
 check "bad profile: one line" lines "$work/bad.err" 1
 check "bad profile: names file, line and field" contains "$work/bad.err" "$work/bad.json:3: field rules[0].match.exe"
-check "bad profile: nothing armed" [ ! -e "$registry/rules-$uid" ]
+check "bad profile: nothing armed" [ ! -e "$registry/u$uid/rules" ]
 
 # Disarming is a journaled change like any other: undo arms the rules again.
 cat > "$work/later-only.json" <<JSON
@@ -300,7 +300,7 @@ check "later-only profile: arms onto nothing" contains "$work/later-only.out" "r
 check "disarm: exits 0" [ "$rc" -eq 0 ]
 check "disarm: says what it disarms" contains "$work/disarm.out" "profile later-only (1 rule) -> no rules"
 check "disarm: journaled" contains "$work/disarm.out" "applied as #"
-check "disarm: rules table removed" absent "$registry/rules-$uid"
+check "disarm: rules table removed" absent "$registry/u$uid/rules"
 env LD_PRELOAD="$shim" "$host" load:"$fake" launch:0x40 > "$work/after-disarm.out" 2>&1; rc=$?
 check "disarm: a new process exits 0" [ "$rc" -eq 0 ]
 check "disarm: a new process is not partitioned" line_is "$work/after-disarm.out" 2 "$(untouched 0x40)"
@@ -309,7 +309,7 @@ check "disarm again: exits 0 with nothing to do" [ "$rc" -eq 0 ]
 check "disarm again: says so" contains "$work/disarm2.out" "no profile rules of yours were armed"
 "$gpupart" undo --snapshot builtin:h200 > "$work/undo-disarm.out" 2>&1; rc=$?
 check "undo disarm: exits 0" [ "$rc" -eq 0 ]
-check "undo disarm: the rules are back" present "$registry/rules-$uid"
+check "undo disarm: the rules are back" present "$registry/u$uid/rules"
 env LD_PRELOAD="$shim" "$host" load:"$fake" launch:0x40 > "$work/after-undo-disarm.out" 2>&1; rc=$?
 check "undo disarm: a new process exits 0" [ "$rc" -eq 0 ]
 check "undo disarm: a new process gets gpc6 again" line_is "$work/after-undo-disarm.out" 2 "$(v04_full $GPC6_FULL)"

@@ -106,7 +106,7 @@ check "unknown subcommand refused" [ "$rc" -ne 0 ]
 "$gpupart" demo start --seconds 60 > "$work/demo.out"; rc=$?
 check "demo start exits 0" [ "$rc" -eq 0 ]
 check "demo start starts three workers" [ "$(grep -c '^started demo worker' "$work/demo.out")" -eq 3 ]
-for _ in $(seq 1 50); do [ "$(ls "$GPUPART_REGISTRY_DIR"/*.slot 2> /dev/null | wc -l)" -eq 3 ] && break; sleep 0.05; done
+for _ in $(seq 1 50); do [ "$(ls "$GPUPART_REGISTRY_DIR"/u*/*.slot 2> /dev/null | wc -l)" -eq 3 ] && break; sleep 0.05; done
 "$gpupart" list > "$work/demo-list.txt"
 check "demo workers are listed" [ "$(grep -c 'simulated workload, no GPU' "$work/demo-list.txt")" -eq 3 ]
 check "demo workers hold gpc0-3" contains "$work/demo-list.txt" " 0-3,9-16,18-25,27-34 "
@@ -120,7 +120,7 @@ check "nothing is pending" lacks "$work/demo-list.json" '"pending": true'
 "$gpupart" demo stop > "$work/demo-stop.out"; rc=$?
 check "demo stop exits 0" [ "$rc" -eq 0 ]
 check "demo stop stops three" contains "$work/demo-stop.out" "stopped 3 demo workers"
-for _ in $(seq 1 50); do [ -z "$(ls "$GPUPART_REGISTRY_DIR"/*.slot 2> /dev/null)" ] && break; sleep 0.05; done
-check "demo workers removed their slots" [ -z "$(ls "$GPUPART_REGISTRY_DIR"/*.slot 2> /dev/null)" ]
+for _ in $(seq 1 50); do [ -z "$(ls "$GPUPART_REGISTRY_DIR"/u*/*.slot 2> /dev/null)" ] && break; sleep 0.05; done
+check "demo workers removed their slots" [ -z "$(ls "$GPUPART_REGISTRY_DIR"/u*/*.slot 2> /dev/null)" ]
 
 checks_summary cli_end_to_end

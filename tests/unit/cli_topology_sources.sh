@@ -89,10 +89,10 @@ check "undo of an apply that changed no process needs no mask bits" [ "$rc" -eq 
 "$gpupart" profile disarm > "$work/live-disarm.out" 2> "$work/live-disarm.err"; rc=$?
 check "disarm on an unprobed live GPU exits 0" [ "$rc" -eq 0 ]
 check "disarm says what it disarmed" contains "$work/live-disarm.out" "rules for processes that start later: profile later (1 rule) -> no rules"
-check "disarm removed the table" [ ! -e "$GPUPART_REGISTRY_DIR/rules-$(id -u)" ]
+check "disarm removed the table" [ ! -e "$GPUPART_REGISTRY_DIR/u$(id -u)/rules" ]
 "$gpupart" undo > "$work/live-undo2.out" 2> "$work/live-undo2.err"; rc=$?
 check "undo of the disarm exits 0" [ "$rc" -eq 0 ]
-check "undo of the disarm arms the rules again" [ -e "$GPUPART_REGISTRY_DIR/rules-$(id -u)" ]
+check "undo of the disarm arms the rules again" [ -e "$GPUPART_REGISTRY_DIR/u$(id -u)/rules" ]
 "$gpupart" set "$$" gpc0 > /dev/null 2> "$work/live-set.err"; rc=$?
 check "set on an unprobed live GPU is refused" [ "$rc" -eq 1 ]
 check "set says why" contains "$work/live-set.err" "TPC mask bits are not known"

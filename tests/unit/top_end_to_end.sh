@@ -53,7 +53,7 @@ for vendor in /sys/bus/pci/devices/*/vendor; do grep -q 0x10de "$vendor" 2> /dev
 [ "$gpu_here" = yes ] && snapshot=(--snapshot builtin:h200)
 
 "$gpupart" demo start --seconds 120 > /dev/null
-for _ in $(seq 1 200); do [ "$(ls "$GPUPART_REGISTRY_DIR"/*.slot 2> /dev/null | wc -l)" -eq 3 ] && break; sleep 0.05; done
+for _ in $(seq 1 200); do [ "$(ls "$GPUPART_REGISTRY_DIR"/u*/*.slot 2> /dev/null | wc -l)" -eq 3 ] && break; sleep 0.05; done
 "$gpupart" list > "$work/list.txt"
 llm=$(awk '/llm-serving/{print $1}' "$work/list.txt")
 vision=$(awk '/vision/{print $1}' "$work/list.txt")
