@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "profile_properties.hpp"
+#include "registry_file_properties.hpp"
 
 TEST(ProfileFuzzCorpus, EveryFileParsesOrThrowsUserError) {
     int files = 0;
@@ -27,4 +28,17 @@ TEST(ProfileFuzzCorpus, EveryFileParsesOrThrowsUserError) {
     EXPECT_GE(files, 10);
     EXPECT_GE(parsed, 2);          // valid profiles are in the corpus
     EXPECT_GE(files - parsed, 5);  // and so are near misses
+}
+
+TEST(RegistryFilesFuzzCorpus, EveryFileKeepsTheProperties) {
+    int files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(GPUPART_FUZZ_REGISTRY_CORPUS)) {
+        if (!entry.is_regular_file()) continue;
+        std::ifstream in(entry.path(), std::ios::binary);
+        std::stringstream bytes;
+        bytes << in.rdbuf();
+        ++files;
+        EXPECT_EQ(gpupart::fuzz::check_registry_file_properties(bytes.str()), "") << entry.path();
+    }
+    EXPECT_GE(files, 6);
 }

@@ -1,0 +1,103 @@
+#pragma once
+// What must hold for ANY bytes a local user can write into a registry file (issue 15): a slot file or a
+// profile rules table. Shared by the libFuzzer target (fuzz_registry_files.cpp) and the corpus replay in
+// every build (test_fuzz_corpus.cpp). Input: one selector byte (even: slot file, odd: rules table), then
+// the file's bytes. The file is written for real into a private registry, then read as the front ends
+// and the shim read it. Returns "" when every property holds, else what broke.
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+#include <unistd.h>
+
+#include "controller/rules_table.hpp"
+#include "registry/registry.hpp"
+#include "registry/registry_slot.h"
+#include "registry/slot_file.hpp"
+
+namespace gpupart::fuzz {
+
+// A private registry root with this user's directory, made once per process and removed at exit.
+struct FuzzRegistry {
+    std::string root;
+    std::string user_dir;
+    FuzzRegistry() {
+        char name[] = "/tmp/gpupart-fuzz-XXXXXX";
+        root = ::mkdtemp(name);
+        char dir[512];
+        if (gpupart_user_dir(root.c_str(), static_cast<std::uint32_t>(::getuid()), 1, dir, sizeof dir) == 0) user_dir = dir;
+    }
+    ~FuzzRegistry() {
+        std::error_code ignored;
+        std::filesystem::remove_all(root, ignored);
+    }
+};
+
+inline bool one_line_text(const std::string& text) { return text.find('\n') == std::string::npos && !text.empty(); }
+
+inline std::string check_slot_bytes(const FuzzRegistry& registry, std::string_view bytes) {
+    const std::string path = registry.user_dir + "/1-1.slot";
+    { std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size())); }
+    try {
+        const SlotFile slot = SlotFile::open(path, false);
+        const SlotRecord record = slot.read();
+        if (record.command.size() > GPUPART_COMMAND_BYTES) return "a command longer than its field";
+        if (record.shim_version.size() > 32 || record.start_rule.size() > 80) return "a header string longer than its field";
+        (void)applied_text(record);
+    } catch (const RegistryError& error) {
+        if (!one_line_text(error.what())) return std::string("slot error not one line: ") + error.what();
+    }
+    // The whole registry as every front end lists it: problems are values, one line each.
+    for (const auto& entry : Registry(registry.root).list()) {
+        if (!entry.record && !one_line_text(entry.problem)) return "an unreadable entry without a one-line problem";
+        if (entry.record && !entry.problem.empty()) return "an entry both read and refused";
+    }
+    // As the shim reads its mapping: bounded, never stuck (a copy stands in for the mapping).
+    if (bytes.size() >= sizeof(gpupart_slot_file)) {
+        gpupart_slot_file page{};
+        std::memcpy(&page, bytes.data(), sizeof page);
+        gpupart_control control{};
+        (void)gpupart_control_read(&page.control, &control, 4);
+        gpupart_status status{};
+        (void)gpupart_status_read(&page.status, &status, 4);
+        gpupart_control_repair(&page.control);
+        if ((page.control.seq & 1u) != 0) return "repair left an odd sequence number";
+    }
+    std::filesystem::remove(path);
+    return "";
+}
+
+inline std::string check_rules_bytes(const FuzzRegistry& registry, std::string_view bytes) {
+    const std::string path = registry.user_dir + "/" + GPUPART_RULES_FILE;
+    { std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size())); }
+    static gpupart_rules_file rules;  // 16 KiB
+    const int error = gpupart_rules_read(registry.user_dir.c_str(), static_cast<std::uint32_t>(::getuid()), &rules);
+    if (error == 0) {
+        const int found = gpupart_rules_match(&rules, "python3", "python3 serve.py --port 1", static_cast<std::uint32_t>(::getuid()));
+        if (found < -1 || found >= static_cast<int>(rules.count)) return "a match outside the table";
+    }
+    try {
+        const ArmedRules armed = read_armed_rules(registry.root);
+        (void)rules_summary(armed);
+        (void)rules_json(armed).dump();
+    } catch (const UserError& problem) {
+        if (!one_line_text(problem.what())) return std::string("rules error not one line: ") + problem.what();
+    }
+    std::filesystem::remove(path);
+    return "";
+}
+
+inline std::string check_registry_file_properties(std::string_view input) {
+    static const FuzzRegistry registry;
+    if (registry.user_dir.empty()) return "cannot make the fuzz registry";
+    if (input.empty()) return "";
+    const bool rules = (static_cast<unsigned char>(input[0]) & 1u) != 0;
+    input.remove_prefix(1);
+    return rules ? check_rules_bytes(registry, input) : check_slot_bytes(registry, input);
+}
+
+}  // namespace gpupart::fuzz
