@@ -79,7 +79,8 @@ GuiSession::~GuiSession() {
         for (int attempt = 0; attempt < 100; ++attempt) {  // the workers unlink their slots as they exit
             bool any = false;
             std::error_code error;  // a destructor must not throw
-            for (const auto& entry : std::filesystem::directory_iterator(demo_dir_, error))
+            // Slots live in the user's directory inside the demo registry (layout 3).
+            for (const auto& entry : std::filesystem::recursive_directory_iterator(demo_dir_, error))
                 any = any || entry.path().extension() == ".slot";
             if (!any) break;
             ::usleep(10000);
