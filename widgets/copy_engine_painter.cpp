@@ -7,10 +7,10 @@
 #include <QImage>
 #include <QImageWriter>
 #include <QPainterPath>
-#include <QSaveFile>
 #include <QSvgGenerator>
 
 #include "copy_engine_style.hpp"
+#include "export_file.hpp"
 #include "model/user_error.hpp"
 
 namespace gpupart::widgets {
@@ -137,13 +137,6 @@ void paint_legend(QPainter& p, const CopyEngineLayout& layout) {
     throw UserError(QStringLiteral("cannot write %1: %2").arg(path, why).simplified().toStdString());
 }
 
-void write_atomically(const QString& path, const QByteArray& bytes) {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) fail(path, file.errorString());
-    if (file.write(bytes) != bytes.size()) fail(path, file.errorString());
-    if (!file.commit()) fail(path, file.errorString());
-}
-
 }  // namespace
 
 void paint_copy_engines(QPainter& painter, const QRectF& target, const CopyEngineLayout& layout, const CopyEngineBox* hovered) {
@@ -194,7 +187,7 @@ void export_copy_engines_png(const Gpu& gpu, const QString& path) {
     buffer.open(QIODevice::WriteOnly);
     QImageWriter writer(&buffer, "png");
     if (!writer.write(image)) fail(path, writer.errorString());
-    write_atomically(path, bytes);
+    write_export_file(path, bytes, "copy-engine image");
 }
 
 void export_copy_engines_svg(const Gpu& gpu, const QString& path) {
@@ -213,7 +206,7 @@ void export_copy_engines_svg(const Gpu& gpu, const QString& path) {
     painter.fillRect(QRectF(QPointF(0, 0), layout.size), Qt::white);
     paint_copy_engines(painter, QRectF(QPointF(0, 0), layout.size), layout);
     painter.end();
-    write_atomically(path, bytes);
+    write_export_file(path, bytes, "copy-engine image");
 }
 
 }  // namespace gpupart::widgets

@@ -1,11 +1,11 @@
 #include "floorplan_painter.hpp"
 
-#include <QFile>
+#include <QBuffer>
 #include <QImage>
 #include <QPainterPath>
-#include <QSaveFile>
 #include <QSvgGenerator>
 
+#include "export_file.hpp"
 #include "model/gpu_queries.hpp"
 #include "model/user_error.hpp"
 #include "owner_colors.hpp"
@@ -176,19 +176,23 @@ void export_floorplan_png(const FloorplanScene& scene, const QString& path, doub
         painter.scale(scale, scale);
         paint_export(painter, geometry, scene);
     }
-    QSaveFile file(path);  // writes a temporary file and renames it: the old picture stays on failure
-    if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit())
-        throw UserError("cannot write " + path.toStdString() + ": " + file.errorString().toStdString());
+    // Encoded in memory, then written by the one safe replace every gpupart file goes through.
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    if (!image.save(&buffer, "PNG"))
+        throw UserError(one_line("cannot encode the floorplan as PNG for " + path.toStdString()));
+    write_export_file(path, bytes, "floorplan image");
 }
 
 void export_floorplan_svg(const FloorplanScene& scene, const QString& path) {
     const FloorplanGeometry geometry = FloorplanGeometry::layout(*scene.gpu, scene.legend_entry_count());
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        throw UserError("cannot write " + path.toStdString() + ": " + file.errorString().toStdString());
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
     {
         QSvgGenerator generator;
-        generator.setOutputDevice(&file);
+        generator.setOutputDevice(&buffer);
         generator.setSize(export_size(geometry).toSize());
         generator.setViewBox(QRectF(QPointF(0, 0), export_size(geometry)));
         generator.setTitle(scene.title);
@@ -196,7 +200,7 @@ void export_floorplan_svg(const FloorplanScene& scene, const QString& path) {
         QPainter painter(&generator);
         paint_export(painter, geometry, scene);
     }
-    if (!file.commit()) throw UserError("cannot write " + path.toStdString() + ": " + file.errorString().toStdString());
+    write_export_file(path, bytes, "floorplan image");
 }
 
 }  // namespace gpupart::widgets

@@ -1,7 +1,6 @@
 #include "controller/profile_store.hpp"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
+#include "platform/safe_file.hpp"
 
 namespace gpupart {
 namespace {
@@ -44,37 +44,11 @@ void check_name(const std::string& name) {
                          name));
 }
 
-// The file's text; nullopt when it does not exist. Other failures throw.
+// The file's text; nullopt when it does not exist. A FIFO, device or directory, or a file over the
+// bound, throws (one line) before anything is read. Links are followed: the path was typed, or is in
+// the user's own directory or root's /etc/gpupart/profiles, where a link is the owner's choice.
 std::optional<std::string> read_file(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT) return std::nullopt;
-        fail(fmt::format("profile {}: cannot open: {}", path, std::strerror(errno)));
-    }
-    struct stat info {};
-    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-        ::close(fd);
-        fail(fmt::format("profile {}: not a regular file", path));
-    }
-    std::string text;
-    char buffer[65536];
-    while (true) {
-        const ssize_t got = ::read(fd, buffer, sizeof buffer);
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            const int saved = errno;
-            ::close(fd);
-            fail(fmt::format("profile {}: read failed: {}", path, std::strerror(saved)));
-        }
-        if (got == 0) break;
-        text.append(buffer, static_cast<std::size_t>(got));
-        if (text.size() > kMaxProfileBytes) {
-            ::close(fd);
-            fail(fmt::format("profile {}: larger than {} bytes, not a profile", path, kMaxProfileBytes));
-        }
-    }
-    ::close(fd);
-    return text;
+    return read_regular_file_if_exists(path, kMaxProfileBytes, Links::follow, "profile");
 }
 
 // A profile read from DIR/NAME.json must call itself NAME: that is how it is found, saved and deleted.
@@ -199,36 +173,11 @@ std::string ProfileStore::save(const Profile& profile, bool overwrite) const {
         fail(fmt::format("profile '{}' already exists ({}); refusing to replace it", profile.name, path));
     make_directories(user_dir);
 
-    const std::string temporary = join(user_dir, fmt::format(".{}.json.tmp.{}", profile.name, ::getpid()));
-    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) fail(fmt::format("profile {}: cannot write: {}", temporary, std::strerror(errno)));
-    std::size_t written = 0;
-    int error = 0;
-    while (written < text.size()) {
-        const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            error = errno;
-            break;
-        }
-        written += static_cast<std::size_t>(n);
-    }
-    if (error == 0 && ::fsync(fd) != 0) error = errno;
-    if (::close(fd) != 0 && error == 0) error = errno;
-    if (error != 0) {
-        ::unlink(temporary.c_str());
-        fail(fmt::format("profile {}: write failed: {}", path, std::strerror(error)));
-    }
-    // Without `overwrite`, link(2) puts the file in place only if nothing is there, even if another
-    // save raced this one; with it, rename(2) replaces the old file in one step.
-    if (overwrite ? ::rename(temporary.c_str(), path.c_str()) != 0 : ::link(temporary.c_str(), path.c_str()) != 0) {
-        const int saved = errno;
-        ::unlink(temporary.c_str());
-        if (saved == EEXIST)
-            fail(fmt::format("profile '{}' already exists ({}); refusing to replace it", profile.name, path));
-        fail(fmt::format("profile {}: cannot put the file in place: {}", path, std::strerror(saved)));
-    }
-    if (!overwrite) ::unlink(temporary.c_str());
+    // A new file with a random name, then rename (overwrite) or link(2), which puts it in place only if
+    // nothing has the name, even if another save raced this one. A planted name is never written through.
+    if (overwrite) replace_file(path, text, 0644, "profile");
+    else if (!create_file(path, text, 0644, "profile"))
+        fail(fmt::format("profile '{}' already exists ({}); refusing to replace it", profile.name, path));
     return path;
 }
 

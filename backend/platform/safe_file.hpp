@@ -50,8 +50,10 @@ struct RegularFile {
 
 // Opens `path` (flags: O_RDONLY or O_RDWR, plus O_APPEND/O_CREAT as needed; O_NONBLOCK, O_CLOEXEC and,
 // with Links::refuse, O_NOFOLLOW are added) and checks it is a regular file; O_NONBLOCK is cleared
-// again. nullopt when it does not exist (ENOENT) and `missing_ok`; otherwise throws UserError, e.g.
-// "PATH: is a FIFO, not a regular file: nothing read". `what` names the file for the user ("snapshot").
+// again. An existing name is first looked at through an O_PATH descriptor, which opens nothing, so a
+// device node is never opened at all (opening some acts: a watchdog arms, a tape rewinds). nullopt when
+// it does not exist (ENOENT) and `missing_ok`; otherwise throws UserError, e.g. "PATH: is a FIFO, not a
+// regular file; the snapshot must be a regular file: nothing done". `what` names the file ("snapshot").
 std::optional<RegularFile> open_regular(const std::string& path, int flags, Links links, std::string_view what,
                                         bool missing_ok = false, mode_t create_mode = 0600);
 
@@ -67,6 +69,10 @@ std::string read_bounded(int fd, std::size_t max_bytes, const std::string& path,
 // Replaces `path` with `bytes` as described above (mode `mode`, fsync'd before the rename). The target
 // may be missing; if present it must be a regular file (a symlink is refused, whatever it points to).
 void replace_file(const std::string& path, std::string_view bytes, mode_t mode, std::string_view what);
+
+// Creates `path` with `bytes` the same way, but only if no file has that name: false (nothing written)
+// when one has, even one that appeared while writing (link(2) of the temporary, never rename).
+bool create_file(const std::string& path, std::string_view bytes, mode_t mode, std::string_view what);
 
 // "<dir>/.<base>.<16 random hex digits>.tmp": a name nobody can predict (getrandom).
 std::string random_temporary_name(const std::string& path);

@@ -1,14 +1,9 @@
 #include "snapshot/snapshot_file.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include "model/user_error.hpp"
+#include "platform/safe_file.hpp"
 #include "snapshot/snapshot_json.hpp"
 
 namespace gpupart {
@@ -34,23 +29,9 @@ std::string snapshot_text(const Snapshot& snapshot) { return snapshot_to_json(sn
 
 void save_snapshot(const Snapshot& snapshot, const std::string& path) {
     const std::string text = snapshot_text(snapshot);
-    const std::string temporary = fmt::format("{}.tmp.{}", path, ::getpid());
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        if (!out) throw UserError(fmt::format("export {}: cannot write: {}", path, std::strerror(errno)));
-        out << text;
-        out.flush();
-        if (!out) {
-            const int saved = errno;
-            std::remove(temporary.c_str());
-            throw UserError(fmt::format("export {}: write failed: {}", path, std::strerror(saved)));
-        }
-    }
-    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-        const int saved = errno;
-        std::remove(temporary.c_str());
-        throw UserError(fmt::format("export {}: cannot replace the file: {}", path, std::strerror(saved)));
-    }
+    // A new file with a random name, renamed over the target: a device node or symlink at the target is
+    // refused, a planted name is never written through, the old file stays whole if the write fails.
+    replace_file(path, text, 0644, "snapshot");
 }
 
 }  // namespace gpupart

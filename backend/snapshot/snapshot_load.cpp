@@ -1,13 +1,9 @@
 // Loading by name lives apart from parsing and saving, so the snapshot generator can save
 // snapshots without linking the built-in ones it is about to write.
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
+#include "platform/safe_file.hpp"
 #include "snapshot/snapshot_file.hpp"
 
 namespace gpupart {
@@ -22,12 +18,10 @@ Snapshot load_snapshot(const std::string& where) {
         }
         throw UserError(fmt::format("snapshot {}: no such built-in snapshot (there are: {})", where, known));
     }
-    std::ifstream in(where, std::ios::binary);
-    if (!in) throw UserError(fmt::format("snapshot {}: cannot open: {}", where, std::strerror(errno)));
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) throw UserError(fmt::format("snapshot {}: read failed: {}", where, std::strerror(errno)));
-    return parse_snapshot_text(text.str(), where);
+    // A path the user typed: links are followed; a FIFO, device or directory is refused before any
+    // read, and a file larger than any snapshot is refused rather than read into memory.
+    const std::string text = read_regular_file(where, kMaxSnapshotBytes, Links::follow, "snapshot");
+    return parse_snapshot_text(text, where);
 }
 
 }  // namespace gpupart

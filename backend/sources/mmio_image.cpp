@@ -4,7 +4,6 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <regex>
 #include <sstream>
 
@@ -16,9 +15,12 @@
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
+#include "platform/safe_file.hpp"
 
 namespace gpupart {
 namespace {
+
+constexpr std::size_t kMaxImageBytes = 64u << 20;
 
 std::uint32_t hex32(const std::string& text) { return static_cast<std::uint32_t>(std::stoul(text, nullptr, 16)); }
 
@@ -74,11 +76,10 @@ RegisterImage RegisterImage::parse(const std::string& text, const std::string& n
 }
 
 RegisterImage RegisterImage::load(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw UserError(fmt::format("cannot read register image {}: {}", path, std::strerror(errno)));
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse(text.str(), path);
+    // A path the user typed (--mmio-image): a FIFO or device is refused before any read, and the bound
+    // (far above a full BAR0 dump as text) refuses /dev/zero-like input instead of filling memory.
+    const std::string text = read_regular_file(path, kMaxImageBytes, Links::follow, "register image");
+    return parse(text, path);
 }
 
 std::optional<std::uint32_t> RegisterImage::read32(std::uint32_t offset) const {

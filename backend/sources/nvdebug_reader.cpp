@@ -2,22 +2,21 @@
 
 #include <algorithm>
 #include <bit>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <regex>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
+#include "platform/safe_file.hpp"
 
 namespace gpupart {
 namespace {
 
 namespace fs = std::filesystem;
+
+// nvdebug's files are a few lines each (the largest, a register dump, some kilobytes).
+constexpr std::size_t kMaxNvdebugFileBytes = 1u << 20;
 
 // 0xbadf.... is what a register read returns when the unit is powered down (nvdebug: "Returns 0xbadf1201
 // if GPU not active").
@@ -27,29 +26,18 @@ class Directory {
 public:
     explicit Directory(fs::path path) : path_(std::move(path)) {}
 
-    // The file's text, or nullopt with `why` set ("no file", "read failed: Input/output error").
+    // The file's text, or nullopt with `why` set ("no file X", "X: is a FIFO, not a regular file; ...").
+    // --nvdebug-root is typed by the user: a FIFO or device there must not hang or flood the reader.
     std::optional<std::string> read(const std::string& name, std::string& why) const {
         const fs::path file = path_ / name;
-        const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) {
-            why = errno == ENOENT ? fmt::format("no file {}", file.string())
-                                  : fmt::format("{}: {}", file.string(), std::strerror(errno));
+        try {
+            auto text = read_regular_file_if_exists(file.string(), kMaxNvdebugFileBytes, Links::follow, "nvdebug file");
+            if (!text) why = fmt::format("no file {}", file.string());
+            return text;
+        } catch (const UserError& error) {
+            why = error.what();
             return std::nullopt;
         }
-        std::string text;
-        char buffer[65536];
-        for (;;) {
-            const ssize_t n = ::read(fd, buffer, sizeof buffer);
-            if (n < 0) {
-                why = fmt::format("{}: read failed: {}", file.string(), std::strerror(errno));
-                ::close(fd);
-                return std::nullopt;
-            }
-            if (n == 0) break;
-            text.append(buffer, static_cast<std::size_t>(n));
-        }
-        ::close(fd);
-        return text;
     }
     const fs::path& path() const { return path_; }
 

@@ -3,13 +3,11 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include "model/user_error.hpp"
+#include "platform/safe_file.hpp"
 
 namespace gpupart {
 namespace {
@@ -21,6 +19,9 @@ std::string file_safe(const std::string& text) {
         if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.') c = '_';
     return out.empty() ? "unknown" : out;
 }
+
+// A probe report is a few kilobytes; the bound refuses a FIFO-fed or huge file without reading it all.
+constexpr std::size_t kMaxProbeCacheBytes = 1u << 20;
 
 }  // namespace
 
@@ -39,37 +40,33 @@ std::string store_probe(const ProbeReport& report) {
     std::error_code error;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), error);
     if (error) throw UserError(fmt::format("cannot create {}: {}", std::filesystem::path(path).parent_path().string(), error.message()));
-    const std::string temporary = fmt::format("{}.{}.tmp", path, ::getpid());
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out << write_probe_report(report);
-        if (!out.flush()) throw UserError(fmt::format("cannot write {}", temporary));
-    }
-    std::filesystem::rename(temporary, path, error);
-    if (error) {
-        std::filesystem::remove(temporary, error);
-        throw UserError(fmt::format("cannot write {}", path));
-    }
+    // A new file with a random name renamed over the old one: a planted name is never written through.
+    replace_file(path, write_probe_report(report), 0644, "probe cache");
     return path;
 }
 
 CachedProbe load_cached_probe(const std::string& uuid, const std::string& driver_version) {
     CachedProbe cached;
     cached.path = probe_cache_path(uuid, driver_version);
-    std::ifstream in(cached.path, std::ios::binary);
-    if (!in) {
+    auto failed = [&](const std::string& why) {
+        cached.status = SourceStatus{Source::probe, SourceState::failed, why + " (run `gpupart probe` to measure again)"};
+        return cached;
+    };
+    std::optional<std::string> text;
+    try {
+        text = read_regular_file_if_exists(cached.path, kMaxProbeCacheBytes, Links::follow, "probe cache");
+    } catch (const UserError& error) {
+        return failed(error.what());  // names the file: a FIFO, a device, too large, unreadable
+    }
+    if (!text) {
         cached.status = SourceStatus{Source::probe, SourceState::absent,
                                      fmt::format("no probe of {} with driver {} yet: run `gpupart probe`", uuid, driver_version)};
         return cached;
     }
-    std::ostringstream text;
-    text << in.rdbuf();
     try {
-        cached.report = parse_probe_report(text.str());
+        cached.report = parse_probe_report(*text);
     } catch (const UserError& error) {
-        cached.status = SourceStatus{Source::probe, SourceState::failed,
-                                     fmt::format("{}: {} (run `gpupart probe` to measure again)", cached.path, error.what())};
-        return cached;
+        return failed(fmt::format("{}: {}", cached.path, error.what()));
     }
     if (cached.report->device.uuid != uuid || cached.report->device.driver_version != driver_version) {
         cached.status = SourceStatus{Source::probe, SourceState::failed,

@@ -78,7 +78,7 @@ if [ -x "$(dirname "$gpupart")/gpupart-render" ]; then
     "$gpupart" export --png /nonexistent-dir/plan.png 2> "$work/render-dir.err"; rc=$?
     check "export --png to a missing directory fails" [ "$rc" -eq 1 ]
     check "in one line" lines "$work/render-dir.err" 1
-    check "and names the file" contains "$work/render-dir.err" "cannot write /nonexistent-dir/plan.png"
+    check "and names the file" contains "$work/render-dir.err" "/nonexistent-dir/plan.png: cannot write the floorplan image"
 else
     "$gpupart" export --png "$work/plan.png" 2> "$work/render.err"; rc=$?
     check "export --png without Qt fails" [ "$rc" -eq 1 ]

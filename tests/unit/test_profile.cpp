@@ -530,7 +530,7 @@ TEST_F(ProfileStoreTest, LoadByPathAndMissingFiles) {
               "profile " + (dir_ / "none.json").string() + ": no such file");
     EXPECT_EQ(error_of([&] { store_.load(".hidden"); }),
               "profile '.hidden': not a profile name (1 to 64 of A-Z a-z 0-9 . _ -, not starting with '.')");
-    EXPECT_EQ(error_of([&] { store_.load(dir_.string() + "/"); }), "profile " + dir_.string() + "/: not a regular file");
+    EXPECT_EQ(error_of([&] { store_.load(dir_.string() + "/"); }), dir_.string() + "/: is a directory, not a regular file; the profile must be a regular file: nothing done");
 }
 
 TEST(ProfileStore, StandardDirectories) {

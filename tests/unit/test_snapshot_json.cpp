@@ -84,7 +84,7 @@ TEST_F(TempDir, SaveIntoMissingDirectoryFailsWithOneLine) {
         save_snapshot(load_snapshot("builtin:h200"), path);
         FAIL() << "expected an error";
     } catch (const UserError& error) {
-        EXPECT_NE(std::string(error.what()).find("export " + path + ": cannot write"), std::string::npos);
+        EXPECT_NE(std::string(error.what()).find(path + ": cannot write the snapshot"), std::string::npos);
     }
 }
 
@@ -93,7 +93,7 @@ TEST_F(TempDir, MissingFileIsOneLineError) {
         load_snapshot((dir_ / "absent.json").string());
         FAIL() << "expected an error";
     } catch (const UserError& error) {
-        EXPECT_EQ(std::string(error.what()), "snapshot " + (dir_ / "absent.json").string() + ": cannot open: No such file or directory");
+        EXPECT_EQ(std::string(error.what()), (dir_ / "absent.json").string() + ": cannot open the snapshot: No such file or directory");
     }
 }
 
