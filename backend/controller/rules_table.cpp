@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
+#include "model/utf8_text.hpp"
 #include "registry/registry.hpp"
 #include "registry/registry_slot.h"
 #include "registry/slot_file.hpp"  // mask_from_words, mask_to_words
@@ -27,7 +28,8 @@ std::optional<std::string> own_directory(const std::string& registry_dir, bool c
 std::string rules_path(const std::string& user_dir) { return fmt::format("{}/{}", user_dir, GPUPART_RULES_FILE); }
 
 // A fixed-size field's text up to its NUL (a field without one is malformed and never matched).
-std::string field_text(const char* field, std::size_t size) { return std::string(field, ::strnlen(field, size)); }
+// Made valid UTF-8: a table is bytes another process wrote, and its text goes into JSON (journal, --json).
+std::string field_text(const char* field, std::size_t size) { return valid_utf8(std::string_view(field, ::strnlen(field, size))); }
 
 constexpr std::uint32_t kKnownMatches = GPUPART_RULE_MATCH_EXE | GPUPART_RULE_MATCH_CMDLINE | GPUPART_RULE_MATCH_UID;
 

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "model/utf8_text.hpp"
 #include "platform/safe_file.hpp"
 #include "platform/user_names.hpp"
 #include "registry/process_identity.hpp"
@@ -29,7 +30,8 @@ std::uint64_t realtime_ns() {
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
 }
 
-std::string bounded_string(const char* text, std::size_t size) { return std::string(text, strnlen(text, size)); }
+// A fixed-size field from another process: up to its NUL (or the field's end), made valid UTF-8.
+std::string bounded_string(const char* text, std::size_t size) { return valid_utf8(std::string_view(text, strnlen(text, size))); }
 
 }  // namespace
 

@@ -48,15 +48,18 @@ std::string store_probe(const ProbeReport& report) {
 CachedProbe load_cached_probe(const std::string& uuid, const std::string& driver_version) {
     CachedProbe cached;
     cached.path = probe_cache_path(uuid, driver_version);
-    auto failed = [&](const std::string& why) {
+    // Sets the status only: every path returns the one named `cached` (a lambda returning a copy of it
+    // made GCC 12 warn, falsely, that its optional report may be used uninitialized).
+    auto fail = [&](const std::string& why) {
+        cached.report.reset();
         cached.status = SourceStatus{Source::probe, SourceState::failed, why + " (run `gpupart probe` to measure again)"};
-        return cached;
     };
     std::optional<std::string> text;
     try {
         text = read_regular_file_if_exists(cached.path, kMaxProbeCacheBytes, Links::follow, "probe cache");
     } catch (const UserError& error) {
-        return failed(error.what());  // names the file: a FIFO, a device, too large, unreadable
+        fail(error.what());  // names the file: a FIFO, a device, too large, unreadable
+        return cached;
     }
     if (!text) {
         cached.status = SourceStatus{Source::probe, SourceState::absent,
@@ -66,7 +69,8 @@ CachedProbe load_cached_probe(const std::string& uuid, const std::string& driver
     try {
         cached.report = parse_probe_report(*text);
     } catch (const UserError& error) {
-        return failed(fmt::format("{}: {}", cached.path, error.what()));
+        fail(fmt::format("{}: {}", cached.path, error.what()));
+        return cached;
     }
     if (cached.report->device.uuid != uuid || cached.report->device.driver_version != driver_version) {
         cached.status = SourceStatus{Source::probe, SourceState::failed,

@@ -14,6 +14,8 @@
 
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "controller/rules_table.hpp"
 #include "registry/registry.hpp"
 #include "registry/registry_slot.h"
@@ -48,6 +50,8 @@ inline std::string check_slot_bytes(const FuzzRegistry& registry, std::string_vi
         if (record.command.size() > GPUPART_COMMAND_BYTES) return "a command longer than its field";
         if (record.shim_version.size() > 32 || record.start_rule.size() > 80) return "a header string longer than its field";
         (void)applied_text(record);
+        // Every string is valid UTF-8: JSON output (list --json, the journal) must never throw on it.
+        (void)nlohmann::json({record.command, record.shim_version, record.start_rule}).dump();
     } catch (const RegistryError& error) {
         if (!one_line_text(error.what())) return std::string("slot error not one line: ") + error.what();
     }
