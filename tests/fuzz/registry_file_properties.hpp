@@ -47,8 +47,10 @@ inline std::string check_slot_bytes(const FuzzRegistry& registry, std::string_vi
     try {
         const SlotFile slot = SlotFile::open(path, false);
         const SlotRecord record = slot.read();
-        if (record.command.size() > GPUPART_COMMAND_BYTES) return "a command longer than its field";
-        if (record.shim_version.size() > 32 || record.start_rule.size() > 80) return "a header string longer than its field";
+        // Bounded by the field: each byte of it becomes at most a 3-byte U+FFFD (valid_utf8).
+        if (record.command.size() > 3 * GPUPART_COMMAND_BYTES) return "a command longer than its field allows";
+        if (record.shim_version.size() > 3 * 32 || record.start_rule.size() > 3 * 80)
+            return "a header string longer than its field allows";
         (void)applied_text(record);
         // Every string is valid UTF-8: JSON output (list --json, the journal) must never throw on it.
         (void)nlohmann::json({record.command, record.shim_version, record.start_rule}).dump();
