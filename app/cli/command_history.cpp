@@ -5,6 +5,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "model/user_error.hpp"
 #include "plan_output.hpp"
 
 namespace gpupart::cli {
@@ -15,7 +16,9 @@ Command add_history_command(CLI::App& app) {
     history->add_flag("--json", *json, "Machine-readable output");
     return {history, [json] {
                 const Journal journal(Journal::default_path());
-                const auto entries = journal.read();
+                const JournalContents contents = journal.load();
+                const auto& entries = contents.entries;
+                for (const auto& note : contents.notes) fmt::print(stderr, "gpupart: note: {}\n", note);
                 if (*json) {
                     auto out = nlohmann::ordered_json{{"journal", journal.path()}, {"entries", nlohmann::ordered_json::array()}};
                     for (const auto& entry : entries) out["entries"].push_back(journal_entry_json(entry));
@@ -32,6 +35,7 @@ Command add_history_command(CLI::App& app) {
                         fmt::print("        process {} ({}): {} -> {}\n", c.pid, c.command.substr(0, 50),
                                    c.before_partitioned ? c.before.to_list() : "all", c.after_partitioned ? c.after.to_list() : "all");
                     if (entry.rules) fmt::print("        {}\n", rules_change_text(*entry.rules));
+                    if (entry.recovered) fmt::print("        finished after gpupart was killed: {}\n", one_line(*entry.recovered));
                 }
                 return 0;
             }};

@@ -1,5 +1,7 @@
 #include "plan_output.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "model/gpu_queries.hpp"
@@ -60,6 +62,10 @@ int report_plan(const Plan& plan, const Gpu& gpu, bool json, bool dry_run, const
 int plan_and_apply(Controller& controller, const Plan& plan, bool json, bool dry_run) {
     if (plan.refused() || dry_run) return report_plan(plan, controller.state().gpu, json, dry_run, std::nullopt);
     const Applied applied = controller.apply(plan);
+    // Said once: a note the plan already shows as a finding (undo reads the journal to plan) is not repeated.
+    for (const auto& note : applied.notes)
+        if (std::none_of(plan.findings.begin(), plan.findings.end(), [&](const Finding& f) { return f.message == note; }))
+            fmt::print(stderr, "gpupart: note: {}\n", note);
     return report_plan(applied.plan, controller.state().gpu, json, false, applied.entry);
 }
 

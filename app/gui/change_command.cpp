@@ -37,8 +37,8 @@ void ChangeCommand::undo() {
         if (plan.undoes != entry_id_)
             throw UserError(QString("the newest change in the history is #%1, not this one (#%2): undo it with "
                                     "`gpupart undo` first")
-                                .arg(plan.undoes.value_or(0))
-                                .arg(entry_id_)
+                                .arg(static_cast<qlonglong>(plan.undoes.value_or(0)))
+                                .arg(static_cast<qlonglong>(entry_id_))
                                 .toStdString());
         session_.apply(plan);
         report_("Undone: " + text(), false);

@@ -27,7 +27,7 @@ private:
     GuiSession& session_;
     std::string action_;
     std::vector<MaskRequest> masks_;  // what the change left each process with
-    int entry_id_ = 0;
+    JournalId entry_id_ = 0;
     bool first_redo_ = true;
     Reporter report_;
 };

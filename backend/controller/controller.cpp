@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
+#include <cstdlib>
 #include <map>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -131,15 +134,17 @@ Plan Controller::plan_masks(const std::vector<MaskRequest>& requests, const std:
 }
 
 Plan Controller::plan_undo() const {
-    const auto last = journal_.last_undoable();
+    const JournalContents journal = journal_.load();
+    const auto last = last_undoable(journal.entries);
     if (!last) throw UserError(fmt::format("nothing to undo (history {})", journal_.path()));
     // The generation each process got from the newest journaled change (an undo included): anything
     // else means someone changed it outside this journal since.
     std::map<std::pair<int, std::uint64_t>, std::uint64_t> journaled_generation;
-    for (const JournalEntry& entry : journal_.read())
+    for (const JournalEntry& entry : journal.entries)
         for (const JournalChange& change : entry.changes)
             journaled_generation[{change.pid, change.start_time}] = change.generation_after;
     Plan plan;
+    for (const std::string& note : journal.notes) plan.findings.push_back({Severity::warning, "journal", note, "journal-note"});
     plan.action = fmt::format("undo #{} ({})", last->id, last->action);
     plan.undoes = last->id;
     for (const JournalChange& done : last->changes) {
@@ -189,6 +194,45 @@ Plan Controller::plan_rules(ArmedRules after, const std::string& action) const {
     return plan;
 }
 
+namespace {
+
+// Test hook (README, "Test hooks"): GPUPART_TEST_KILL_AT=before-apply|after-apply makes this process
+// SIGKILL itself right after journaling a change's intent, or right after writing its slots and rules
+// but before finishing its journal entry, so the hostile tests can prove a killed gpupart leaves the
+// journal truthful. Nothing else reads it; unset (always, outside tests) it does nothing.
+void kill_here_for_test(std::string_view point) {
+    if (const char* at = std::getenv("GPUPART_TEST_KILL_AT"); at != nullptr && point == at) ::raise(SIGKILL);
+}
+
+}  // namespace
+
+bool Controller::roll_back(const Plan& plan, const std::vector<const PlannedChange*>& done, const JournalEntry& entry,
+                           bool rules_written) {
+    // Put back what this plan already changed, so a plan applies whole or not at all.
+    bool restored = true;
+    const TpcMask real = real_tpcs(state_.gpu);
+    for (std::size_t i = 0; i < done.size(); ++i) {
+        const PlannedChange& change = *done[i];
+        try {
+            registry_.set_mask(change.pid, change.before_partitioned, change.before, real,
+                               {change.start_time, entry.changes[i].generation_after});
+        } catch (const UserError&) {
+            restored = false;  // someone changed it again meanwhile: theirs stands
+        }
+    }
+    if (rules_written) {
+        try {
+            if (same_rules(read_armed_rules(registry_.directory()), plan.rules->after))
+                write_armed_rules(registry_.directory(), plan.rules->before);
+            else
+                restored = false;
+        } catch (const UserError&) {
+            restored = false;
+        }
+    }
+    return restored;
+}
+
 Applied Controller::apply(const Plan& plan) {
     if (plan.refused()) {
         for (const Finding& finding : plan.findings)
@@ -198,7 +242,25 @@ Applied Controller::apply(const Plan& plan) {
     JournalEntry entry;
     entry.action = plan.action;
     entry.undoes = plan.undoes;
+    // The intent goes to the journal first, under its lock (held until this function returns): a
+    // journal that cannot be written refuses the change before any slot is touched.
+    JournalIntent intent{entry, {}, registry_.directory()};
+    for (const PlannedChange& change : plan.changes) {
+        intent.entry.changes.push_back(JournalChange{change.pid, change.start_time, change.command, change.before_partitioned,
+                                                     change.before, change.after_partitioned, change.after, 0});
+        intent.before_generations.push_back(change.before_generation);
+    }
+    intent.entry.rules = plan.rules;
+    std::optional<JournalTransaction> transaction;
+    try {
+        transaction.emplace(journal_.begin(std::move(intent)));
+    } catch (const UserError& error) {
+        const std::string message = error.what();
+        throw UserError(message.find("nothing") == std::string::npos ? message + "; nothing changed" : message);
+    }
+    kill_here_for_test("before-apply");
     std::vector<const PlannedChange*> done;
+    bool rules_written = false;
     try {
         for (const PlannedChange& change : plan.changes) {
             const SlotRecord after = registry_.set_mask(change.pid, change.after_partitioned, change.after, real,
@@ -214,23 +276,35 @@ Applied Controller::apply(const Plan& plan) {
                 throw UserError(fmt::format("your rules for processes that start later were changed since this was planned (now {}); "
                                             "nothing changed", rules_summary(now)));
             write_armed_rules(registry_.directory(), plan.rules->after);
+            rules_written = true;
             entry.rules = plan.rules;
         }
     } catch (const UserError& error) {
-        // Put back what this plan already changed, so a plan applies whole or not at all.
-        for (std::size_t i = 0; i < done.size(); ++i) {
-            const PlannedChange& change = *done[i];
-            try {
-                registry_.set_mask(change.pid, change.before_partitioned, change.before, real,
-                                   {change.start_time, entry.changes[i].generation_after});
-            } catch (const UserError&) {
-                // Someone changed it again meanwhile: theirs stands.
-            }
-        }
+        // Only a change that is wholly back is recorded as aborted; otherwise the intent stays and the
+        // next reader records what it finds in the slots.
+        if (roll_back(plan, done, entry, rules_written)) transaction->abort(error.what());
+        transaction.reset();
         refresh();
         throw UserError(std::string(error.what()));
     }
-    Applied applied{plan, journal_.append(std::move(entry))};
+    kill_here_for_test("after-apply");
+    JournalEntry journaled;
+    try {
+        journaled = transaction->commit(entry);
+    } catch (const UserError& error) {
+        // The entry cannot be written (disk full, file size limit): undo the slots rather than leave a
+        // change the journal does not know.
+        const bool restored = roll_back(plan, done, entry, rules_written);
+        if (restored) transaction->abort(error.what());
+        transaction.reset();
+        refresh();
+        throw UserError(fmt::format("{}; {}", error.what(),
+                                    restored ? "the change was put back: nothing changed"
+                                             : "a process was changed again meanwhile, so not all was put back: "
+                                               "`gpupart history` shows what is in effect"));
+    }
+    Applied applied{plan, std::move(journaled), transaction->notes()};
+    transaction.reset();
     refresh();
     return applied;
 }

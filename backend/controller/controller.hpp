@@ -33,7 +33,7 @@ struct Plan {
     std::string action;  // what the journal will say: "set 1234 gpc1"
     std::vector<PlannedChange> changes;
     std::vector<Finding> findings;
-    std::optional<int> undoes;  // the journal entry this plan reverts (plan_undo)
+    std::optional<JournalId> undoes;  // the journal entry this plan reverts (plan_undo)
     std::optional<RulesChange> rules;  // the caller's armed profile rules it replaces (profile apply, disarm, undo)
     bool refused() const { return has_error(findings); }
     bool changes_nothing() const { return changes.empty() && !rules; }
@@ -42,6 +42,7 @@ struct Plan {
 struct Applied {
     Plan plan;
     JournalEntry entry;
+    std::vector<std::string> notes;  // what reading the journal found on the way (Journal::load), one line each
 };
 
 class Controller {
@@ -61,7 +62,9 @@ public:
     // Arms `after` as the caller's profile rules for processes that start later (nullopt disarms them).
     Plan plan_rules(ArmedRules after, const std::string& action) const;
     // Applies a plan that has no error finding; refuses (UserError) otherwise. A process that changed
-    // since the plan was made is not overwritten: the whole plan is rolled back and refused.
+    // since the plan was made is not overwritten: the whole plan is rolled back and refused. Applying
+    // and journaling are one step (journal.hpp): the intent is journaled first, and a journal entry
+    // that cannot be written rolls the slots back.
     Applied apply(const Plan& plan);
 
     // The TPCs no partitioned process other than `pid` holds: where its requests by size land.
@@ -70,6 +73,10 @@ public:
 
 private:
     std::optional<PlannedChange> change_for(int pid, Plan& plan) const;  // adds a refusal when pid is not live
+    // Puts back the `done` changes of `plan` (and its rules when written); false when any was changed
+    // again by someone else meanwhile (theirs stands).
+    bool roll_back(const Plan& plan, const std::vector<const PlannedChange*>& done, const JournalEntry& entry,
+                   bool rules_written);
 
     Registry registry_;
     Journal journal_;

@@ -2,6 +2,17 @@
 // The history of applied changes: who, when, what, before and after, one JSON object per line in
 // $GPUPART_JOURNAL, else $XDG_STATE_HOME/gpupart/history.jsonl, else ~/.local/state/gpupart/history.jsonl.
 // Per user: a user's journal holds the changes that user made, so `gpupart undo` reverts your own.
+//
+// Applying and journaling are one step from the user's view (issue 15, class 5). Under the journal's
+// own lock (flock on the file, held for the whole change) a change is first written as an intent
+// (its id taken from the file's content under that lock), then applied to the slots, then finished
+// with its entry (or an abort line when nothing of it is in effect). A gpupart killed between the
+// steps leaves an intent without an ending: the next reader (under the lock, so never while the
+// change is still running) compares each slot's generation with the one the intent planned, writes
+// what is in effect as an ordinary entry marked "recovered", and says so once.
+// A line that is not a journal entry (torn by an older gpupart, edited by hand) is skipped, and every
+// reader says so once, naming the first such line; ids are never reused, so nothing it named is lost
+// to a later entry.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,8 +22,12 @@
 
 #include "controller/rules_table.hpp"
 #include "model/tpc_mask.hpp"
+#include "platform/safe_file.hpp"
 
 namespace gpupart {
+
+// Ids are 64-bit everywhere they are parsed and printed; ids from 1 up.
+using JournalId = std::int64_t;
 
 struct JournalChange {
     int pid = 0;
@@ -27,15 +42,57 @@ struct JournalChange {
 };
 
 struct JournalEntry {
-    int id = 0;
+    JournalId id = 0;
     std::string time;  // UTC, ISO 8601
     unsigned uid = 0;
     std::string user;
     std::string action;  // "set 1234 gpc1", "profile apply serving", "undo #3"
     std::vector<JournalChange> changes;
-    std::optional<int> undoes;  // the entry this one reverted
+    std::optional<JournalId> undoes;  // the entry this one reverted
     std::optional<RulesChange> rules;  // the caller's armed profile rules, when this entry changed them
+    // Set when a later reader finished this entry for a gpupart that was killed in the middle: what it found.
+    std::optional<std::string> recovered;
     bool operator==(const JournalEntry&) const = default;
+};
+
+// A change about to be applied: the entry (generation_after not known yet), the generation each
+// change's compare-and-set expects, and the registry holding the slots.
+struct JournalIntent {
+    JournalEntry entry;
+    std::vector<std::uint64_t> before_generations;  // one per entry.changes
+    std::string registry;
+};
+
+struct JournalContents {
+    std::vector<JournalEntry> entries;  // oldest first
+    std::vector<std::string> notes;     // one line each: skipped lines, intents finished now
+};
+
+// One change being applied: holds the journal's lock from begin() until it is destroyed.
+class JournalTransaction {
+public:
+    JournalTransaction(JournalTransaction&&) noexcept = default;
+    JournalTransaction& operator=(JournalTransaction&&) noexcept = default;
+    ~JournalTransaction() = default;
+
+    JournalId id() const { return intent_.entry.id; }
+    // What reading the journal under the lock found (recovered intents, skipped lines).
+    const std::vector<std::string>& notes() const { return notes_; }
+    // Appends the finished entry (id, time and user are the intent's); throws UserError when the line
+    // cannot be written (then the file is as it was before this call).
+    JournalEntry commit(JournalEntry entry);
+    // Records that nothing of this change is in effect; false when that could not be written (the
+    // intent then stays, and the next reader finds it is not in effect).
+    bool abort(const std::string& why) noexcept;
+
+private:
+    friend class Journal;
+    JournalTransaction(FileDescriptor fd, std::string path, JournalIntent intent, std::vector<std::string> notes);
+    FileDescriptor fd_;
+    std::string path_;
+    JournalIntent intent_;
+    std::vector<std::string> notes_;
+    bool finished_ = false;
 };
 
 class Journal {
@@ -44,11 +101,14 @@ public:
     static std::string default_path();
     const std::string& path() const { return path_; }
 
-    // Every entry, oldest first. A missing file is an empty journal. Throws UserError naming the line
-    // of a malformed entry.
-    std::vector<JournalEntry> read() const;
-    // Gives the entry the next id and the current time, appends it as one line, and returns it.
-    JournalEntry append(JournalEntry entry) const;
+    // Every entry, oldest first, interrupted changes finished first (see above). A missing file is an
+    // empty journal. Throws UserError when the journal is not a regular file, is locked for too long or
+    // is larger than any real one.
+    JournalContents load() const;
+    std::vector<JournalEntry> read() const { return load().entries; }
+    // Locks the journal, finishes interrupted changes, gives `intent` the next id and appends it.
+    // Throws UserError (nothing applied yet, so nothing changed) when it cannot.
+    JournalTransaction begin(JournalIntent intent) const;
     // The newest entry that is not an undo and has not been undone; nullopt if none.
     std::optional<JournalEntry> last_undoable() const;
 
@@ -57,5 +117,27 @@ private:
 };
 
 nlohmann::ordered_json journal_entry_json(const JournalEntry& entry);
+// The newest of `entries` that is not an undo and has not been undone; nullopt if none.
+std::optional<JournalEntry> last_undoable(const std::vector<JournalEntry>& entries);
+
+// The journal's lines, as journal_file.cpp reads and writes them (journal.cpp).
+struct JournalLine {
+    enum class Kind { entry, intent, aborted };
+    Kind kind = Kind::entry;
+    JournalEntry entry;    // entry; intent: intent.entry
+    JournalIntent intent;  // intent
+    JournalId id = 0;      // every kind
+    std::string why;       // aborted
+};
+std::string journal_entry_line(const JournalEntry& entry);
+std::string journal_intent_line(const JournalIntent& intent);
+std::string journal_abort_line(JournalId id, const std::string& why);
+// Throws UserError naming what is wrong with the line.
+JournalLine parse_journal_line(const std::string& text);
+
+// What of an interrupted change is in effect now, by its slots' generations and masks and the armed
+// rules (journal_recovery.cpp): the entry to keep (marked recovered), or nullopt when nothing of it is
+// in effect. `note` says what was found, in one line.
+std::optional<JournalEntry> recover_intent(const JournalIntent& intent, std::string& note);
 
 }  // namespace gpupart
