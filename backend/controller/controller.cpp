@@ -214,7 +214,9 @@ Applied Controller::apply(const Plan& plan) {
             const SlotRecord after = registry_.set_mask(change.pid, change.after_partitioned, change.after, real,
                                                         {change.start_time, change.before_generation});
             done.push_back(&change);
-            entry.changes.push_back(JournalChange{change.pid, change.start_time, change.command, change.before_partitioned,
+            // The journal is JSON: a command line with bytes that are not UTF-8 would fail its append after the
+            // mask is set, leaving the change unjournaled.
+            entry.changes.push_back(JournalChange{change.pid, change.start_time, valid_utf8(change.command), change.before_partitioned,
                                                   change.before, change.after_partitioned, change.after,
                                                   after.control ? after.control->generation : 0});
         }

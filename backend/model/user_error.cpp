@@ -38,6 +38,23 @@ bool hidden_control(char32_t code) {
 
 std::string one_line(std::string_view text) { return one_line(text, std::string_view::npos); }
 
+std::string valid_utf8(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        char32_t code = 0;
+        const std::size_t length = static_cast<unsigned char>(text[i]) < 0x80 ? 1 : utf8_sequence(text, i, code);
+        if (length == 0) {
+            out += "\xef\xbf\xbd";  // U+FFFD
+            ++i;
+        } else {
+            out.append(text.substr(i, length));
+            i += length;
+        }
+    }
+    return out;
+}
+
 std::string one_line(std::string_view text, std::size_t max_chars) {
     std::string out;
     out.reserve(text.size());

@@ -24,4 +24,8 @@ std::string one_line(std::string_view text);
 // one_line(text), cut after `max_chars` characters (code points, never inside one): for fixed columns.
 std::string one_line(std::string_view text, std::size_t max_chars);
 
+// `text` with every byte that is not UTF-8 replaced by U+FFFD, all else exact: for records kept as JSON
+// (the journal), which cannot carry such bytes and would fail whole. Not for display: that is one_line.
+std::string valid_utf8(std::string_view text);
+
 }  // namespace gpupart

@@ -43,6 +43,11 @@ TEST(OneLine, ClipsAtShownCharactersNeverInsideOne) {
     EXPECT_EQ(one_line("short", 60), "short");
 }
 
+TEST(ValidUtf8, ReplacesOnlyBytesThatAreNotUtf8) {
+    EXPECT_EQ(valid_utf8("caf\xc3\xa9 \x1b[2J"), "caf\xc3\xa9 \x1b[2J");  // exact: JSON escapes the rest
+    EXPECT_EQ(valid_utf8("a\xff" "b\xc3"), "a\xef\xbf\xbd" "b\xef\xbf\xbd");
+}
+
 TEST(ParsePid, TakesPlainDecimal) {
     EXPECT_EQ(parse_pid("1"), 1);
     EXPECT_EQ(parse_pid("123"), 123);
