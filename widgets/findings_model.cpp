@@ -5,6 +5,8 @@
 #include <QApplication>
 #include <QStyle>
 
+#include "display_text.hpp"
+
 namespace gpupart::widgets {
 namespace {
 
@@ -45,15 +47,15 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
     const Finding& finding = findings_[static_cast<std::size_t>(index.row())];
     switch (role) {
     case Qt::DisplayRole:
-        return index.column() == MessageColumn ? qs(finding.message) : qs(finding.rule);
+        return index.column() == MessageColumn ? plain_text(finding.message) : plain_text(finding.rule);
     case Qt::DecorationRole:
         if (index.column() == MessageColumn) return severity_icon(finding.severity);
         return {};
     case Qt::ToolTipRole:
-        return QStringLiteral("%1: %2\nrule: %3\nid: %4")
-            .arg(qs(to_string(finding.severity)), qs(finding.message), qs(finding.rule), qs(finding.id));
+        return tooltip_text(QStringLiteral("%1: %2\nrule: %3\nid: %4")
+                                .arg(qs(to_string(finding.severity)), plain_text(finding.message), plain_text(finding.rule), qs(finding.id)));
     case Qt::AccessibleTextRole:  // a screen reader cannot see the icon: say the severity
-        return QStringLiteral("%1: %2").arg(qs(to_string(finding.severity)), qs(finding.message));
+        return QStringLiteral("%1: %2").arg(qs(to_string(finding.severity)), plain_text(finding.message));
     case SeverityRole: return static_cast<int>(finding.severity);
     case IdRole: return qs(finding.id);
     default: return {};

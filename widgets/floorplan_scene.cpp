@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "display_text.hpp"
 #include "model/gpu_queries.hpp"
 #include "owner_colors.hpp"
 
@@ -11,8 +12,8 @@ namespace {
 QString short_command(const std::string& command) {
     // The program name tells processes apart; for interpreters and the demo worker the first argument
     // does ("python3 serve.py" is serve.py). The whole command line is in the table and the tooltip.
-    const QStringList words = QString::fromStdString(command).split(' ', Qt::SkipEmptyParts);
-    if (words.isEmpty()) return QString::fromStdString(command);
+    const QStringList words = plain_text(command).split(' ', Qt::SkipEmptyParts);
+    if (words.isEmpty()) return plain_text(command);
     const QString program = QString::fromStdString(std::filesystem::path(words[0].toStdString()).filename().string());
     static const QStringList wrappers = {"python", "python3", "bash", "sh", "node", "gpupart-demo-worker", "torchrun"};
     const bool wrapper = wrappers.contains(program) || program.startsWith("python3.");

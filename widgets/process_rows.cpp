@@ -1,5 +1,6 @@
 #include "process_rows.hpp"
 
+#include "display_text.hpp"
 #include "model/gpu_queries.hpp"
 #include "owner_colors.hpp"
 #include "platform/user_names.hpp"
@@ -48,13 +49,13 @@ void describe_shim(const SlotRecord& record, ProcessRow& row) {
         break;
     }
     row.shim_detail = QString("shim %1, descriptor 0x%2\nlaunches %3 (masked %4), errors %5, refused masks %6")
-                          .arg(QString::fromStdString(record.shim_version))
+                          .arg(plain_text(record.shim_version))
                           .arg(status.descriptor_version, 2, 16, QChar('0'))
                           .arg(record.counters.launches)
                           .arg(record.counters.masked_launches)
                           .arg(record.counters.errors)
                           .arg(record.counters.refused_masks);
-    if (!record.start_rule.empty()) row.shim_detail += "\nstart mask from " + QString::fromStdString(record.start_rule);
+    if (!record.start_rule.empty()) row.shim_detail += "\nstart mask from " + plain_text(record.start_rule);
     // CUDA graphs (docs/cuda-graphs.md): execs on an older mask are said in the cell, those that cannot follow in red.
     const GraphStatus graphs = graph_status(record);
     if (const std::string sentence = graph_sentence(graphs); !sentence.empty())
@@ -80,8 +81,8 @@ std::vector<ProcessRow> process_rows(const SystemState& state, const std::vector
         ProcessRow row;
         row.pid = process.pid;
         row.start_time = process.start_time;
-        row.user = QString::fromStdString(user_name(process.uid));
-        row.command = QString::fromStdString(process.command);
+        row.user = plain_text(user_name(process.uid));
+        row.command = plain_text(process.command);
         row.gpu = state.gpu.index;
         row.partitioned = process.partitioned;
         row.tpcs = process.partitioned ? process.mask & real : real;

@@ -4,6 +4,8 @@
 
 #include <QBrush>
 
+#include "display_text.hpp"
+
 namespace gpupart::widgets {
 
 QString format_bytes(std::uint64_t bytes) {
@@ -61,15 +63,15 @@ QVariant ProcessTableModel::data(const QModelIndex& index, int role) const {
                              column == launches || column == memory;
         return QVariant::fromValue(Qt::AlignVCenter | (numeric ? Qt::AlignRight : Qt::AlignLeft));
     }
-    if (role == Qt::ToolTipRole) {
+    if (role == Qt::ToolTipRole) {  // rich text, always: row.command may hold "<b>"
         switch (column) {
-        case command: return row.command;
-        case tpcs: return row.partitioned ? "mask bits " + QString::fromStdString(row.tpcs.to_list())
-                                          : "not partitioned: may run on every TPC";
-        case memory: return row.gpu_memory_bytes ? QVariant() : "no source reported this process's GPU memory (NVML)";
-        case shim: return row.shim_detail.isEmpty() ? row.shim : row.shim + "\n" + row.shim_detail;
-        case mps: return "Without MPS the contexts of different processes time-slice the GPU, so TPC partitions only "
-                         "separate processes that share one MPS server (HARDWARE.md section 2).";
+        case command: return tooltip_text(row.command);
+        case tpcs: return tooltip_text(row.partitioned ? "mask bits " + QString::fromStdString(row.tpcs.to_list())
+                                                       : "not partitioned: may run on every TPC");
+        case memory: return row.gpu_memory_bytes ? QVariant() : tooltip_text("no source reported this process's GPU memory (NVML)");
+        case shim: return tooltip_text(row.shim_detail.isEmpty() ? row.shim : row.shim + "\n" + row.shim_detail);
+        case mps: return tooltip_text("Without MPS the contexts of different processes time-slice the GPU, so TPC partitions only "
+                                      "separate processes that share one MPS server (HARDWARE.md section 2).");
         default: return {};
         }
     }

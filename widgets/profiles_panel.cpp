@@ -17,12 +17,15 @@
 
 #include "controller/profile_apply.hpp"
 #include "controller/profile_capture.hpp"
+#include "display_text.hpp"
 #include "model/user_error.hpp"
 
 namespace gpupart::widgets {
 namespace {
 
-QString qs(const std::string& text) { return QString::fromStdString(text); }
+// Everything this panel shows came from files (profile names, paths, problems) or quotes other
+// people's command lines (the diff): escaped, one line per string.
+QString qs(const std::string& text) { return plain_text(text); }
 
 enum Column { NameColumn, RulesColumn, WhereColumn, DescriptionColumn };
 
@@ -100,6 +103,7 @@ ProfilesPanel::ProfilesPanel(QWidget* parent)
     // One line, never wider than the panel: long messages elide at the edge (the tooltip has all).
     message_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     message_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    message_->setTextFormat(Qt::PlainText);  // a profile name or file name may hold "<b>"
 
     connect(apply_, &QPushButton::clicked, this, &ProfilesPanel::applySelected);
     connect(save_, &QPushButton::clicked, this, qOverload<>(&ProfilesPanel::saveCurrentAs));
@@ -159,7 +163,7 @@ void ProfilesPanel::reload() {
         item->setTextAlignment(RulesColumn, Qt::AlignRight | Qt::AlignVCenter);
         item->setText(WhereColumn, stored.system ? QStringLiteral("system") : QStringLiteral("yours"));
         item->setText(DescriptionColumn, qs(stored.profile.description));
-        for (int column = 0; column < 4; ++column) item->setToolTip(column, qs(stored.path));
+        for (int column = 0; column < 4; ++column) item->setToolTip(column, tooltip_text(qs(stored.path)));
     }
     for (int column = 0; column < DescriptionColumn; ++column) list_->resizeColumnToContents(column);
     if (!keep.isEmpty()) selectProfile(keep);
@@ -200,7 +204,7 @@ QString ProfilesPanel::selectedProfile() const {
 }
 
 QString ProfilesPanel::diffText() const { return diff_text_->toPlainText(); }
-QString ProfilesPanel::messageText() const { return message_->toolTip(); }
+QString ProfilesPanel::messageText() const { return message_->text(); }
 bool ProfilesPanel::messageIsError() const { return message_is_error_; }
 
 void ProfilesPanel::update_buttons() {
@@ -217,7 +221,7 @@ void ProfilesPanel::show_message(const QString& text, bool error) {
     message_is_error_ = error && !text.isEmpty();
     const QString line = text.simplified();  // one line, whatever the error said
     message_->setText(line);
-    message_->setToolTip(line);
+    message_->setToolTip(tooltip_text(line));
     QPalette palette = message_->palette();
     palette.setColor(QPalette::WindowText, error ? QColor(0xb0, 0x1c, 0x1c) : QApplication::palette().color(QPalette::WindowText));
     message_->setPalette(palette);

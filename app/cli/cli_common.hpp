@@ -13,6 +13,11 @@
 
 namespace gpupart::cli {
 
+// How every --json answer is dumped (.dump(2, ' ', false, kJsonUtf8Errors)): command lines and file
+// names may hold bytes that are not UTF-8, which JSON cannot carry; they become U+FFFD instead of
+// failing the whole answer with an internal error. Everything else is kept exact (JSON escapes it).
+inline constexpr auto kJsonUtf8Errors = nlohmann::ordered_json::error_handler_t::replace;
+
 struct SnapshotOptions {
     std::optional<std::string> snapshot;
     int gpu = 0;

@@ -25,13 +25,16 @@ Command add_check_command(CLI::App& app) {
                 const std::vector<Finding> findings = check_result(state);
                 if (options->json) {
                     fmt::print("{}\n", nlohmann::ordered_json{{"processes", state.processes.size()},
+                                                              {"unreadable_slots", state.unreadable.size()},
                                                               {"mps_running", state.mps_running},
                                                               {"findings", findings_json(findings)}}
-                                           .dump(2));
+                                           .dump(2, ' ', false, kJsonUtf8Errors));
                     return 0;
                 }
-                fmt::print("{} partitioned process{} · MPS {}\n", state.processes.size(),
-                           state.processes.size() == 1 ? "" : "es", state.mps_running ? "running" : "not running");
+                fmt::print("{} partitioned process{}{} · MPS {}\n", state.processes.size(), state.processes.size() == 1 ? "" : "es",
+                           state.unreadable.empty() ? "" : fmt::format(" and {} unreadable slot{}", state.unreadable.size(),
+                                                                       state.unreadable.size() == 1 ? "" : "s"),
+                           state.mps_running ? "running" : "not running");
                 if (findings.empty()) fmt::print("no finding: nothing to warn about\n");
                 for (const Finding& finding : findings) fmt::print("{}\n", finding_line(finding));
                 return 0;

@@ -14,6 +14,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "model/pid.hpp"
 #include "platform/demo_workload.hpp"
 #include "model/user_error.hpp"
 #include "registry/registry.hpp"
@@ -64,7 +65,8 @@ int stop_demo() {
     int stopped = 0;
     for (const auto& entry : registry.list())
         if (entry.record && entry.liveness == Liveness::alive && entry.record->shim_version.starts_with("demo") &&
-            entry.record->uid == ::getuid() && ::kill(entry.record->pid, SIGTERM) == 0)
+            entry.record->uid == ::getuid() && !pid_problem(entry.record->pid) &&  // kill(0 or -1) hits a group
+            ::kill(entry.record->pid, SIGTERM) == 0)
             ++stopped;
     fmt::print("stopped {} demo worker{}\n", stopped, stopped == 1 ? "" : "s");
     return 0;

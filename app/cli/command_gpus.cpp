@@ -78,7 +78,7 @@ Command add_gpus_command(CLI::App& app) {
     return {command, [options] {
                 const ChosenSnapshot chosen = load_chosen(options->snapshot);
                 if (options->json) {
-                    fmt::print("{}\n", gpus_json(chosen).dump(2));
+                    fmt::print("{}\n", gpus_json(chosen).dump(2, ' ', false, kJsonUtf8Errors));
                 } else {
                     print_origin(chosen);
                     fmt::print("{}", gpus_text(chosen));

@@ -22,7 +22,7 @@ Command add_history_command(CLI::App& app) {
                 if (*json) {
                     auto out = nlohmann::ordered_json{{"journal", journal.path()}, {"entries", nlohmann::ordered_json::array()}};
                     for (const auto& entry : entries) out["entries"].push_back(journal_entry_json(entry));
-                    fmt::print("{}\n", out.dump(2));
+                    fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
                     return 0;
                 }
                 if (entries.empty()) {
@@ -30,11 +30,11 @@ Command add_history_command(CLI::App& app) {
                     return 0;
                 }
                 for (const auto& entry : entries) {
-                    fmt::print("#{:<4} {}  {:<10} {}\n", entry.id, entry.time, entry.user, entry.action);
+                    fmt::print("#{:<4} {}  {:<10} {}\n", entry.id, one_line(entry.time), one_line(entry.user), one_line(entry.action));
                     for (const auto& c : entry.changes)
-                        fmt::print("        process {} ({}): {} -> {}\n", c.pid, c.command.substr(0, 50),
+                        fmt::print("        process {} ({}): {} -> {}\n", c.pid, one_line(c.command, 50),
                                    c.before_partitioned ? c.before.to_list() : "all", c.after_partitioned ? c.after.to_list() : "all");
-                    if (entry.rules) fmt::print("        {}\n", rules_change_text(*entry.rules));
+                    if (entry.rules) fmt::print("        {}\n", one_line(rules_change_text(*entry.rules)));
                     if (entry.recovered) fmt::print("        finished after gpupart was killed: {}\n", one_line(*entry.recovered));
                 }
                 return 0;

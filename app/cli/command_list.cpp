@@ -8,6 +8,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "model/user_error.hpp"
 #include "platform/mps_control.hpp"
 #include "platform/user_names.hpp"
 #include "registry/graph_status.hpp"
@@ -89,7 +90,7 @@ Command add_list_command(CLI::App& app) {
                              {"mps", Json{{"running", mps.control_running}, {"detail", mps.detail}}}};
                     out["processes"] = Json::array();
                     for (const auto& entry : entries) out["processes"].push_back(entry_json(entry));
-                    fmt::print("{}\n", out.dump(2));
+                    fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
                     return 0;
                 }
                 fmt::print("registry {} · MPS {}{}\n", registry.directory(), mps.detail,
@@ -109,16 +110,16 @@ Command add_list_command(CLI::App& app) {
                            tpcs_width, "APPLIED", applied_width, "LAUNCHES", "LAST", "SHIM", "GRAPHS", "COMMAND");
                 for (const auto& entry : entries) {
                     if (!entry.record) {
-                        fmt::print("{:>8} {}\n", "?", entry.problem);
+                        fmt::print("{:>8} {}\n", "?", one_line(entry.problem));
                         continue;
                     }
                     const SlotRecord& r = *entry.record;
                     const std::string shim = r.status ? std::string(to_string(r.status->state)) : "(publishing)";
                     fmt::print("{:>8} {:<10} {:<8} {:<{}} {:<{}} {:>10} {:>12}  {:<28} {:<16} {}\n", r.pid,
-                               user_name(r.uid).substr(0, 10), entry.liveness == Liveness::alive ? "alive" : "exited",
+                               one_line(user_name(r.uid), 10), entry.liveness == Liveness::alive ? "alive" : "exited",
                                requested_text(r), tpcs_width, applied_text(r), applied_width,
                                r.counters.launches, age_text(r.counters.last_launch_ns), shim.substr(0, 28),
-                               graph_cell(graph_status(r)).substr(0, 16), r.command.substr(0, 60));
+                               graph_cell(graph_status(r)).substr(0, 16), one_line(r.command, 60));
                 }
                 // Graph execs that still carry an older mask, or never can follow, are said in words below the table.
                 for (const auto& entry : entries)

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_common.hpp"
 #include "commands.hpp"
 #include "platform/mps_control.hpp"
 
@@ -29,7 +30,7 @@ Command add_mps_command(CLI::App& app) {
                                                                   {"pipe_directory", state.pipe_directory},
                                                                   {"server_pids", state.server_pids},
                                                                   {"detail", state.detail}}
-                                               .dump(2));
+                                               .dump(2, ' ', false, kJsonUtf8Errors));
                     else
                         fmt::print("MPS {}\n", state.detail);
                 }

@@ -10,6 +10,7 @@
 #include "controller/profile_apply.hpp"
 #include "controller/profile_capture.hpp"
 #include "controller/profile_store.hpp"
+#include "model/user_error.hpp"
 #include "plan_output.hpp"
 
 namespace gpupart::cli {
@@ -34,15 +35,15 @@ int run_profile(const ProfileOptions& options) {
             for (const auto& p : profiles)
                 out.push_back({{"name", p.profile.name}, {"path", p.path}, {"system", p.system},
                                {"rules", p.profile.rules.size()}, {"description", p.profile.description}});
-            fmt::print("{}\n", nlohmann::ordered_json{{"profiles", out}, {"problems", problems}}.dump(2));
+            fmt::print("{}\n", nlohmann::ordered_json{{"profiles", out}, {"problems", problems}}.dump(2, ' ', false, kJsonUtf8Errors));
             return 0;
         }
         if (profiles.empty()) fmt::print("no profile yet (in {} or {}): `gpupart profile save NAME` captures the current partitions\n",
                                          store.user_dir, store.system_dir);
         for (const auto& p : profiles)
-            fmt::print("{:<20} {:>2} rules  {:<6}  {}\n", p.profile.name, p.profile.rules.size(), p.system ? "system" : "user",
-                       p.profile.description);
-        for (const auto& problem : problems) fmt::print(stderr, "gpupart: {}\n", problem);
+            fmt::print("{:<20} {:>2} rules  {:<6}  {}\n", one_line(p.profile.name), p.profile.rules.size(), p.system ? "system" : "user",
+                       one_line(p.profile.description));
+        for (const auto& problem : problems) fmt::print(stderr, "gpupart: {}\n", one_line(problem));
         return 0;
     }
     if (options.verb == "show") {
@@ -79,7 +80,7 @@ int run_profile(const ProfileOptions& options) {
     if (options.verb == "diff") {
         const auto lines = profile_diff(controller, stored.profile, options.snapshot.gpu);
         if (lines.empty()) fmt::print("no partitioned process is running\n");
-        for (const auto& line : lines) fmt::print("{}\n", line);
+        for (const auto& line : lines) fmt::print("{}\n", one_line(line));  // quotes command lines
         return 0;
     }
     // apply
@@ -87,8 +88,8 @@ int run_profile(const ProfileOptions& options) {
     const int code = plan_and_apply(controller, application.plan, options.json, options.dry_run);
     if (code != 0) return code;
     if (!options.json) {
-        for (const auto& line : application.armed) fmt::print("{}{}\n", options.dry_run ? "would arm: " : "armed: ", line);
-        for (const auto& line : application.not_armed) fmt::print("not armed: {}\n", line);
+        for (const auto& line : application.armed) fmt::print("{}{}\n", options.dry_run ? "would arm: " : "armed: ", one_line(line));
+        for (const auto& line : application.not_armed) fmt::print("not armed: {}\n", one_line(line));
     }
     return 0;
 }

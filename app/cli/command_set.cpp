@@ -6,6 +6,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "model/pid.hpp"
 #include "plan_output.hpp"
 
 namespace gpupart::cli {
@@ -13,7 +14,7 @@ namespace gpupart::cli {
 Command add_set_command(CLI::App& app) {
     struct SetOptions {
         SnapshotOptions snapshot;
-        int pid = 0;
+        std::string pid;  // read by parse_pid, not CLI11: it takes " 123", "+123" and "0x4a02"
         std::string tpcs;
         bool spread = false;
         bool dry_run = false;
@@ -28,10 +29,10 @@ Command add_set_command(CLI::App& app) {
     set->add_flag("--json", options->json, "Machine-readable output (docs/json-output.md)");
     add_snapshot_options(*set, options->snapshot);
     return {set, [options] {
+                const int pid = parse_pid(options->pid);
                 Controller controller = make_controller(options->snapshot);
-                const Plan plan = controller.plan_set(
-                    {{options->pid, options->tpcs, options->spread ? Placement::spread : Placement::packed}},
-                    fmt::format("set {} {}", options->pid, options->tpcs));
+                const Plan plan = controller.plan_set({{pid, options->tpcs, options->spread ? Placement::spread : Placement::packed}},
+                                                      fmt::format("set {} {}", pid, options->tpcs));
                 return plan_and_apply(controller, plan, options->json, options->dry_run);
             }};
 }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_common.hpp"
 #include "commands.hpp"
 #include "model/user_error.hpp"
 #include "platform/gpu_presence.hpp"
@@ -152,7 +153,7 @@ int run_source(const SourceOptions& options) {
         json = to_json(facts);
         if (!options.json) print_mmio(facts);
     }
-    if (options.json) fmt::print("{}\n", json.dump(2));
+    if (options.json) fmt::print("{}\n", json.dump(2, ' ', false, kJsonUtf8Errors));
     return 0;
 }
 

@@ -70,7 +70,7 @@ Command add_topology_command(CLI::App& app) {
                 const ChosenSnapshot chosen = load_chosen(options->snapshot);
                 const Gpu& gpu = select_gpu(chosen, options->snapshot.gpu);
                 if (options->json) {
-                    fmt::print("{}\n", (options->sources ? sources_json(chosen, gpu) : topology_json(chosen, gpu)).dump(2));
+                    fmt::print("{}\n", (options->sources ? sources_json(chosen, gpu) : topology_json(chosen, gpu)).dump(2, ' ', false, kJsonUtf8Errors));
                     return 0;
                 }
                 print_origin(chosen);

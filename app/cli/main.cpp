@@ -42,10 +42,11 @@ int main(int argc, char** argv) {
         for (const auto& command : commands)
             if (command.app->parsed()) return command.run();
     } catch (const gpupart::UserError& error) {
-        fmt::print(stderr, "gpupart: {}\n", error.what());
+        // Messages quote file names and slot contents that anyone may have written.
+        fmt::print(stderr, "gpupart: {}\n", gpupart::one_line(error.what()));
         return 1;
     } catch (const std::exception& error) {
-        fmt::print(stderr, "gpupart: internal error: {}\n", error.what());
+        fmt::print(stderr, "gpupart: internal error: {}\n", gpupart::one_line(error.what()));
         return 3;
     }
     return 0;

@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "cli_common.hpp"
 #include "model/gpu_queries.hpp"
+#include "model/user_error.hpp"
 
 namespace gpupart::cli {
 namespace {
@@ -37,20 +39,20 @@ int report_plan(const Plan& plan, const Gpu& gpu, bool json, bool dry_run, const
         out["dry_run"] = dry_run;
         out["applied"] = applied.has_value();
         out["journal_id"] = applied ? nlohmann::ordered_json(applied->id) : nlohmann::ordered_json(nullptr);
-        fmt::print("{}\n", out.dump(2));
+        fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
         return plan.refused() ? 1 : 0;
     }
     if (plan.refused()) {
         for (const Finding& finding : plan.findings)
-            if (finding.severity == Severity::error) fmt::print(stderr, "gpupart: {} [{}]; nothing changed\n", finding.message, finding.rule);
+            if (finding.severity == Severity::error) fmt::print(stderr, "gpupart: {} [{}]; nothing changed\n", one_line(finding.message), finding.rule);
         return 1;
     }
     for (const auto& c : plan.changes)
-        fmt::print("process {} ({}): TPCs {} -> {} ({} TPCs, {} SMs)\n", c.pid, c.command.substr(0, 60),
+        fmt::print("process {} ({}): TPCs {} -> {} ({} TPCs, {} SMs)\n", c.pid, one_line(c.command, 60),
                    tpcs_text(c.before_partitioned, c.before), tpcs_text(c.after_partitioned, c.after), c.after.count(),
                    sms_of(gpu, c.after).size());
     if (plan.rules)
-        fmt::print("{}\n", rules_change_text(*plan.rules));
+        fmt::print("{}\n", one_line(rules_change_text(*plan.rules)));
     for (const Finding& finding : plan.findings) fmt::print("{}\n", finding_line(finding));
     if (dry_run)
         fmt::print("dry run: nothing applied\n");

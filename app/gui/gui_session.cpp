@@ -13,6 +13,7 @@
 #include "model/gpu_queries.hpp"
 #include "model/user_error.hpp"
 #include "platform/gpu_presence.hpp"
+#include "display_text.hpp"
 #include "floorplan_scene.hpp"
 #include "owner_colors.hpp"
 
@@ -31,11 +32,11 @@ std::string make_demo_dir() {
 
 QString verdict_text(const Plan& plan) {
     for (const Finding& finding : plan.findings)
-        if (finding.severity == Severity::error) return QString::fromStdString("Refused: " + finding.message);
+        if (finding.severity == Severity::error) return "Refused: " + widgets::plain_text(finding.message);
     QStringList warnings;
-    for (const Finding& finding : plan.findings)
-        if (finding.severity == Severity::warning) warnings << QString::fromStdString(finding.message);
-    QString text = QString::fromStdString(plan.action);
+    for (const Finding& finding : plan.findings)  // messages quote command lines: escaped
+        if (finding.severity == Severity::warning) warnings << widgets::plain_text(finding.message);
+    QString text = widgets::plain_text(plan.action);
     if (!warnings.isEmpty()) text += " — warning: " + warnings.join("; ");
     return text;
 }
@@ -132,7 +133,7 @@ void GuiSession::refresh() {
     try {
         sample();
     } catch (const std::exception& error) {
-        emit refreshFailed(QString("Could not refresh, showing the last sample: %1").arg(QString::fromUtf8(error.what())));
+        emit refreshFailed(QString("Could not refresh, showing the last sample: %1").arg(widgets::plain_text(error.what())));
         return;
     }
     emit refreshed();

@@ -29,6 +29,7 @@
 #include "controller/profile_apply.hpp"
 #include "copy_engine_painter.hpp"
 #include "copy_engine_view.hpp"
+#include "display_text.hpp"
 #include "engines_view.hpp"
 #include "findings_panel.hpp"
 #include "profiles_panel.hpp"
@@ -254,10 +255,11 @@ void MainWindow::showGiveMenu(QPoint global_position) {
             const widgets::DropVerdict verdict = session_.judge(target, selection);
             QPixmap swatch(12, 12);
             swatch.fill(row.color);
-            QAction* action = menu.addAction(QIcon(swatch), QString("%1 %2").arg(row.pid).arg(row.command.left(40)),
+            // row.command is escaped already; '&' would make the next letter a shortcut.
+            QAction* action = menu.addAction(QIcon(swatch), QString("%1 %2").arg(row.pid).arg(row.command.left(40).replace('&', "&&")),
                                              this, [this, target] { giveSelection(target); });
             action->setEnabled(verdict.allowed);
-            action->setToolTip(verdict.message);
+            action->setToolTip(widgets::tooltip_text(verdict.message));
             action->setStatusTip(verdict.message);
         }
         menu.addSeparator();
@@ -279,7 +281,8 @@ bool MainWindow::giveSelection(const widgets::DropTarget& target) {
     return give_and_push(session_, *undo_, target, selection, [this](const QString& text, bool error) { report(text, error); });
 }
 
-void MainWindow::report(const QString& message, bool error) {
+void MainWindow::report(const QString& text, bool error) {
+    const QString message = widgets::plain_text(text.toStdString());  // errors quote file names and slots
     last_message_ = message;
     last_error_ = error;
     statusBar()->showMessage(message, error ? 15000 : 6000);

@@ -2,7 +2,10 @@
 
 #include <ctime>
 
+#include <fmt/format.h>
+
 #include "controller/rules.hpp"
+#include "model/user_error.hpp"
 #include "platform/user_names.hpp"
 #include "registry/graph_status.hpp"
 #include "registry/process_identity.hpp"
@@ -49,11 +52,13 @@ TopData make_top_data(const SystemState& state, const std::vector<RegistryEntry>
     data.registry_dir = registry_dir;
     data.mps_running = state.mps_running;
     data.findings = check_result(state);
+    for (Finding& finding : data.findings) finding.message = one_line(finding.message);
     data.clock = local_clock();
     std::vector<std::pair<int, std::uint64_t>> alive;
     for (const RegistryEntry& entry : entries) {
         if (!entry.record) {
-            ++data.unreadable_slots;
+            if (data.unreadable_slots++ == 0)
+                data.unreadable_problem = one_line(fmt::format("{}: {}", entry.path, entry.problem));
             continue;
         }
         if (entry.liveness != Liveness::alive) continue;
@@ -61,8 +66,8 @@ TopData make_top_data(const SystemState& state, const std::vector<RegistryEntry>
         TopProcess process;
         process.pid = r.pid;
         process.start_time = r.start_time;
-        process.user = user_name(r.uid);
-        process.command = r.command;
+        process.user = one_line(user_name(r.uid));
+        process.command = one_line(r.command);
         if (r.control) {
             process.partitioned = r.control->has_mask;
             process.mask = r.control->allowed;

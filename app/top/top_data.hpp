@@ -17,6 +17,8 @@
 
 namespace gpupart::top {
 
+// Strings that came from other processes (user, command, findings) are escaped with one_line here,
+// once, so every section, the search and the batch output show the same safe text.
 struct TopProcess {
     int pid = 0;
     std::uint64_t start_time = 0;
@@ -52,6 +54,8 @@ struct TopData {
     bool mps_running = false;
     std::vector<TopProcess> processes;  // pid order
     int unreadable_slots = 0;           // slots that could not be read (another layout, permission)
+    std::string unreadable_problem;     // the first one's file and why, escaped (one line)
+    std::string registry_problem;       // empty, or why the registry cannot be seen (removed while top ran)
     std::vector<Finding> findings;      // the controller's findings about the partitions as they are
     std::string clock;                  // "23:01:02", local time of the sample
 };

@@ -30,7 +30,10 @@ std::string processes_text(const TopData& data) {
     return fmt::format("{} processes, {} simulated (demo)", count, simulated);
 }
 
-int header_rows(const TopData& data) { return 2 + (data.source.why.empty() ? 0 : 1) + (data.source.read_only.empty() ? 0 : 1); }
+int header_rows(const TopData& data) {
+    return 2 + (data.source.why.empty() ? 0 : 1) + (data.source.read_only.empty() ? 0 : 1) + (data.registry_problem.empty() ? 0 : 1) +
+           (data.unreadable_slots == 0 ? 0 : 1);
+}
 
 int draw_header(Screen& screen, const TopData& data, const UiState& ui, bool wide) {
     const Gpu& gpu = data.gpu;
@@ -70,13 +73,19 @@ int draw_header(Screen& screen, const TopData& data, const UiState& ui, bool wid
     };
     if (wide) part(fmt::format(" ({} SMs)", sm_total(gpu)), Role::normal);
     part(" · " + processes_text(data), Role::normal);
-    if (data.unreadable_slots > 0) part(fmt::format(" · {} unreadable slot(s)", data.unreadable_slots), Role::bad);
     part(fmt::format(" · every {:.1f} s", ui.settings.delay_tenths / 10.0), Role::dim);
     if (wide) part(" · registry " + data.registry_dir, Role::dim);
 
     int row = 2;
     if (!data.source.read_only.empty()) screen.put(row++, 0, fit("view only: " + data.source.read_only, screen.width()), {Role::bad, true});
     if (!data.source.why.empty()) screen.put(row++, 0, fit(data.source.why, screen.width()), {Role::label});
+    // Lines of their own, at any width: a registry that is gone or a slot that cannot be read is never
+    // shown as fewer processes without a word.
+    if (!data.registry_problem.empty()) screen.put(row++, 0, fit(data.registry_problem, screen.width()), {Role::bad, true});
+    if (data.unreadable_slots > 0)
+        screen.put(row++, 0, fit(fmt::format("{} unreadable slot{} (their TPCs are unknown); {}", data.unreadable_slots,
+                                             data.unreadable_slots == 1 ? "" : "s", data.unreadable_problem), screen.width()),
+                   {Role::bad, true});
     return row;
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/user_error.hpp"
+
 namespace gpupart::top {
 
 Role owner_role(int colour) {
@@ -78,7 +80,8 @@ const Cell& Screen::at(int row, int column) const {
 int Screen::put(int row, int column, std::string_view text, Style style, int limit) {
     if (row < 0 || row >= height_) return column;
     const int end = limit < 0 ? width_ : std::min(width_, column + limit);
-    for (char32_t ch : decode_utf8(text)) {
+    // The last line of defence: no control byte reaches the terminal, whatever a section passes.
+    for (char32_t ch : decode_utf8(one_line(text))) {
         if (column >= end) break;
         if (column >= 0) {
             Cell& cell = cells_[static_cast<std::size_t>(row) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(column)];

@@ -1,5 +1,10 @@
 #include "top/top_session.hpp"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "controller/move_plan.hpp"  // plan_give, plan_grow, plan_shrink
@@ -14,10 +19,30 @@ TopSession::TopSession(Controller controller, Registry registry, TopSource sourc
     sample();  // at start an error ends top with its message, as any other start-up error
 }
 
+// Why the registry directory cannot be seen, or "" when it can (or was never made: no process has
+// registered yet, which is no news). The registry reads a missing directory as empty: a view left
+// running must not turn "the registry was removed" into "0 processes" without a word.
+std::string TopSession::registry_problem() {
+    struct stat info {};
+    const std::string dir = one_line(registry_.directory());
+    if (::stat(registry_.directory().c_str(), &info) == 0) {
+        if (S_ISDIR(info.st_mode)) {
+            registry_seen_ = true;
+            return "";
+        }
+        return fmt::format("registry {} is not a directory: no process can be shown", dir);
+    }
+    if (errno != ENOENT) return fmt::format("registry {} cannot be examined ({}): no process can be shown", dir, std::strerror(errno));
+    return registry_seen_ ? fmt::format("registry {} is gone (removed while top ran): its processes are not shown; "
+                                        "it is made again when a process registers", dir)
+                          : "";
+}
+
 void TopSession::sample() {
     controller_.refresh();
     data_ = make_top_data(controller_.state(), registry_.list(), source_, registry_.directory(), rates_,
                           std::chrono::steady_clock::now());
+    data_.registry_problem = registry_problem();
 }
 
 void TopSession::refresh() {

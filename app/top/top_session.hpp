@@ -25,6 +25,7 @@ public:
 
 private:
     void sample();  // refresh's work; throws
+    std::string registry_problem();
     void carry_out(const Intent& intent);
     void propose(Plan plan, std::string title);
     std::string process_name(int pid) const;
@@ -37,6 +38,7 @@ private:
     UiState ui_;
     Screen last_{0, 0};
     std::string refresh_error_;  // what the last failed refresh put on the message line
+    bool registry_seen_ = false; // the registry directory existed at some sample: its removal is said
 };
 
 }  // namespace gpupart::top

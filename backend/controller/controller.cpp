@@ -12,6 +12,7 @@
 #include "model/gpu_queries.hpp"
 #include "model/mask_resolve.hpp"
 #include "model/overloaded.hpp"
+#include "model/pid.hpp"
 #include "model/placement.hpp"
 #include "model/user_error.hpp"
 
@@ -65,6 +66,11 @@ TpcMask Controller::free_for(int pid) const {
 }
 
 std::optional<PlannedChange> Controller::change_for(int pid, Plan& plan) const {
+    // Every front end's target goes through here: a pid no process can have is refused by the one rule.
+    if (const auto problem = pid_problem(pid)) {
+        plan.findings.push_back(refusal("no-such-process", "model/pid.hpp: a process id is 1 to 4194304", *problem));
+        return std::nullopt;
+    }
     const ProcessState* process = find_process(state_, pid);
     if (process == nullptr) {
         // Let the registry say precisely why (not running, not partitioned, pid reused, forged slot).
@@ -148,10 +154,14 @@ Plan Controller::plan_undo() const {
     plan.action = fmt::format("undo #{} ({})", last->id, last->action);
     plan.undoes = last->id;
     for (const JournalChange& done : last->changes) {
+        if (const auto problem = pid_problem(done.pid)) {  // a journal is a file: it may hold anything
+            plan.findings.push_back(refusal("undo-process-gone", "journal", fmt::format("#{} names {}: it cannot be put back", last->id, *problem)));
+            continue;
+        }
         const ProcessState* process = find_process(state_, done.pid);
         if (process == nullptr || process->start_time != done.start_time) {
             plan.findings.push_back(refusal("undo-process-gone", "journal", fmt::format("process {} ({}) has exited since #{}: it cannot be put back",
-                                                                   done.pid, done.command.substr(0, 40), last->id)));
+                                                                   done.pid, one_line(done.command, 40), last->id)));
             continue;
         }
         const bool as_left = process->partitioned == done.after_partitioned && process->mask == done.after;
@@ -266,7 +276,9 @@ Applied Controller::apply(const Plan& plan) {
             const SlotRecord after = registry_.set_mask(change.pid, change.after_partitioned, change.after, real,
                                                         {change.start_time, change.before_generation});
             done.push_back(&change);
-            entry.changes.push_back(JournalChange{change.pid, change.start_time, change.command, change.before_partitioned,
+            // The journal is JSON: a command line with bytes that are not UTF-8 would fail its append after the
+            // mask is set, leaving the change unjournaled.
+            entry.changes.push_back(JournalChange{change.pid, change.start_time, valid_utf8(change.command), change.before_partitioned,
                                                   change.before, change.after_partitioned, change.after,
                                                   after.control ? after.control->generation : 0});
         }

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "model/user_error.hpp"
+
 namespace gpupart {
 
 std::string_view to_string(Severity severity) {
@@ -24,7 +26,8 @@ bool has_error(const std::vector<Finding>& findings) {
 }
 
 std::string finding_line(const Finding& finding) {
-    return fmt::format("{}: {} [{}]", to_string(finding.severity), finding.message, finding.rule);
+    // Messages quote command lines and file names (anyone's): escaped here, raw in findings_json.
+    return fmt::format("{}: {} [{}]", to_string(finding.severity), one_line(finding.message), finding.rule);
 }
 
 nlohmann::ordered_json findings_json(const std::vector<Finding>& findings) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "model/gpu_queries.hpp"
+#include "model/pid.hpp"
 #include "model/placement.hpp"
 
 namespace gpupart {
@@ -27,6 +28,10 @@ std::vector<Group> groups_of(const Gpu& gpu) {
 // ends the sentence for a process that has no partition).
 const ProcessState* partitioned_process(const SystemState& state, int pid, const char* unpartitioned_advice,
                                         std::vector<Finding>& refusals) {
+    if (const auto problem = pid_problem(pid)) {
+        refusals.push_back(refusal("no-such-process", "model/pid.hpp: a process id is 1 to 4194304", *problem));
+        return nullptr;
+    }
     const ProcessState* process = find_process(state, pid);
     if (process == nullptr)
         refusals.push_back(refusal("no-such-process", "controller", fmt::format("process {} is not a live partitioned process", pid)));

@@ -1,8 +1,11 @@
 #include "controller/rules.hpp"
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "model/gpu_queries.hpp"
+#include "model/user_error.hpp"
 #include "platform/user_names.hpp"
 #include "registry/graph_status.hpp"
 #include "registry/process_identity.hpp"
@@ -125,8 +128,18 @@ std::vector<Finding> check_result(const SystemState& after) {
         used |= process.mask;
     }
     const TpcMask idle = real & ~used;
+    // A live process whose slot cannot be read may use any TPC: none is called idle while one is there.
+    for (const UnreadableSlot& slot : after.unreadable) {
+        const std::string name = one_line(std::filesystem::path(slot.path).filename().string());
+        const std::string unknown = idle.empty() ? "" : fmt::format("; TPCs {} are not known to be idle", idle.to_list());
+        findings.push_back(warning("unreadable-slot", "registry: a slot is the only record of its process's TPCs",
+                                   slot.pid ? fmt::format("process {} is running but its slot {} cannot be read ({}): which TPCs "
+                                                          "it uses is unknown{}", *slot.pid, name, one_line(slot.problem), unknown)
+                                            : fmt::format("slot {} cannot be read ({}): which process it is and which TPCs it "
+                                                          "uses are unknown{}", name, one_line(slot.problem), unknown)));
+    }
     // With one process, unused TPCs are most likely room for the next one: a note, not a warning.
-    if (everyone_partitioned && !idle.empty())
+    if (everyone_partitioned && !idle.empty() && after.unreadable.empty())
         findings.push_back((processes.size() > 1 ? warning : note)("idle-tpcs", "seed 000 pitfall 8",
                                    fmt::format("TPCs {} ({} of {}) are given to no process: they stay idle", idle.to_list(),
                                                idle.count(), real.count())));

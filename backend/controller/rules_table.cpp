@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
-#include "model/utf8_text.hpp"
 #include "registry/registry.hpp"
 #include "registry/registry_slot.h"
 #include "registry/slot_file.hpp"  // mask_from_words, mask_to_words

@@ -3,8 +3,12 @@
 #include <grp.h>
 #include <unistd.h>
 
+#include <charconv>
+#include <filesystem>
 #include <vector>
 
+#include "model/pid.hpp"
+#include "model/user_error.hpp"
 #include "platform/mps_control.hpp"
 
 namespace gpupart {
@@ -24,11 +28,39 @@ bool in_group(const std::string& group) {
     return false;
 }
 
+namespace {
+
+std::optional<UnreadableSlot> unreadable_slot(const RegistryEntry& entry) {
+    UnreadableSlot slot{entry.path, entry.problem, std::nullopt};
+    // The name is <pid>-<start time>.slot: where it is one, a slot of an exited process is only garbage.
+    const std::string name = std::filesystem::path(entry.path).filename().string();
+    const auto dash = name.find('-');
+    const auto dot = name.rfind(".slot");
+    if (dash == std::string::npos || dot == std::string::npos || dot <= dash + 1) return slot;
+    const std::string start = name.substr(dash + 1, dot - dash - 1);
+    if (start.find_first_not_of("0123456789") != std::string::npos || start.size() > 20) return slot;
+    try {
+        slot.pid = parse_pid(std::string_view(name).substr(0, dash));
+    } catch (const UserError&) {
+        return slot;
+    }
+    std::uint64_t start_time = 0;
+    std::from_chars(start.data(), start.data() + start.size(), start_time);
+    if (process_liveness(*slot.pid, start_time) != Liveness::alive) return std::nullopt;
+    return slot;
+}
+
+}  // namespace
+
 SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::string& admin_group) {
     SystemState state;
     state.gpu = gpu;
     for (const auto& entry : registry.list()) {
-        if (!entry.record || entry.liveness != Liveness::alive) continue;
+        if (!entry.record) {
+            if (auto slot = unreadable_slot(entry)) state.unreadable.push_back(std::move(*slot));
+            continue;
+        }
+        if (entry.liveness != Liveness::alive) continue;
         const SlotRecord& r = *entry.record;
         ProcessState process;
         process.pid = r.pid;

@@ -24,9 +24,18 @@ struct ProcessState {
     GraphStatus graphs;        // what its CUDA graph execs carry (the shim's counts)
 };
 
+// A slot that could not be read (another layout, permission, garbage): the TPCs its process uses are
+// unknown, so no TPC can be called idle or free with certainty while it is there.
+struct UnreadableSlot {
+    std::string path;
+    std::string problem;    // one line, from the registry
+    std::optional<int> pid; // from the file name <pid>-<start>.slot; nullopt when that is not one
+};
+
 struct SystemState {
     Gpu gpu;
     std::vector<ProcessState> processes;  // registered, alive
+    std::vector<UnreadableSlot> unreadable;  // those of live processes, or of a process the name does not tell
     bool mps_running = false;
     bool mps_static_partitioning = false;
     unsigned caller_uid = 0;

@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "model/utf8_text.hpp"
+#include "model/user_error.hpp"
 #include "platform/safe_file.hpp"
 #include "platform/user_names.hpp"
 #include "registry/process_identity.hpp"

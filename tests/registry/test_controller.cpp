@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include "controller/controller.hpp"
 #include "controller/give_plan.hpp"
 #include "controller/profile_apply.hpp"
@@ -85,9 +87,14 @@ TEST_F(ControllerTest, RefusedPlansChangeNothing) {
     ASSERT_TRUE(holes.refused());
     EXPECT_EQ(holes.findings.at(0).message, "mask '4-8' selects no real TPC on NVIDIA H200: bits 4-8 are holes");
     EXPECT_NE(error_of([&] { controller.apply(holes); }).find("nothing changed"), std::string::npos);
-    const Plan gone = controller.plan_set({{999999999, "gpc1"}}, "set");
+    const Plan gone = controller.plan_set({{4194304, "gpc1"}}, "set");  // the largest pid Linux has: not running here
     ASSERT_TRUE(gone.refused());
-    EXPECT_EQ(gone.findings.at(0).message, "no process 999999999 is running");
+    EXPECT_EQ(gone.findings.at(0).message, "no process 4194304 is running");
+    for (const int impossible : {999999999, 0, -1}) {  // no process can have these: refused before the registry is asked
+        const Plan never = controller.plan_set({{impossible, "gpc1"}}, "set");
+        ASSERT_TRUE(never.refused());
+        EXPECT_EQ(never.findings.at(0).message, fmt::format("{} is not a process id (1 to 4194304)", impossible));
+    }
     const Plan unregistered = controller.plan_set({{::getpid(), "gpc1"}}, "set");
     ASSERT_TRUE(unregistered.refused());
     EXPECT_NE(unregistered.findings.at(0).message.find("is not partitioned by gpupart"), std::string::npos);

@@ -311,6 +311,29 @@ TEST(TopLayout, ViewOnlyAndEmptyRegistryAreSaid) {
     EXPECT_TRUE(contains(screen, "no finding: nothing to warn about"));
 }
 
+TEST(TopLayout, UnreadableSlotsAndAGoneRegistryGetLinesOfTheirOwnAt80x24) {
+    TopData data = frame_data(demo_processes());
+    data.unreadable_slots = 2;
+    data.unreadable_problem = "/run/gpupart/77-1.slot: unknown layout version 9";
+    data.registry_problem = "registry /run/gpupart is gone (removed while top ran)";
+    const Screen screen = layout_top(data, UiState{}, 80, 24);
+    SCOPED_TRACE(screen.text());
+    EXPECT_TRUE(contains(screen, "registry /run/gpupart is gone"));
+    EXPECT_TRUE(contains(screen, "2 unreadable slots (their TPCs are unknown)"));
+    EXPECT_TRUE(contains(screen, "A    4101"));  // the table is still there
+}
+
+TEST(TopLayout, NoControlByteReachesTheFrame) {
+    const Screen screen = layout_top(frame_data({{4101, "0-3", "evil \x1b]0;PWNED\a\x1b[2J\r\xc2\x9b\xff"}}), UiState{}, 200, 60);
+    SCOPED_TRACE(screen.text());
+    for (int row = 0; row < screen.height(); ++row)
+        for (int column = 0; column < screen.width(); ++column) {
+            const char32_t ch = screen.at(row, column).ch;
+            EXPECT_FALSE(ch < 0x20 || (ch >= 0x7f && ch <= 0x9f)) << "row " << row << " column " << column;
+        }
+    EXPECT_TRUE(contains(screen, "evil \\x1b]0;PWNED\\x07\\x1b[2J\\r\\u{009b}\\xff"));
+}
+
 TEST(TopLayout, ASmallTerminalIsToldWhatItNeeds) {
     const Screen screen = layout_top(frame_data(demo_processes()), UiState{}, 50, 10);
     EXPECT_EQ(screen.row_text(0), "gpupart top needs 60x16 at least");

@@ -1,9 +1,9 @@
-// valid_utf8: what another process wrote becomes text JSON can carry, and well-formed text is unchanged.
+// valid_utf8 (user_error.hpp): what another process wrote becomes text JSON can carry, well-formed text is unchanged.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "model/utf8_text.hpp"
+#include "model/user_error.hpp"
 
 using gpupart::valid_utf8;
 

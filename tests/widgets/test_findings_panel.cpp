@@ -4,6 +4,7 @@
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTextDocument>
 #include <QTreeView>
 
 #include "controller/rules.hpp"
@@ -69,8 +70,9 @@ private slots:
             QVERIFY(!model.index(row, 0).data(Qt::DecorationRole).value<QIcon>().isNull());
             QVERIFY(model.index(row, 1).data(Qt::DecorationRole).isNull());  // one icon per row
         }
+        // Always rich text (a message may quote "<b>" from a command line): the plain text, escaped.
         QCOMPARE(model.index(0, 1).data(Qt::ToolTipRole).toString(),
-                 QStringLiteral("error: mask 62-63 has no real TPC: the kernel would never run\nrule: HARDWARE.md section 3\nid: no-real-tpc"));
+                 Qt::convertFromPlainText(QStringLiteral("error: mask 62-63 has no real TPC: the kernel would never run\nrule: HARDWARE.md section 3\nid: no-real-tpc"), Qt::WhiteSpaceNormal));
         QCOMPARE(model.index(3, 0).data(FindingsModel::IdRole).toString(), QStringLiteral("mps-clients"));
         // Icons are the style's own, one per severity.
         const auto image = [](const QIcon& icon) { return icon.pixmap(16, 16).toImage(); };

@@ -1,0 +1,92 @@
+// Class 8 of issue 15: a command line is whatever its owner wrote. One holding ESC, BEL, CR, C1 controls
+// or bytes that are not UTF-8 must reach no terminal raw: `list`, `history`, `set`, `check` and `top`
+// show it escaped (one_line), and --json keeps it exact (JSON's own escapes), never failing on it.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "hostile_demo_worker.hpp"
+#include "hostile_support.hpp"
+
+namespace gpupart::hostile {
+namespace {
+
+// Sets the window title, clears the screen, returns the cursor, then C1 CSI and a byte that is not UTF-8.
+const std::string kHostileName = "\x1b]0;PWNED\a\x1b[2J<b>bold</b>\rspoof \xc2\x9b" "31m \xff";
+
+// Where `text` holds something a terminal would act on: a control byte other than newline, a C1
+// control, or bytes that are not UTF-8. Empty when it is safe to print.
+std::string terminal_hazard(const std::string& text) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const auto byte = static_cast<unsigned char>(text[i]);
+        if ((byte < 0x20 && byte != '\n') || byte == 0x7f) return "control byte " + std::to_string(byte) + " at " + std::to_string(i);
+        if (byte < 0x80) continue;
+        const std::size_t length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc2 ? 2 : 0;
+        if (length == 0 || i + length > text.size()) return "a byte that is not UTF-8 at " + std::to_string(i);
+        for (std::size_t k = 1; k < length; ++k)
+            if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return "a byte that is not UTF-8 at " + std::to_string(i);
+        if (byte == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) return "a C1 control at " + std::to_string(i);
+        i += length - 1;
+    }
+    return "";
+}
+
+class HostileTerminalEscapes : public ::testing::Test {
+protected:
+    ScratchDir scratch;
+    std::string registry = scratch / "registry";
+    std::vector<std::string> env = {"GPUPART_REGISTRY_DIR=" + registry, "GPUPART_JOURNAL=" + (scratch / "journal")};
+
+    Outcome safe(const std::vector<std::string>& args) {
+        const Outcome outcome = gpupart(args, env);
+        EXPECT_FALSE(outcome.timed_out);
+        EXPECT_EQ(terminal_hazard(outcome.out), "") << "gpupart " << args[0] << " stdout:\n" << outcome.out;
+        EXPECT_EQ(terminal_hazard(outcome.err), "") << "gpupart " << args[0] << " stderr:\n" << outcome.err;
+        return outcome;
+    }
+};
+
+TEST_F(HostileTerminalEscapes, ListSetHistoryAndCheckShowTheCommandLineEscaped) {
+    DemoWorker worker(registry, kHostileName);
+    const Outcome list = safe({"list"});
+    EXPECT_EQ(list.exit_code, 0) << list.err;
+    EXPECT_NE(list.out.find("gpupart-demo-worker \\x1b]0;PWNED\\x07\\x1b[2J<b>bold</b>\\rspoo"), std::string::npos) << list.out;
+
+    const Outcome set = safe({"set", std::to_string(worker.pid), "gpc2", "--snapshot", "builtin:h200"});
+    EXPECT_EQ(set.exit_code, 0) << set.err;
+    EXPECT_NE(set.out.find("\\x1b]0;PWNED"), std::string::npos) << set.out;
+
+    const Outcome history = safe({"history"});
+    EXPECT_EQ(history.exit_code, 0) << history.err;
+    EXPECT_NE(history.out.find("\\x1b]0;PWNED"), std::string::npos) << history.out;
+
+    safe({"check", "--snapshot", "builtin:h200"});
+    safe({"set", std::to_string(worker.pid), "gpc2", "--snapshot", "builtin:h200"});  // refused: changes nothing
+}
+
+TEST_F(HostileTerminalEscapes, TopShowsTheCommandLineEscapedAtEverySize) {
+    DemoWorker worker(registry, kHostileName);
+    for (const char* size : {"80x24", "200x50"}) {  // at 80 columns the command is clipped before its escapes
+        const Outcome top = safe({"top", "--batch", "--snapshot", "builtin:h200", "--size", size});
+        EXPECT_EQ(top.exit_code, 0) << top.err;
+        if (std::string(size) == "200x50") {
+            EXPECT_NE(top.out.find("\\x1b]0;PWNED"), std::string::npos) << top.out;
+        }
+    }
+}
+
+TEST_F(HostileTerminalEscapes, JsonKeepsTheCommandLineExactAndDoesNotFailOnBytesThatAreNotUtf8) {
+    DemoWorker worker(registry, kHostileName);
+    // JSON escapes C0 controls; a C1 control is valid UTF-8 and stays as it is (exact), so only parse it.
+    const Outcome list = gpupart({"list", "--json"}, env);
+    ASSERT_EQ(list.exit_code, 0) << list.err;
+    const auto json = nlohmann::json::parse(list.out);
+    ASSERT_EQ(json["processes"].size(), 1u);
+    // Exact but for the byte JSON cannot carry (it becomes U+FFFD): escaped once, by JSON, never by one_line too.
+    EXPECT_EQ(json["processes"][0]["command"].get<std::string>(),
+              "gpupart-demo-worker \x1b]0;PWNED\a\x1b[2J<b>bold</b>\rspoof \xc2\x9b" "31m \xef\xbf\xbd (simulated workload, no GPU)");
+    EXPECT_EQ(list.out.find("\\\\x1b"), std::string::npos) << "escaped twice:\n" << list.out;
+}
+
+}  // namespace
+}  // namespace gpupart::hostile
