@@ -31,11 +31,11 @@ public:
                     static_cast<char*>(nullptr));
             ::_exit(127);
         }
-        // Registered once its slot is there (named <pid>-<start>.slot).
+        // Registered once its slot is there (<pid>-<start>.slot, in its user's directory: layout 3).
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
         while (std::chrono::steady_clock::now() < deadline) {
             std::error_code ignored;
-            for (const auto& file : std::filesystem::directory_iterator(registry, ignored))
+            for (const auto& file : std::filesystem::recursive_directory_iterator(registry, ignored))
                 if (file.path().filename().string().starts_with(std::to_string(pid) + "-")) {
                     slot = file.path().string();
                     return;
