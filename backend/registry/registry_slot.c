@@ -154,11 +154,12 @@ int gpupart_user_dir(const char* root, uint32_t uid, int create, char* out, size
                     strlen(entry->d_name) >= sizeof best)
                     continue;
                 if (gpupart_user_dir_check(root, entry->d_name, &owner, NULL, 0) != 0 || owner != uid) continue;
-                if (best[0] == '\0' || strcmp(entry->d_name, best) < 0) snprintf(best, sizeof best, "%s", entry->d_name);
+                if (best[0] == '\0' || strcmp(entry->d_name, best) < 0)
+                    memcpy(best, entry->d_name, strlen(entry->d_name) + 1); /* fits: checked above */
             }
             closedir(listing);
             if (best[0] != '\0') {
-                snprintf(name, sizeof name, "%s", best);
+                memcpy(name, best, sizeof name); /* both 64 bytes */
                 found = 1;
             }
         }
