@@ -7,6 +7,7 @@
 
 #include "model/user_error.hpp"
 #include "model/gpu_queries.hpp"
+#include "platform/install_paths.hpp"
 
 namespace gpupart::cli {
 
@@ -67,30 +68,11 @@ Controller make_rules_controller() {
     return Controller(Registry(Registry::default_directory()), Gpu{}, Journal(Journal::default_path()));
 }
 
-// <prefix>/bin/gpupart -> <prefix>/<libdir>/libgpupart-shim.so, or build/<preset>/app/gpupart ->
-// build/<preset>/lib/; $GPUPART_SHIM overrides.
-std::string find_shim() {
-    if (const char* chosen = std::getenv("GPUPART_SHIM"); chosen != nullptr && chosen[0] != '\0') {
-        if (!std::filesystem::exists(chosen)) throw UserError(fmt::format("GPUPART_SHIM={}: no such file", chosen));
-        return std::filesystem::absolute(chosen).string();
-    }
-    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe");
-    for (const char* relative : {"../" GPUPART_INSTALL_LIBDIR "/libgpupart-shim.so", "../lib/libgpupart-shim.so"}) {
-        const auto candidate = (exe.parent_path() / relative).lexically_normal();
-        if (std::filesystem::exists(candidate)) return candidate.string();
-    }
-    throw UserError(fmt::format("libgpupart-shim.so not found next to {}; set GPUPART_SHIM to its path", exe.string()));
-}
+// Installed or in a build tree: platform/install_paths.hpp.
+std::string find_shim() { return find_shim_library(running_executable()).string(); }
 
 std::string find_probe_program() {
-    if (const char* chosen = std::getenv("GPUPART_PROBE"); chosen != nullptr && chosen[0] != '\0') {
-        if (!std::filesystem::exists(chosen)) throw UserError(fmt::format("GPUPART_PROBE={}: no such file", chosen));
-        return std::filesystem::absolute(chosen).string();
-    }
-    const auto candidate = std::filesystem::read_symlink("/proc/self/exe").parent_path() / "gpupart-probe";
-    if (!std::filesystem::exists(candidate))
-        throw UserError(fmt::format("{} not found; set GPUPART_PROBE to its path", candidate.string()));
-    return candidate.string();
+    return find_helper(running_executable(), "gpupart-probe", "GPUPART_PROBE").string();
 }
 
 void print_partition_notes(const ResolvedMask& resolved) {

@@ -46,9 +46,9 @@ Controller make_controller(const SnapshotOptions& options);
 // no topology, so they work on a GPU whose mask bits are not probed yet. Plans of TPCs need make_controller.
 Controller make_rules_controller();
 
-// libgpupart-shim.so next to this gpupart ($GPUPART_SHIM overrides); throws UserError when missing.
+// libgpupart-shim.so, installed or in the build tree ($GPUPART_SHIM overrides); throws UserError when missing.
 std::string find_shim();
-// gpupart-probe next to this gpupart ($GPUPART_PROBE overrides); throws UserError when missing.
+// gpupart-probe, installed or in the build tree ($GPUPART_PROBE overrides); throws UserError when missing.
 std::string find_probe_program();
 
 // What a partitioning command tells the user about its mask on stderr: dropped holes and how a count

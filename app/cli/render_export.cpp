@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
+#include "platform/install_paths.hpp"
 #include "platform/mps_control.hpp"
 #include "snapshot/snapshot_file.hpp"
 
@@ -19,12 +20,12 @@ namespace gpupart::cli {
 namespace {
 
 std::string renderer_path() {
-    if (const char* chosen = std::getenv("GPUPART_RENDER"); chosen != nullptr && *chosen != '\0') return chosen;
-    const auto exe = std::filesystem::read_symlink("/proc/self/exe").parent_path();
-    for (const auto& candidate : {exe / "gpupart-render", exe / "render" / "gpupart-render"})
-        if (std::filesystem::exists(candidate)) return candidate.string();
-    throw UserError("gpupart-render is not installed next to gpupart (a build without Qt): --png and --svg need the Qt "
-                    "build; export --json here and draw it elsewhere with `gpupart export --snapshot FILE --png OUT`");
+    try {
+        return find_helper(running_executable(), "gpupart-render", "GPUPART_RENDER").string();
+    } catch (const UserError& error) {
+        throw UserError(fmt::format("{}: --png and --svg need the Qt build (gpupart-render); export --json here and "
+                                    "draw it elsewhere with `gpupart export --snapshot FILE --png OUT`", error.what()));
+    }
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <QSocketNotifier>
 #include <QStyleFactory>
 
+#include "app_icon.hpp"
 #include "gui_session.hpp"
 #include "main_window.hpp"
 #include "model/user_error.hpp"
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName("gpupart");
     QApplication::setApplicationVersion(GPUPART_VERSION);
     QApplication::setStyle(QStyleFactory::create("Fusion"));
+    QApplication::setWindowIcon(gpupart::gui::app_icon());
     quit_on_signals(app);
 
     QCommandLineParser parser;

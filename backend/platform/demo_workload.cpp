@@ -12,6 +12,7 @@
 #include "model/gpu_queries.hpp"
 #include "model/mask_resolve.hpp"
 #include "model/user_error.hpp"
+#include "platform/install_paths.hpp"
 
 extern char** environ;
 
@@ -32,17 +33,7 @@ std::vector<DemoWorkerSpec> demo_workers(int count) {
 }
 
 std::string demo_worker_binary() {
-    if (const char* chosen = std::getenv("GPUPART_DEMO_WORKER"); chosen != nullptr && *chosen != '\0') {
-        if (!std::filesystem::exists(chosen)) throw UserError(fmt::format("GPUPART_DEMO_WORKER={}: no such file", chosen));
-        return chosen;
-    }
-    const auto exe = std::filesystem::read_symlink("/proc/self/exe");
-    const auto candidate = exe.parent_path() / "gpupart-demo-worker";
-    if (std::filesystem::exists(candidate)) return candidate.string();
-    // Build tree: the GUI is in app/gui, the worker in app/.
-    const auto sibling = exe.parent_path().parent_path() / "gpupart-demo-worker";
-    if (std::filesystem::exists(sibling)) return sibling.string();
-    throw UserError(fmt::format("{} not found next to {}", candidate.string(), exe.string()));
+    return find_helper(running_executable(), "gpupart-demo-worker", "GPUPART_DEMO_WORKER").string();
 }
 
 std::vector<StartedWorker> start_demo_workers(const Gpu& gpu, const std::vector<DemoWorkerSpec>& specs, int seconds,

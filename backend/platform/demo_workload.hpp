@@ -23,13 +23,14 @@ struct StartedWorker {
     int pid = 0;
 };
 
-// Starts the workers (gpupart-demo-worker next to the running executable) for `seconds`, with stdio on
+// Starts the workers (gpupart-demo-worker, see demo_worker_binary) for `seconds`, with stdio on
 // /dev/null, in their own session. `exit_with_parent`: they end when the caller does (GUI demo).
 // The registry they join is $GPUPART_REGISTRY_DIR as set in this process. Throws UserError.
 std::vector<StartedWorker> start_demo_workers(const Gpu& gpu, const std::vector<DemoWorkerSpec>& specs, int seconds,
                                               bool exit_with_parent);
 
-// $GPUPART_DEMO_WORKER, else gpupart-demo-worker next to /proc/self/exe; throws UserError when missing.
+// $GPUPART_DEMO_WORKER, else gpupart-demo-worker installed or in the build tree (platform/install_paths.hpp);
+// throws UserError when missing.
 std::string demo_worker_binary();
 
 }  // namespace gpupart

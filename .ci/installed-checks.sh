@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Inside a brand-new Debian 12 root (.ci/run): installs the .deb from /share the way a user would, then runs
+# the installed programs from their installed paths only (never the clone's build tree, which is not
+# there): the postinst's group and registry, topology, list, run under the fake CUDA driver, the man pages,
+# bash completion, the GUI offscreen.
+#   .ci/installed-checks.sh   (/share holds gpupart_*.deb, and fake-driver/libcuda.so.1 and gpupart_shim_host
+#                              from tests/shim)
+set -euo pipefail
+shopt -s nullglob
+debs=(/share/gpupart_*_amd64.deb)
+[ ${#debs[@]} -eq 1 ] || { echo "installed-checks: expected one /share/gpupart_*_amd64.deb, found ${#debs[@]}" >&2; exit 1; }
+fail() { echo "installed-checks: $*" >&2; exit 1; }
+
+echo "== apt-get install ${debs[0]##*/} (and man-db, to read its man pages)"
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${debs[0]}" man-db > /tmp/apt.log \
+    || { cat /tmp/apt.log; fail "apt-get install failed"; }
+cd /tmp  # from here on only installed files run (and the clone's .ci/gui-starts.sh); no build tree exists
+[ "$(command -v gpupart)" = /usr/bin/gpupart ] || fail "gpupart is not /usr/bin/gpupart"
+
+echo "== postinst: group gpupart and /run/gpupart"
+getent group gpupart || fail "no group gpupart after install"
+[ "$(stat -c '%a %U %G' /run/gpupart)" = "3777 root gpupart" ] || fail "/run/gpupart is $(stat -c '%a %U %G' /run/gpupart)"
+
+echo "== gpupart topology"
+gpupart topology | tee /tmp/topology.txt | head -5
+grep -q 'GPC' /tmp/topology.txt || fail "topology shows no GPC"
+
+echo "== gpupart run --tpcs gpc1 under the fake CUDA driver (the installed shim, from /usr/lib/<multiarch>/gpupart)"
+# The test double of libcuda from tests/shim, in the default registry (/run/gpupart, made by the postinst):
+# the shim must register the process and write gpc1's mask.
+gpupart run --tpcs gpc1 --snapshot builtin:h200 -- \
+    /share/gpupart_shim_host load:/share/fake-driver/libcuda.so.1 launch:0x40 | tee /tmp/run.txt
+grep -q 'callback=1' /tmp/run.txt || fail "the shim did not see the launch"
+# The descriptor holds the TPCs a kernel may NOT use: its first word is the complement of gpc1's low 32 bits.
+gpc1=$(gpupart mask parse gpc1 --snapshot builtin:h200 --json | sed -n 's/^ *"mask": *"0x[0-9a-f]*\([0-9a-f]\{8\}\)".*/\1/p')
+expected=$(printf 'mask=0x%08x,' $(( ~0x$gpc1 & 0xffffffff )))
+grep -q "$expected" /tmp/run.txt || fail "the launch does not carry gpc1's mask ($expected)"
+echo "== gpupart run starts a program that never loads CUDA, with the installed shim preloaded"
+preload=$(gpupart run --tpcs gpc1 --snapshot builtin:h200 -- sh -c 'echo "$LD_PRELOAD"')
+case $preload in
+    /usr/lib/*-linux-gnu/gpupart/libgpupart-shim.so) echo "preloaded $preload" ;;
+    *) fail "gpupart run preloaded '$preload'" ;;
+esac
+
+echo "== gpupart list"
+gpupart list
+
+echo "== man gpupart, man gpupart-gui (groff warnings are errors)"
+for page in gpupart gpupart-gui; do
+    warnings=$(MANWIDTH=80 man --warnings "$page" 2>&1 > /tmp/man.txt)
+    [ -z "$warnings" ] || fail "man $page: $warnings"
+    grep -q "SYNOPSIS" /tmp/man.txt || fail "man $page shows no SYNOPSIS"
+done
+head -4 /tmp/man.txt
+
+echo "== bash completion"
+bash -c '. /usr/share/bash-completion/completions/gpupart && complete -p gpupart'
+
+echo "== gpupart-gui offscreen"
+/work/gpupart/.ci/gui-starts.sh /usr/bin/gpupart-gui
+echo "installed-checks: all passed"

@@ -1,0 +1,80 @@
+# bash completion for gpupart(1): subcommands, their verbs and options, built-in snapshots, profile names,
+# and the command after `run ... --`. Written by hand from app/cli; gpupart.1 documents the same commands.
+
+_gpupart_profiles() {
+    local dir
+    for dir in "${XDG_CONFIG_HOME:-$HOME/.config}/gpupart/profiles" /etc/gpupart/profiles; do
+        [ -d "$dir" ] && find "$dir" -maxdepth 1 -name '*.json' -printf '%f\n' 2> /dev/null | sed 's/\.json$//'
+    done
+}
+
+_gpupart() {
+    local cur prev words cword
+    _init_completion || return
+
+    local commands="topology gpus engines copy-engines probe mask export run set list mps check history undo
+                    profile demo top source"
+    local snapshot="--snapshot --gpu"
+    local command="" verb="" i
+    for ((i = 1; i < cword; i++)); do
+        if [ "${words[i]}" = "--" ] && [ "$command" = "run" ]; then
+            # Everything after `run ... --` is the program and its arguments.
+            _command_offset $((i + 1))
+            return
+        fi
+        case ${words[i]} in
+            -*) ;;
+            *) if [ -z "$command" ]; then command=${words[i]}; elif [ -z "$verb" ]; then verb=${words[i]}; fi ;;
+        esac
+    done
+
+    case $prev in
+        --snapshot)
+            COMPREPLY=($(compgen -W "builtin:h200 builtin:gtx1060 builtin:rtx6000ada" -- "$cur"))
+            _filedir json
+            return ;;
+        --json | --png | --svg)
+            [ "$command" = "export" ] && { _filedir; return; } ;;
+        --gpu | --tpcs | --workers | --seconds | --deadline | -d | --delay | -n | --frames | --size | --nvdebug-root | --mmio-image)
+            [ "$prev" = "--nvdebug-root" ] && _filedir -d
+            [ "$prev" = "--mmio-image" ] && _filedir
+            return ;;
+    esac
+
+    local options=""
+    case $command in
+        "") COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur")); return ;;
+        topology) options="$snapshot --sources --json" ;;
+        gpus) options="--snapshot --json" ;;
+        engines | copy-engines) options="$snapshot --json" ;;
+        probe) options="--gpu --json --deadline" ;;
+        mask) [ -z "$verb" ] && { COMPREPLY=($(compgen -W "parse" -- "$cur")); return; }; options="$snapshot --json" ;;
+        export) options="$snapshot --json --png --svg --processes" ;;
+        run) options="$snapshot --tpcs --spread --dry-run --" ;;
+        set)
+            if [ -z "$verb" ] && [[ $cur != -* ]]; then _pids; return; fi
+            options="$snapshot --spread --dry-run --json" ;;
+        list) options="--json --keep-exited" ;;
+        mps) [ -z "$verb" ] && { COMPREPLY=($(compgen -W "start stop status" -- "$cur")); return; }; options="--json" ;;
+        check | history) options="--json" ;;
+        undo) options="--dry-run --json" ;;
+        profile)
+            if [ -z "$verb" ]; then
+                COMPREPLY=($(compgen -W "list show save apply diff delete disarm" -- "$cur"))
+                return
+            fi
+            case $verb in
+                show | apply | diff | delete) [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "$(_gpupart_profiles)" -- "$cur")); return; } ;;
+            esac
+            options="$snapshot --dry-run --force --json" ;;
+        demo)
+            [ -z "$verb" ] && { COMPREPLY=($(compgen -W "start stop" -- "$cur")); return; }
+            [ "$verb" = "start" ] && options="--workers --seconds" ;;
+        top) options="$snapshot -d --delay -C --no-colour -b --batch -n --frames --size" ;;
+        source)
+            [ -z "$verb" ] && [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "nvml mps udev nvdebug mmio" -- "$cur")); return; }
+            options="--json --gpu --nvdebug-root --mmio-image" ;;
+    esac
+    COMPREPLY=($(compgen -W "$options --help" -- "$cur"))
+}
+complete -F _gpupart gpupart
