@@ -49,7 +49,8 @@ Json entry_json(const RegistryEntry& entry) {
     if (r.control)
         out["requested"] = Json{{"partitioned", r.control->has_mask}, {"tpcs", r.control->allowed.to_list()},
                                 {"mask", r.control->allowed.to_hex_padded()}, {"generation", r.control->generation},
-                                {"writer_pid", r.control->writer_pid}, {"writer_uid", r.control->writer_uid}};
+                                {"writer_pid", r.control->writer_pid}, {"writer_uid", r.control->writer_uid},
+                                {"writer_died", r.writer_died}};
     else
         out["requested"] = nullptr;
     if (r.status)
@@ -96,7 +97,9 @@ Command add_list_command(CLI::App& app) {
                 fmt::print("registry {} · MPS {}{}\n", registry.directory(), mps.detail,
                            reclaimed ? fmt::format(" · reclaimed {} exited slot{}", reclaimed, reclaimed == 1 ? "" : "s") : "");
                 if (entries.empty()) {
-                    fmt::print("no partitioned process (start one with `gpupart run --tpcs EXPR -- CMD`)\n");
+                    // Not "no process" alone when the registry is not there at all: say which it is.
+                    fmt::print("no partitioned process{} (start one with `gpupart run --tpcs EXPR -- CMD`)\n",
+                               registry.check_root() ? "" : fmt::format(": registry {} does not exist yet", one_line(registry.directory())));
                     return 0;
                 }
                 // Masks vary from "0-3" to a dozen ranges: size those columns to what is there.
@@ -114,7 +117,8 @@ Command add_list_command(CLI::App& app) {
                         continue;
                     }
                     const SlotRecord& r = *entry.record;
-                    const std::string shim = r.status ? std::string(to_string(r.status->state)) : "(publishing)";
+                    const std::string shim = r.writer_died ? "a writer died mid-change: next set completes it"
+                                             : r.status ? std::string(to_string(r.status->state)) : "(publishing)";
                     fmt::print("{:>8} {:<10} {:<8} {:<{}} {:<{}} {:>10} {:>12}  {:<28} {:<16} {}\n", r.pid,
                                one_line(user_name(r.uid), 10), entry.liveness == Liveness::alive ? "alive" : "exited",
                                requested_text(r), tpcs_width, applied_text(r), applied_width,
