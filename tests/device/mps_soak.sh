@@ -8,8 +8,10 @@
 # kernel completed, let it work 0-300 ms more and SIGKILL it, CYCLES (default 200) times in all per kind:
 # partitioned (`gpupart run --tpcs gpc<lane>`) and unpartitioned (no shim) clients alternate in every lane,
 # so both kinds run beside each other and the counts are equal. Every 25th cycle of a lane runs a client to
-# its end instead, which must exit 0. SOAK_SECONDS (default 200) bounds the soak: lanes stop starting
-# cycles after it, and the summary says how many ran. Then phase 2: two workers (one partitioned) run while
+# its end instead, which must exit 0. SOAK_TORCH_LANES=N: the last N lanes run PyTorch clients
+# (mps_torch_client.py) instead, as in the incident of issue 15. SOAK_SECONDS (default 200) bounds the soak: lanes stop starting
+# cycles after it, and the summary says how many ran. Then phase 2, twice (the faulting client unpartitioned,
+# then partitioned): two workers (one partitioned) run while
 # a third client writes out of bounds (a fatal GPU error); how each ends, and whether a new client can
 # connect afterwards, is recorded. OUT_DIR gets summary.txt, cycles.txt (one line a cycle), the MPS logs
 # (control.log, server.log) and the clients' outputs of phase 2. Every process it starts is ended, MPS too.
@@ -22,6 +24,8 @@ checks_verbose=1
 cycles=${3:-200}
 lanes=${4:-6}
 soak_seconds=${SOAK_SECONDS:-200}
+torch_lanes=${SOAK_TORCH_LANES:-0}
+here=$(cd "$(dirname "$0")" && pwd)
 export CUDA_MPS_PIPE_DIRECTORY=/tmp/gpupart-mpssoak-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/gpupart-mpssoak-log
 rm -rf "$CUDA_MPS_LOG_DIRECTORY"
 client=$bin/gpupart-dev-mpsclient
@@ -32,7 +36,7 @@ started=()
 cleanup() {
     for pid in "${lane_pids[@]}" "${started[@]}"; do kill -9 "$pid" 2> /dev/null; done
     # A lane killed above may leave its last client: they all carry this run's work directory in a file name.
-    for pid in $(pgrep -f "gpupart-dev-mpsclient" 2> /dev/null); do
+    for pid in $(pgrep -f "gpupart-dev-mpsclient|mps_torch_client" 2> /dev/null); do
         if grep -qa "$work" "/proc/$pid/environ" 2> /dev/null; then kill -9 "$pid" 2> /dev/null; fi
     done
     "$gp" mps stop > /dev/null 2>&1
@@ -56,10 +60,12 @@ wait_for_line() {  # wait_for_line FILE TEXT SECONDS PID: 0 once TEXT is in FILE
 start_client() {
     local kind=$1 lane=$2 output=$3
     shift 3
+    local program=("$client")
+    if [ "$lane" -ge $((lanes - torch_lanes)) ] && [ "$lane" -lt "$lanes" ]; then program=(python3 "$here/mps_torch_client.py"); fi
     if [ "$kind" = partitioned ]; then
-        GPUPART_SOAK_TAG=$work "$gp" run --tpcs "gpc$((lane % 8))" "${snap[@]}" -- "$client" "$@" > "$output" 2>&1 &
+        GPUPART_SOAK_TAG=$work "$gp" run --tpcs "gpc$((lane % 8))" "${snap[@]}" -- "${program[@]}" "$@" > "$output" 2>&1 &
     else
-        GPUPART_SOAK_TAG=$work CUDA_DEVICE_MAX_CONNECTIONS=8 "$client" "$@" > "$output" 2>&1 &
+        GPUPART_SOAK_TAG=$work CUDA_DEVICE_MAX_CONNECTIONS=8 "${program[@]}" "$@" > "$output" 2>&1 &
     fi
     client_pid=$!
 }
@@ -119,6 +125,10 @@ for kind in partitioned unpartitioned; do
         note "$kind $outcome $(awk -v k="$kind" -v o="$outcome" '$3 == k && $4 == o' "$out/cycles.txt" | wc -l)"
     done
 done
+for lane_kind in plain torch; do
+    if [ "$lane_kind" = torch ]; then sel="\$1 >= $((lanes - torch_lanes))"; else sel="\$1 < $((lanes - torch_lanes))"; fi
+    note "$lane_kind clients: $(awk "$sel" "$out/cycles.txt" | wc -l) cycles, $(awk "$sel && (\$4 == \"failed\" || \$4 == \"not-ready\")" "$out/cycles.txt" | wc -l) failed"
+done
 note "median ms to ready: $(awk '$6 >= 0 {print $6}' "$out/cycles.txt" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
 "$gp" mps status | tee -a "$summary"
 # Fatal errors the server reported during the soak. NVIDIA documents no log grammar; these are the
@@ -130,26 +140,32 @@ failed=$(awk '$4 == "failed" || $4 == "not-ready"' "$out/cycles.txt" | wc -l)
 check "no client failed or stayed unready during the soak" [ "$failed" -eq 0 ]
 check "no fatal error in the server log during the soak" [ "${fatal_soak:-0}" -eq 0 ]
 
-echo "== 2. one deliberate fatal error (an out-of-bounds write) beside two working clients"
-start_client partitioned 1 "$out/fault-worker-partitioned.txt" --seconds 10; started+=("$client_pid"); wp=$client_pid
-start_client unpartitioned 2 "$out/fault-worker-plain.txt" --seconds 10; started+=("$client_pid"); wu=$client_pid
-wait_for_line "$out/fault-worker-partitioned.txt" "^ready" 20 "$wp"
-wait_for_line "$out/fault-worker-plain.txt" "^ready" 20 "$wu"
-note "workers: partitioned $wp, unpartitioned $wu"
-date -u +%FT%T.%NZ > "$out/fault-time.txt"
-start_client unpartitioned 3 "$out/fault-client.txt" --fault; started+=("$client_pid"); fc=$client_pid
-wait "$fc"; fault_rc=$?
-note "faulting client $fc exit $fault_rc: $(tr '\n' ' ' < "$out/fault-client.txt")"
-wait "$wp"; wp_rc=$?
-wait "$wu"; wu_rc=$?
-note "partitioned worker $wp exit $wp_rc: $(tr '\n' ' ' < "$out/fault-worker-partitioned.txt")"
-note "unpartitioned worker $wu exit $wu_rc: $(tr '\n' ' ' < "$out/fault-worker-plain.txt")"
-"$gp" mps status | tee -a "$summary"
-start_client partitioned 4 "$out/after-fault.txt" --seconds 1; started+=("$client_pid")
-wait "$client_pid"; after_rc=$?
-note "a new client after the fault: exit $after_rc: $(tr '\n' ' ' < "$out/after-fault.txt")"
-"$gp" mps status | tee -a "$summary"
-check "the faulting client saw its error (exit 4)" [ "$fault_rc" -eq 4 ]
+# fault_round N KIND: two workers (one partitioned, one not) run while a KIND client writes out of bounds;
+# how each ends, and whether a new client can connect afterwards, goes to the summary.
+fault_round() {
+    local n=$1 kind=$2 wp wu fc fault_rc wp_rc wu_rc after_rc
+    start_client partitioned 1 "$out/fault$n-worker-partitioned.txt" --seconds 10; started+=("$client_pid"); wp=$client_pid
+    start_client unpartitioned 2 "$out/fault$n-worker-plain.txt" --seconds 10; started+=("$client_pid"); wu=$client_pid
+    wait_for_line "$out/fault$n-worker-partitioned.txt" "^ready" 20 "$wp"
+    wait_for_line "$out/fault$n-worker-plain.txt" "^ready" 20 "$wu"
+    note "fault round $n: workers partitioned $wp, unpartitioned $wu; the $kind client writes out of bounds at $(date -u +%FT%T.%NZ)"
+    start_client "$kind" 3 "$out/fault$n-client.txt" --fault; started+=("$client_pid"); fc=$client_pid
+    wait "$fc"; fault_rc=$?
+    note "faulting $kind client $fc exit $fault_rc: $(tr '\n' ' ' < "$out/fault$n-client.txt")"
+    wait "$wp"; wp_rc=$?
+    wait "$wu"; wu_rc=$?
+    note "partitioned worker $wp exit $wp_rc: $(tr '\n' ' ' < "$out/fault$n-worker-partitioned.txt")"
+    note "unpartitioned worker $wu exit $wu_rc: $(tr '\n' ' ' < "$out/fault$n-worker-plain.txt")"
+    "$gp" mps status | tee -a "$summary"
+    start_client partitioned 4 "$out/fault$n-after.txt" --seconds 1; started+=("$client_pid")
+    wait "$client_pid"; after_rc=$?
+    note "a new client after the fault: exit $after_rc: $(tr '\n' ' ' < "$out/fault$n-after.txt")"
+    check "fault round $n: the faulting client saw its error (exit 4)" [ "$fault_rc" -eq 4 ]
+    check "fault round $n: a new client runs once the faulted ones are gone" [ "$after_rc" -eq 0 ]
+}
+echo "== 2. deliberate fatal errors (an out-of-bounds write) beside two working clients"
+fault_round 1 unpartitioned
+fault_round 2 partitioned
 cp "$CUDA_MPS_LOG_DIRECTORY"/*.log "$out/" 2> /dev/null
 grep -iE "fatal|exception|fault|xid|error" "$out/server.log" > "$out/server-errors.txt" 2> /dev/null
 note "server log lines naming an error after phase 2: $(wc -l < "$out/server-errors.txt")"
