@@ -70,7 +70,7 @@ start_client() {
     client_pid=$!
 }
 # lane LANE: the cycles of one lane, one line each in $work/lane-LANE:
-#   <lane> <cycle> <kind> killed|clean|failed|not-ready <exit status> <ms from start to ready>
+#   <lane> <cycle> <kind> killed|clean|failed|not-ready <exit status> <ms from start to ready> <pid>
 lane() {
     local lane=$1 c=0 kind output t0 ready_ms rc outcome
     local deadline=$((SECONDS + soak_seconds)) per_lane=$(( (2 * cycles + lanes - 1) / lanes ))
@@ -98,7 +98,7 @@ lane() {
                 outcome=not-ready
             fi
         fi
-        echo "$lane $c $kind $outcome $rc $ready_ms" >> "$work/lane-$lane"
+        echo "$lane $c $kind $outcome $rc $ready_ms $client_pid" >> "$work/lane-$lane"
         if [ "$outcome" = failed ] || [ "$outcome" = not-ready ]; then cp "$output" "$out/failed-$lane-$c.txt"; fi
         rm -f "$output"
         c=$((c + 1))
