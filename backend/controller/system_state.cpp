@@ -3,9 +3,14 @@
 #include <grp.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "model/user_error.hpp"
 #include "platform/mps_control.hpp"
+#include "platform/mps_log.hpp"
 
 namespace gpupart {
 
@@ -23,6 +28,27 @@ bool in_group(const std::string& group) {
         if (groups[static_cast<std::size_t>(i)] == found->gr_gid) return true;
     return false;
 }
+
+namespace {
+
+// The running daemon's fatal errors from its logs. A log gpupart cannot read (not there, a FIFO, no
+// permission) is said in the state, never taken for "no error".
+void gather_mps_log(SystemState& state) {
+    state.mps_log_directory = mps_log_directory();
+    std::error_code error;
+    if (!std::filesystem::exists(state.mps_log_directory + "/control.log", error)) {
+        state.mps_log_problem = fmt::format("no control.log in {}; set CUDA_MPS_LOG_DIRECTORY to the MPS daemon's "
+                                            "log directory", one_line(state.mps_log_directory));
+        return;
+    }
+    try {
+        state.mps_fatal_errors = read_mps_fatal_errors(state.mps_log_directory);
+    } catch (const UserError& e) {
+        state.mps_log_problem = e.what();
+    }
+}
+
+}  // namespace
 
 SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::string& admin_group) {
     SystemState state;
@@ -46,6 +72,7 @@ SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::st
     const MpsState mps = mps_status();
     state.mps_running = mps.control_running;
     state.mps_static_partitioning = mps.static_partitioning;
+    if (mps.control_running) gather_mps_log(state);
     state.caller_uid = ::geteuid();
     state.caller_admin = state.caller_uid == 0 || in_group(admin_group);
     return state;

@@ -150,6 +150,7 @@ fault_round() {
     wait_for_line "$out/fault$n-worker-plain.txt" "^ready" 20 "$wu"
     note "fault round $n: workers partitioned $wp, unpartitioned $wu; the $kind client writes out of bounds at $(date -u +%FT%T.%NZ)"
     start_client "$kind" 3 "$out/fault$n-client.txt" --fault; started+=("$client_pid"); fc=$client_pid
+    faulted+=("$fc" "$wp" "$wu")
     wait "$fc"; fault_rc=$?
     note "faulting $kind client $fc exit $fault_rc: $(tr '\n' ' ' < "$out/fault$n-client.txt")"
     wait "$wp"; wp_rc=$?
@@ -164,8 +165,21 @@ fault_round() {
     check "fault round $n: a new client runs once the faulted ones are gone" [ "$after_rc" -eq 0 ]
 }
 echo "== 2. deliberate fatal errors (an out-of-bounds write) beside two working clients"
+faulted=()
 fault_round 1 unpartitioned
 fault_round 2 partitioned
+
+echo "== 3. gpupart shows the fatal errors (check, check --json, top) while the daemon runs"
+"$gp" check "${snap[@]}" > "$out/check.txt" 2>&1
+"$gp" check --json "${snap[@]}" > "$out/check.json" 2>&1
+"$gp" top --batch -n 1 --size 250x60 "${snap[@]}" > "$out/top.txt" 2>&1
+grep "fatal" "$out/check.txt" "$out/top.txt"
+check "gpupart check shows a fatal MPS error per fault round" [ "$(grep -c "^error: MPS server .* had a fatal GPU error" "$out/check.txt")" -ge 2 ]
+for pid in "${faulted[@]}"; do
+    check "gpupart check names torn-down client $pid" grep -qE "tore down clients? [0-9, ]*\b$pid\b" "$out/check.txt"
+done
+check "gpupart check --json has the finding id mps-fatal-error" grep -q '"id": "mps-fatal-error"' "$out/check.json"
+check "gpupart top shows the fatal MPS error" grep -q "fatal GPU error" "$out/top.txt"
 cp "$CUDA_MPS_LOG_DIRECTORY"/*.log "$out/" 2> /dev/null
 grep -iE "fatal|exception|fault|xid|error" "$out/server.log" > "$out/server-errors.txt" 2> /dev/null
 note "server log lines naming an error after phase 2: $(wc -l < "$out/server-errors.txt")"
