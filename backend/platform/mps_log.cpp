@@ -81,15 +81,17 @@ bool all_digits(std::string_view text) {
     return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-void add_client(MpsFatalError& error, int pid) {
-    const auto at = std::lower_bound(error.clients.begin(), error.clients.end(), pid);
-    if (at == error.clients.end() || *at != pid) error.clients.insert(at, pid);
+void add_sorted(std::vector<int>& pids, int pid) {
+    const auto at = std::lower_bound(pids.begin(), pids.end(), pid);
+    if (at == pids.end() || *at != pid) pids.insert(at, pid);
 }
+void add_client(MpsFatalError& error, int pid) { add_sorted(error.clients, pid); }
 
 // What a server writes while it handles one fatal error, as recorded on the H100 with driver 580
 // (tests/fixtures/mps-log/server-fault-*.log): the first line names one client (in the recordings
 // not the one whose kernel faulted), the next ones every client torn down, the devices reset and the
-// processes left with a sticky error, each pid or device on a line of its own after its heading.
+// processes left with a sticky error, each pid or device on a line of its own after its heading; until it
+// creates its context again it refuses new clients (tests/fixtures/mps-log/server-fault-refused-client.log).
 enum class ListHeading { none, devices, sticky };
 
 }  // namespace
@@ -115,7 +117,10 @@ std::vector<MpsFatalError> find_mps_fatal_errors(std::string_view control_log, s
         const std::string_view message = line.message;
         const auto current = std::find_if(open.begin(), open.end(), [&](const auto& o) { return o.first == line.pid; });
         if (ends_with(message, "encountered a fatal GPU error.")) {
-            MpsFatalError error{line.time, line.pid, {}, line.message, {}};
+            MpsFatalError error;
+            error.time = line.time;
+            error.server_pid = line.pid;
+            error.what = line.message;
             if (const auto pid = number_after(message, "PID: ")) {
                 error.reported_client = *pid;
                 add_client(error, *pid);
@@ -145,6 +150,8 @@ std::vector<MpsFatalError> find_mps_fatal_errors(std::string_view control_log, s
                 const auto pid = starts_with(message, "All clients") ? number_after(message, "process ")
                                                                      : number_after(message, "PID: ");
                 if (pid) add_client(error, *pid);
+            } else if (starts_with(message, "Server teardown in progress. Refusing to accept new client")) {
+                if (const auto pid = number_after(message, "PID: ")) add_sorted(error.refused, *pid);
             } else if (starts_with(message, "Creating server context")) {
                 open.erase(current);  // the server took clients again: this error is fully described
             }

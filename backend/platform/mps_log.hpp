@@ -31,6 +31,7 @@ struct MpsFatalError {
     std::string what;                // the first fatal line's message (printable)
     std::vector<int> devices_reset;  // as the server numbers them
     int reported_client = 0;         // the client the first line names (not necessarily the one that faulted)
+    std::vector<int> refused;        // clients refused while the server tore the others down: sorted, distinct
 };
 
 // The fatal errors of the server instances started since the control daemon last started (older ones

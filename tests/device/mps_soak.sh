@@ -7,8 +7,8 @@
 # Under `gpupart mps start`, LANES (default 6) lanes each start a gpupart-dev-mpsclient, wait until its first
 # kernel completed, let it work 0-300 ms more and SIGKILL it, CYCLES (default 200) times in all per kind:
 # partitioned (`gpupart run --tpcs gpc<lane>`) and unpartitioned (no shim) clients alternate in every lane,
-# so both kinds run beside each other and the counts are equal. Every 25th cycle of a lane runs a client to
-# its end instead, which must exit 0. SOAK_TORCH_LANES=N: the last N lanes run PyTorch clients
+# so both kinds run beside each other and the counts are equal. Every 25th cycle of a lane (SOAK_CLEAN_EVERY;
+# 1: every cycle, no kills) runs a client to its end instead (--seconds 1), which must exit 0. SOAK_TORCH_LANES=N: the last N lanes run PyTorch clients
 # (mps_torch_client.py) instead, as in the incident of issue 15. SOAK_SECONDS (default 200) bounds the soak: lanes stop starting
 # cycles after it, and the summary says how many ran. Then phase 2, twice (the faulting client unpartitioned,
 # then partitioned): two workers (one partitioned) run while
@@ -25,6 +25,7 @@ cycles=${3:-200}
 lanes=${4:-6}
 soak_seconds=${SOAK_SECONDS:-200}
 torch_lanes=${SOAK_TORCH_LANES:-0}
+clean_every=${SOAK_CLEAN_EVERY:-25}
 here=$(cd "$(dirname "$0")" && pwd)
 export CUDA_MPS_PIPE_DIRECTORY=/tmp/gpupart-mpssoak-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/gpupart-mpssoak-log
 rm -rf "$CUDA_MPS_LOG_DIRECTORY"
@@ -78,7 +79,7 @@ lane() {
         if [ $(((lane + c) % 2)) -eq 0 ]; then kind=partitioned; else kind=unpartitioned; fi
         output=$work/client-$lane-$c.txt
         t0=$(date +%s%N)
-        if [ $((c % 25)) -eq 24 ]; then
+        if [ $((c % clean_every)) -eq $((clean_every - 1)) ]; then
             start_client "$kind" "$lane" "$output" --seconds 1
             wait "$client_pid"; rc=$?
             if [ "$rc" -eq 0 ]; then outcome=clean; else outcome=failed; fi

@@ -117,3 +117,11 @@ TEST(MpsLog, ReadsBothLogsOfADirectory) {
     ASSERT_EQ(errors.size(), 1u);
     EXPECT_EQ(errors[0].clients.size(), 3u);
 }
+
+TEST(MpsLog, ClientsRefusedWhileTheServerTearsDown) {
+    const auto errors = find_mps_fatal_errors(fixture("control-start.log"), fixture("server-fault-refused-client.log"));
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_EQ(errors[0].time, "2026-11-23 16:55:08.085");
+    EXPECT_EQ(errors[0].clients, std::vector<int>{19053});
+    EXPECT_EQ(errors[0].refused, std::vector<int>{19068});
+}
