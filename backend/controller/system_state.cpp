@@ -31,9 +31,9 @@ bool in_group(const std::string& group) {
 
 namespace {
 
-// The running daemon's fatal errors from its logs. A log gpupart cannot read (not there, a FIFO, no
+// The running server's fatal errors from the daemon's logs. A log gpupart cannot read (not there, a FIFO, no
 // permission) is said in the state, never taken for "no error".
-void gather_mps_log(SystemState& state) {
+void gather_mps_log(SystemState& state, const std::vector<int>& server_pids) {
     state.mps_log_directory = mps_log_directory();
     std::error_code error;
     if (!std::filesystem::exists(state.mps_log_directory + "/control.log", error)) {
@@ -42,7 +42,7 @@ void gather_mps_log(SystemState& state) {
         return;
     }
     try {
-        state.mps_fatal_errors = read_mps_fatal_errors(state.mps_log_directory);
+        state.mps_fatal_errors = of_servers(read_mps_fatal_errors(state.mps_log_directory), server_pids);
     } catch (const UserError& e) {
         state.mps_log_problem = e.what();
     }
@@ -72,7 +72,7 @@ SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::st
     const MpsState mps = mps_status();
     state.mps_running = mps.control_running;
     state.mps_static_partitioning = mps.static_partitioning;
-    if (mps.control_running) gather_mps_log(state);
+    if (mps.control_running) gather_mps_log(state, mps.server_pids);
     state.caller_uid = ::geteuid();
     state.caller_admin = state.caller_uid == 0 || in_group(admin_group);
     return state;

@@ -30,7 +30,7 @@ struct SystemState {
     std::vector<ProcessState> processes;  // registered, alive
     bool mps_running = false;
     bool mps_static_partitioning = false;
-    std::vector<MpsFatalError> mps_fatal_errors;  // of the running MPS control daemon, oldest first
+    std::vector<MpsFatalError> mps_fatal_errors;  // of the running MPS server, oldest first
     std::string mps_log_directory;                // where they were looked for
     std::string mps_log_problem;                  // why the MPS logs could not be read; empty when they were
     unsigned caller_uid = 0;

@@ -160,6 +160,13 @@ std::vector<MpsFatalError> find_mps_fatal_errors(std::string_view control_log, s
     return errors;
 }
 
+std::vector<MpsFatalError> of_servers(std::vector<MpsFatalError> errors, const std::vector<int>& server_pids) {
+    std::erase_if(errors, [&](const MpsFatalError& e) {
+        return std::find(server_pids.begin(), server_pids.end(), e.server_pid) == server_pids.end();
+    });
+    return errors;
+}
+
 std::string mps_log_directory() {
     const char* env = std::getenv("CUDA_MPS_LOG_DIRECTORY");
     return env != nullptr && env[0] != '\0' ? env : "/tmp/nvidia-mps-log";

@@ -49,6 +49,11 @@ std::string read_mps_log_tail(const std::string& path, std::size_t max_bytes = k
 // Both logs of `directory`, read and searched.
 std::vector<MpsFatalError> read_mps_fatal_errors(const std::string& directory);
 
+// The errors of the servers running now (get_server_list). The control log's start line can be out of the
+// tail read (every `get_server_list` adds five lines to it, and `top` asks once a second), and server.log
+// keeps the lines of earlier daemons: the server pid is what ties an error to the server that runs.
+std::vector<MpsFatalError> of_servers(std::vector<MpsFatalError> errors, const std::vector<int>& server_pids);
+
 // `text` with every byte outside printable ASCII written as \xNN (\n \r \t by name): nothing in it can
 // move a cursor or set a terminal's title.
 std::string mps_printable(std::string_view text);

@@ -94,6 +94,13 @@ TEST(MpsLog, ErrorsBeforeTheDaemonLastStartedAreHistory) {
     EXPECT_EQ(find_mps_fatal_errors("", fixture("server-fault-three-clients.log")).size(), 1u);
 }
 
+TEST(MpsLog, OnlyTheRunningServersErrorsCount) {
+    const auto errors = find_mps_fatal_errors("", fixture("server-fault-three-clients.log"));
+    EXPECT_EQ(of_servers(errors, {486}).size(), 1u);
+    EXPECT_TRUE(of_servers(errors, {487}).empty());
+    EXPECT_TRUE(of_servers(errors, {}).empty());
+}
+
 TEST(MpsLog, ReadsBoundedTailsFromALineStart) {
     ScratchDir dir;
     dir.write("server.log", "[2026-11-23 16:00:00.000 Server 1] first line that is long\n"
