@@ -15,6 +15,7 @@
 #include "model/mask_resolve.hpp"
 #include "model/user_error.hpp"
 #include "controller/controller.hpp"
+#include "controller/mps_findings.hpp"
 #include "registry/registry.hpp"
 #include "registry/registry_layout.h"
 #include "registry/registry_slot.h"
@@ -57,7 +58,7 @@ Command add_run_command(CLI::App& app) {
                 std::vector<Finding> findings = check_change(controller.state(), start);
                 // Starting processes one by one leaves TPCs idle until the last one: no warning for that here.
                 for (const Finding& finding : check_result(with_new))
-                    if (finding.id != "idle-tpcs") findings.push_back(finding);
+                    if (finding.id != "idle-tpcs" && belongs_in_plan(finding)) findings.push_back(finding);
                 std::erase_if(findings, [](const Finding& f) { return f.id == "no-change"; });
                 if (options->dry_run) {
                     fmt::print("would start {} on TPCs {} ({} TPCs, {} SMs)\n", start.command, resolved.mask.to_list(),

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "controller/mps_findings.hpp"
 #include "model/gpu_queries.hpp"
 #include "model/user_error.hpp"
 #include "platform/user_names.hpp"
@@ -155,6 +156,8 @@ std::vector<Finding> check_result(const SystemState& after) {
         findings.push_back(warning("mps-static-partitioning", "HARDWARE.md section 2",
                                    "MPS static SM partitioning is active: MPS binds each client to its own SMs (chunks of 8), "
                                    "and gpupart's masks can only narrow a client within them"));
+    const auto mps = mps_findings(after);
+    findings.insert(findings.end(), mps.begin(), mps.end());
     if (processes.size() > 1)
         for (const auto& pair : shared_copy_engines(after.gpu))
             findings.push_back(warning("shared-copy-engines", "seed 003 R8",
@@ -169,8 +172,8 @@ std::vector<Finding> check_plan(const SystemState& state, const std::vector<Plan
         auto more = check_change(state, change);
         findings.insert(findings.end(), more.begin(), more.end());
     }
-    auto result = check_result(state_after(state, changes));
-    findings.insert(findings.end(), result.begin(), result.end());
+    for (Finding& finding : check_result(state_after(state, changes)))
+        if (belongs_in_plan(finding)) findings.push_back(std::move(finding));
     return findings;
 }
 

@@ -7,9 +7,12 @@
 #include <filesystem>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "model/pid.hpp"
 #include "model/user_error.hpp"
 #include "platform/mps_control.hpp"
+#include "platform/mps_log.hpp"
 
 namespace gpupart {
 
@@ -50,6 +53,23 @@ std::optional<UnreadableSlot> unreadable_slot(const RegistryEntry& entry) {
     return slot;
 }
 
+// The running server's fatal errors from the daemon's logs. A log gpupart cannot read (not there, a FIFO, no
+// permission) is said in the state, never taken for "no error".
+void gather_mps_log(SystemState& state, const std::vector<int>& server_pids) {
+    state.mps_log_directory = mps_log_directory();
+    std::error_code error;
+    if (!std::filesystem::exists(state.mps_log_directory + "/control.log", error)) {
+        state.mps_log_problem = fmt::format("no control.log in {}; set CUDA_MPS_LOG_DIRECTORY to the MPS daemon's "
+                                            "log directory", one_line(state.mps_log_directory));
+        return;
+    }
+    try {
+        state.mps_fatal_errors = of_servers(read_mps_fatal_errors(state.mps_log_directory), server_pids);
+    } catch (const UserError& e) {
+        state.mps_log_problem = e.what();
+    }
+}
+
 }  // namespace
 
 SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::string& admin_group) {
@@ -78,6 +98,7 @@ SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::st
     const MpsState mps = mps_status();
     state.mps_running = mps.control_running;
     state.mps_static_partitioning = mps.static_partitioning;
+    if (mps.control_running) gather_mps_log(state, mps.server_pids);
     state.caller_uid = ::geteuid();
     state.caller_admin = state.caller_uid == 0 || in_group(admin_group);
     return state;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/gpu.hpp"
+#include "platform/mps_log.hpp"
 #include "registry/graph_status.hpp"
 #include "registry/registry.hpp"
 
@@ -38,6 +39,9 @@ struct SystemState {
     std::vector<UnreadableSlot> unreadable;  // those of live processes, or of a process the name does not tell
     bool mps_running = false;
     bool mps_static_partitioning = false;
+    std::vector<MpsFatalError> mps_fatal_errors;  // of the running MPS server, oldest first
+    std::string mps_log_directory;                // where they were looked for
+    std::string mps_log_problem;                  // why the MPS logs could not be read; empty when they were
     unsigned caller_uid = 0;
     bool caller_admin = false;  // root, or in the registry's admin group
 };

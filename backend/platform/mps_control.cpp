@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
+#include "platform/mps_log.hpp"
 #include "platform/proc_file.hpp"
 
 extern char** environ;
@@ -159,8 +160,7 @@ std::string mps_start() {
     const MpsState before = mps_status();
     if (before.control_running) return "MPS is already " + before.detail;
     const std::string pipe = mps_pipe_directory();
-    const char* log_env = std::getenv("CUDA_MPS_LOG_DIRECTORY");
-    const std::string log = log_env != nullptr && log_env[0] != '\0' ? log_env : "/tmp/nvidia-mps-log";
+    const std::string log = mps_log_directory();  // where gpupart looks for fatal errors (mps_log.hpp)
     std::error_code ignored;
     std::filesystem::create_directories(pipe, ignored);
     std::filesystem::create_directories(log, ignored);

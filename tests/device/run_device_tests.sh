@@ -35,6 +35,9 @@ for line in open(path):
 sys.exit(0 if ok and seen == last - first + 1 else 1)
 PY
 }
+# The slot files of every user (layout 3: $GPUPART_REGISTRY_DIR/u<uid>/<pid>-<start>.slot); the user directories
+# and the rules tables stay, so listing the root is not enough.
+slots() { find "$GPUPART_REGISTRY_DIR" -name '*.slot' 2>/dev/null; }
 wait_for_line() { for _ in $(seq 1 300); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done; return 1; }
 
 nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader | tee "$out/gpu.txt"
@@ -46,7 +49,7 @@ check "unmasked run reaches all 132 SMs" grep -q "launch 1 sms 132 " "$out/unmas
 "$gp" run --tpcs gpc1 "${snap[@]}" -- "$bin/gpupart-dev-smid" --blocks 4224 --launches 5 > "$out/run-gpc1.txt" 2>&1
 cat "$out/run-gpc1.txt"
 check "gpupart run --tpcs gpc1: every launch on exactly gpc1's 16 SMs" launches_on "$out/run-gpc1.txt" 0 4 "$gpc1"
-check "the process removed its slot at exit" [ -z "$(ls "$GPUPART_REGISTRY_DIR" 2>/dev/null)" ]
+check "the process removed its slot at exit" [ -z "$(slots)" ]
 
 echo "== 2. gpupart set moves a running process at its next launch"
 resume=$out/resume
@@ -81,7 +84,7 @@ echo "== 4. a CUDA-free program under the shim is untouched"
 cat "$out/nocuda.txt"
 check "CUDA-free program exits 0 with its output" [ "$rc" -eq 0 ]
 check "CUDA-free program computed its result" grep -q "ok 500000500000" "$out/nocuda.txt"
-check "CUDA-free program registered nothing" [ -z "$(ls "$GPUPART_REGISTRY_DIR" 2>/dev/null)" ]
+check "CUDA-free program registered nothing" [ -z "$(slots)" ]
 
 echo "== 5. under MPS, disjoint partitions run side by side and each is confined (checked by timing)"
 half_a="0-3,9-16,18-25,27-34,36-40"; half_b="41-43,45-52,54-71,75,78,81,83"  # as gpupart prints it (gpc6 and gpc7 are contiguous)
@@ -167,5 +170,26 @@ check "client B was listed with half B" grep -qF -- " $half_b " "$out/profile-li
 echo "== 8. the RM-control reader and the live topology (rm_reader_tests.sh)"
 "$(dirname "$0")/rm_reader_tests.sh" "$1" "$out/rm-reader" "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | awk '{print tolower($2)}')"
 check "RM reader device tests pass" [ $? -eq 0 ]
+
+echo "== 9. issue 15 class 2 on the real driver: a process whose slot is truncated mid-run keeps running and keeps its mask"
+resume=$out/resume-truncate; rm -f "$resume"
+"$gp" run --tpcs gpc1 "${snap[@]}" -- "$bin/gpupart-dev-smid" --blocks 4224 --launches 6 --pause-after 3 --resume-file "$resume" > "$out/truncate.txt" 2> "$out/truncate.err" &
+started+=($!)
+wait_for_line "$out/truncate.txt" PAUSED
+pid=$(awk '/^pid /{print $2}' "$out/truncate.txt")
+slot=$(find "$GPUPART_REGISTRY_DIR" -name "$pid-*.slot")
+echo "truncating $slot"
+truncate -s 0 "$slot"
+"$gp" list > "$out/truncate-list.txt" 2>&1; list_rc=$?
+"$gp" set "$pid" gpc6 "${snap[@]}" > "$out/truncate-set.txt" 2>&1; set_rc=$?
+touch "$resume"; wait "${started[-1]}"; rc=$?
+cat "$out/truncate.txt" "$out/truncate.err" "$out/truncate-list.txt" "$out/truncate-set.txt"
+check "the process with a truncated slot exits 0 (no SIGBUS)" [ "$rc" -eq 0 ]
+check "it ran all its launches" grep -q "^launch 5 " "$out/truncate.txt"
+check "launches before the truncation ran on gpc1" launches_on "$out/truncate.txt" 0 2 "$gpc1"
+check "launches after the truncation still ran on gpc1 (mask kept)" launches_on "$out/truncate.txt" 3 5 "$gpc1"
+check "the shim said so on stderr, once" [ "$(grep -c "registry slot was truncated" "$out/truncate.err")" -eq 1 ]
+check "gpupart list survived the truncated slot" [ "$list_rc" -le 1 ]
+check "gpupart set refused the truncated slot in one line" [ "$set_rc" -ne 0 -a "$(wc -l < "$out/truncate-set.txt")" -eq 1 ]
 
 checks_summary "device tests"
