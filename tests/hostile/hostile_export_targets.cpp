@@ -21,13 +21,6 @@ namespace {
 
 const std::string kVictimText = "the victim's own content\n";
 
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 int line_count(const std::string& text) {
     int lines = 0;
     for (char c : text) lines += c == '\n';

@@ -28,6 +28,18 @@ std::string make_root(const ScratchDir& scratch, mode_t mode = 01777) {
     return root;
 }
 
+// A demo worker (it registers as the shim does) running as `user` until killed.
+pid_t start_worker_as(const TestUser& user, const std::vector<std::string>& env) {
+    const pid_t worker = ::fork();
+    if (worker == 0) {
+        for (const auto& entry : env) ::putenv(const_cast<char*>(entry.c_str()));
+        if (::setgid(user.gid) != 0 || ::setuid(user.uid) != 0) ::_exit(125);
+        ::execl(GPUPART_DEMO_WORKER, GPUPART_DEMO_WORKER, user.name.c_str(), "0xf", "0xff", "60", "50", nullptr);
+        ::_exit(127);
+    }
+    return worker;
+}
+
 TEST(HostileRegistryDirs, ARootThatIsASymlinkIsRefusedAndNothingInItsTargetIsCollected) {
     ScratchDir scratch;
     const std::string target = scratch / "elsewhere";
@@ -82,13 +94,7 @@ TEST(HostileRegistryDirs, AnotherMemberOfTheOwnersGroupCannotWriteTruncateOrRemo
     const std::string root = make_root(scratch);
     const auto env = env_for(root, scratch);
     // Alice's worker, running until killed.
-    const pid_t worker = ::fork();
-    if (worker == 0) {
-        for (const auto& entry : env) ::putenv(const_cast<char*>(entry.c_str()));
-        if (::setgid(alice.gid) != 0 || ::setuid(alice.uid) != 0) ::_exit(125);
-        ::execl(GPUPART_DEMO_WORKER, GPUPART_DEMO_WORKER, "alice", "0xf", "0xff", "60", "50", nullptr);
-        ::_exit(127);
-    }
+    const pid_t worker = start_worker_as(alice, env);
     std::string slot;
     for (int i = 0; i < 300 && slot.empty(); ++i) {
         const std::string dir = root + "/u" + std::to_string(alice.uid);
@@ -134,13 +140,7 @@ TEST(HostileRegistryDirs, ASquattedUserDirectoryBlocksNothing) {
     ASSERT_EQ(::mkdir(squatted.c_str(), 0777), 0);
     ASSERT_EQ(::chown(squatted.c_str(), mallory.uid, mallory.gid), 0);
     const auto env = env_for(root, scratch);
-    const pid_t worker = ::fork();
-    if (worker == 0) {
-        for (const auto& entry : env) ::putenv(const_cast<char*>(entry.c_str()));
-        if (::setgid(alice.gid) != 0 || ::setuid(alice.uid) != 0) ::_exit(125);
-        ::execl(GPUPART_DEMO_WORKER, GPUPART_DEMO_WORKER, "alice", "0xf", "0xff", "60", "50", nullptr);
-        ::_exit(127);
-    }
+    const pid_t worker = start_worker_as(alice, env);
     std::optional<SlotRecord> seen;
     std::vector<RegistryEntry> entries;
     for (int i = 0; i < 300 && !seen; ++i) {

@@ -29,6 +29,9 @@ struct TestUser {
 
 bool is_root();
 
+// The whole content of a file ("" when it cannot be read): what a victim's file holds after an attack.
+std::string slurp(const std::string& path);
+
 struct Outcome {
     bool timed_out = false;
     int exit_code = -1;  // -1: killed by a signal (see signal)

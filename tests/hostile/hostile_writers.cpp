@@ -24,13 +24,6 @@ namespace {
 
 const std::string kVictimText = "the victim's own content\n";
 
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 // A victim file and a symlink to it at `planted`: what another user leaves in a shared directory.
 std::string plant(const ScratchDir& scratch, const std::string& planted) {
     const std::string victim = scratch / "victim";
