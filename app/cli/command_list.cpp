@@ -9,6 +9,9 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "model/user_error.hpp"
+#include "controller/finding.hpp"
+#include "controller/mps_findings.hpp"
+#include "controller/system_state.hpp"
 #include "platform/mps_control.hpp"
 #include "platform/user_names.hpp"
 #include "registry/graph_status.hpp"
@@ -86,9 +89,15 @@ Command add_list_command(CLI::App& app) {
                 const int reclaimed = options->keep ? 0 : registry.collect_garbage();
                 const auto entries = registry.list();
                 const MpsState mps = mps_status();
+                // A fatal MPS error took every client of the server down, partitioned or not: say it here too.
+                SystemState mps_state;
+                mps_state.mps_running = mps.control_running;
+                if (mps.control_running) gather_mps_log(mps_state, mps.server_pids);
+                const std::vector<Finding> mps_problems = mps_findings(mps_state);
                 if (options->json) {
                     Json out{{"registry", registry.directory()}, {"reclaimed_exited_slots", reclaimed},
-                             {"mps", Json{{"running", mps.control_running}, {"detail", mps.detail}}}};
+                             {"mps", Json{{"running", mps.control_running}, {"detail", mps.detail},
+                                          {"findings", findings_json(mps_problems)}}}};
                     out["processes"] = Json::array();
                     for (const auto& entry : entries) out["processes"].push_back(entry_json(entry));
                     fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
@@ -96,6 +105,7 @@ Command add_list_command(CLI::App& app) {
                 }
                 fmt::print("registry {} · MPS {}{}\n", registry.directory(), mps.detail,
                            reclaimed ? fmt::format(" · reclaimed {} exited slot{}", reclaimed, reclaimed == 1 ? "" : "s") : "");
+                for (const Finding& finding : mps_problems) fmt::print("{}\n", one_line(finding_line(finding)));
                 if (entries.empty()) {
                     // Not "no process" alone when the registry is not there at all: say which it is.
                     fmt::print("no partitioned process{} (start one with `gpupart run --tpcs EXPR -- CMD`)\n",

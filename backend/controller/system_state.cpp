@@ -53,6 +53,8 @@ std::optional<UnreadableSlot> unreadable_slot(const RegistryEntry& entry) {
     return slot;
 }
 
+}  // namespace
+
 // The running server's fatal errors from the daemon's logs. A log gpupart cannot read (not there, a FIFO, no
 // permission) is said in the state, never taken for "no error".
 void gather_mps_log(SystemState& state, const std::vector<int>& server_pids) {
@@ -69,8 +71,6 @@ void gather_mps_log(SystemState& state, const std::vector<int>& server_pids) {
         state.mps_log_problem = e.what();
     }
 }
-
-}  // namespace
 
 SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::string& admin_group) {
     SystemState state;
