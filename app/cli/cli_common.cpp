@@ -75,6 +75,11 @@ std::string find_probe_program() {
     return find_helper(running_executable(), "gpupart-probe", "GPUPART_PROBE").string();
 }
 
+bool no_color_requested() {
+    const char* value = std::getenv("NO_COLOR");
+    return value != nullptr && *value != '\0';
+}
+
 void print_partition_notes(const ResolvedMask& resolved) {
     for (const auto& note : resolved.notes) fmt::print(stderr, "gpupart: {}\n", note);
 }

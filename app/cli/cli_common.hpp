@@ -51,6 +51,10 @@ std::string find_shim();
 // gpupart-probe, installed or in the build tree ($GPUPART_PROBE overrides); throws UserError when missing.
 std::string find_probe_program();
 
+// https://no-color.org: NO_COLOR set to anything but "" asks for no colour. gpupart emits colour only in
+// `gpupart top` (curses); with NO_COLOR it starts as with -C (attributes only: bold, reverse, dim).
+bool no_color_requested();
+
 // What a partitioning command tells the user about its mask on stderr: dropped holes and how a count
 // was placed (notes about the topology itself are left to `gpupart mask parse`).
 void print_partition_notes(const ResolvedMask& resolved);

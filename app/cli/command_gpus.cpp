@@ -1,11 +1,13 @@
 // gpupart gpus: the GPUs of the snapshot shown (this machine's, read live, or a recording), each with
 // what every source said about it.
 #include <memory>
+#include <type_traits>
 
 #include <fmt/format.h>
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "csv_output.hpp"
 #include "model/gpu_queries.hpp"
 #include "report/fact_text.hpp"
 #include "report/topology_text.hpp"
@@ -63,21 +65,53 @@ std::string gpus_text(const ChosenSnapshot& chosen) {
     return out;
 }
 
+template <typename T>
+std::string csv_text(const Fact<T>& fact) {
+    if (!fact.known()) return "";  // unknown: an empty field, as null in --json
+    if constexpr (std::is_same_v<T, bool>) return *fact.value ? "yes" : "no";
+    else return fmt::format("{}", *fact.value);
+}
+
+const std::vector<CsvColumn<Gpu>>& gpu_columns() {
+    using G = const Gpu&;
+    static const std::vector<CsvColumn<Gpu>> columns = {
+        {"index", [](G g) { return std::to_string(g.index); }},
+        {"name", [](G g) { return csv_text(g.name); }},
+        {"pci_bus_id", [](G g) { return csv_text(g.pci_bus_id); }},
+        {"uuid", [](G g) { return csv_text(g.uuid); }},
+        {"architecture", [](G g) { return csv_text(g.architecture); }},
+        {"compute_capability", [](G g) { return csv_text(g.compute_capability); }},
+        {"driver_version", [](G g) { return csv_text(g.driver_version); }},
+        {"mig_enabled", [](G g) { return csv_text(g.mig_enabled); }},
+        {"gpcs", [](G g) { return std::to_string(g.gpcs.size()); }},
+        {"tpcs", [](G g) { return std::to_string(g.tpcs.size()); }},
+        {"sms", [](G g) { return std::to_string(sm_total(g)); }},
+        {"mask_bits_known", [](G g) { return std::string(mask_bits_known(g) ? "yes" : "no"); }},
+    };
+    return columns;
+}
+
+constexpr const char* kGpusDefaultFields = "index,name,pci_bus_id,uuid,driver_version,tpcs,sms";
+
 }  // namespace
 
 Command add_gpus_command(CLI::App& app) {
     struct GpusOptions {
         SnapshotOptions snapshot;
         bool json = false;
+        CsvOptions csv;
     };
     auto options = std::make_shared<GpusOptions>();
     CLI::App* command = app.add_subcommand("gpus", "List the GPUs, with what each topology source said about them");
     command->add_option("--snapshot", options->snapshot.snapshot,
                         "Snapshot to list: a JSON file or builtin:NAME (default: this machine's GPUs where present)");
-    command->add_flag("--json", options->json, "Machine-readable output (docs/json-output.md)");
+    CLI::Option* json = command->add_flag("--json", options->json, "Machine-readable output (docs/json-output.md)");
+    add_csv_options(*command, options->csv, csv_names(gpu_columns()), kGpusDefaultFields, json);
     return {command, [options] {
                 const ChosenSnapshot chosen = load_chosen(options->snapshot);
-                if (options->json) {
+                if (options->csv.wanted()) {
+                    print_csv(options->csv, gpu_columns(), kGpusDefaultFields, chosen.snapshot.gpus);
+                } else if (options->json) {
                     fmt::print("{}\n", gpus_json(chosen).dump(2, ' ', false, kJsonUtf8Errors));
                 } else {
                     print_origin(chosen);

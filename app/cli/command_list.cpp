@@ -1,6 +1,7 @@
 // gpupart list: every partitioned process with its requested and applied mask, counters and liveness.
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <memory>
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "csv_output.hpp"
 #include "model/user_error.hpp"
 #include "controller/finding.hpp"
 #include "controller/mps_findings.hpp"
@@ -73,21 +75,61 @@ Json entry_json(const RegistryEntry& entry) {
     return out;
 }
 
+// `list --format csv`: a slot that cannot be read is a row too, with only slot and problem filled.
+std::string of_record(const RegistryEntry& entry, const std::function<std::string(const SlotRecord&)>& value) {
+    return entry.record ? value(*entry.record) : "";
+}
+
+const std::vector<CsvColumn<RegistryEntry>>& list_columns() {
+    using R = const SlotRecord&;
+    using E = const RegistryEntry&;
+    static const std::vector<CsvColumn<RegistryEntry>> columns = {
+        {"pid", [](E e) { return of_record(e, [](R r) { return std::to_string(r.pid); }); }},
+        {"start_time", [](E e) { return of_record(e, [](R r) { return std::to_string(r.start_time); }); }},
+        {"uid", [](E e) { return of_record(e, [](R r) { return std::to_string(r.uid); }); }},
+        {"user", [](E e) { return of_record(e, [](R r) { return user_name(r.uid); }); }},
+        {"liveness", [](E e) { return e.record ? std::string(to_string(e.liveness)) : ""; }},
+        {"tpcs", [](E e) { return of_record(e, [](R r) { return requested_text(r); }); }},
+        {"mask", [](E e) { return of_record(e, [](R r) { return r.control ? r.control->allowed.to_hex_padded() : ""; }); }},
+        {"applied", [](E e) { return of_record(e, [](R r) { return applied_text(r); }); }},
+        {"shim", [](E e) { return of_record(e, [](R r) { return r.status ? std::string(to_string(r.status->state)) : ""; }); }},
+        {"pending", [](E e) { return of_record(e, [](R r) { return r.status ? (mask_change_pending(r) ? "yes" : "no") : ""; }); }},
+        {"writer_died", [](E e) { return of_record(e, [](R r) { return r.writer_died ? "yes" : "no"; }); }},
+        {"launches", [](E e) { return of_record(e, [](R r) { return std::to_string(r.counters.launches); }); }},
+        {"masked_launches", [](E e) { return of_record(e, [](R r) { return std::to_string(r.counters.masked_launches); }); }},
+        {"errors", [](E e) { return of_record(e, [](R r) { return std::to_string(r.counters.errors); }); }},
+        {"last_launch_realtime_ns", [](E e) { return of_record(e, [](R r) { return std::to_string(r.counters.last_launch_ns); }); }},
+        {"graphs", [](E e) { return of_record(e, [](R r) { return graph_cell(graph_status(r)); }); }},
+        {"command", [](E e) { return of_record(e, [](R r) { return r.command; }); }},
+        {"slot", [](E e) { return e.path; }},
+        {"problem", [](E e) { return e.record ? "" : e.problem; }},
+    };
+    return columns;
+}
+
+constexpr const char* kListDefaultFields = "pid,user,liveness,tpcs,applied,launches,command";
+
 }  // namespace
 
 Command add_list_command(CLI::App& app) {
     struct ListOptions {
         bool json = false;
         bool keep = false;
+        CsvOptions csv;
     };
     auto options = std::make_shared<ListOptions>();
     CLI::App* list = app.add_subcommand("list", "List partitioned processes, their masks, counters and liveness");
-    list->add_flag("--json", options->json, "Machine-readable output (docs/json-output.md)");
+    CLI::Option* json = list->add_flag("--json", options->json, "Machine-readable output (docs/json-output.md)");
+    add_csv_options(*list, options->csv, csv_names(list_columns()), kListDefaultFields, json);
     list->add_flag("--keep-exited", options->keep, "Do not remove the slots of processes that have exited");
     return {list, [options] {
                 const Registry registry(Registry::default_directory());
                 const int reclaimed = options->keep ? 0 : registry.collect_garbage();
                 const auto entries = registry.list();
+                if (options->csv.wanted()) {
+                    print_csv(options->csv, list_columns(), kListDefaultFields, entries);
+                    return 0;
+                }
                 const MpsState mps = mps_status();
                 // A fatal MPS error took every client of the server down, partitioned or not: say it here too.
                 SystemState mps_state;

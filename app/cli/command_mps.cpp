@@ -6,6 +6,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "exit_codes.hpp"
 #include "platform/mps_control.hpp"
 
 namespace gpupart::cli {
@@ -33,8 +34,10 @@ Command add_mps_command(CLI::App& app) {
                                                .dump(2, ' ', false, kJsonUtf8Errors));
                     else
                         fmt::print("MPS {}\n", state.detail);
+                    // For scripts, as `systemctl is-active`: the answer is in the exit status too.
+                    if (!state.control_running) return kExitRefused;
                 }
-                return 0;
+                return kExitOk;
             }};
 }
 

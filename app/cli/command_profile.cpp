@@ -7,6 +7,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "exit_codes.hpp"
 #include "controller/profile_apply.hpp"
 #include "controller/profile_capture.hpp"
 #include "controller/profile_store.hpp"
@@ -24,6 +25,23 @@ struct ProfileOptions {
     bool dry_run = false;
     bool force = false;
 };
+
+nlohmann::ordered_json drift_json(const StoredProfile& stored, const ProfileDrift& drift) {
+    auto processes = nlohmann::ordered_json::array();
+    for (const ProcessDrift& p : drift.processes)
+        processes.push_back({{"pid", p.pid},
+                             {"start_time", p.start_time},
+                             {"command", p.command},
+                             {"tpcs", p.now_tpcs},
+                             {"profile_tpcs", p.profile_tpcs ? nlohmann::ordered_json(*p.profile_tpcs) : nlohmann::ordered_json(nullptr)},
+                             {"matches", !p.profile_tpcs || *p.profile_tpcs == p.now_tpcs}});
+    return {{"profile", stored.profile.name},
+            {"path", stored.path},
+            {"drifted", drift.drifted},
+            {"processes", processes},
+            {"rules", drift.rules ? nlohmann::ordered_json(*drift.rules) : nlohmann::ordered_json(nullptr)},
+            {"errors", drift.errors}};
+}
 
 int run_profile(const ProfileOptions& options) {
     const ProfileStore store = ProfileStore::standard();
@@ -48,7 +66,9 @@ int run_profile(const ProfileOptions& options) {
     }
     if (options.verb == "show") {
         const StoredProfile stored = store.load(options.name);
-        if (!options.json) fmt::print("# {}\n", stored.path);
+        // With --json only the profile itself, so `gpupart profile show X --json | jq` works; the path
+        // comment is for people (and one_line: a path is a file name anyone may have chosen).
+        if (!options.json) fmt::print("# {}\n", one_line(stored.path));
         fmt::print("{}", profile_text(stored.profile));
         return 0;
     }
@@ -77,11 +97,17 @@ int run_profile(const ProfileOptions& options) {
         return 0;
     }
     const StoredProfile stored = store.load(options.name);
-    if (options.verb == "diff") {
+    if (options.verb == "diff") {  // exit 1 on drift, like `nvidia-mig-parted assert`
+        const ProfileDrift drift = profile_drift(controller, stored.profile, options.snapshot.gpu);
+        const int code = drift.drifted ? kExitRefused : kExitOk;
+        if (options.json) {
+            fmt::print("{}\n", drift_json(stored, drift).dump(2, ' ', false, kJsonUtf8Errors));
+            return code;
+        }
         const auto lines = profile_diff(controller, stored.profile, options.snapshot.gpu);
-        if (lines.empty()) fmt::print("no partitioned process is running\n");
+        if (drift.processes.empty()) fmt::print("no partitioned process is running\n");
         for (const auto& line : lines) fmt::print("{}\n", one_line(line));  // quotes command lines
-        return 0;
+        return code;
     }
     // apply
     const ProfileApplication application = plan_profile(controller, stored.profile, options.snapshot.gpu);
@@ -111,7 +137,7 @@ Command add_profile_command(CLI::App& app) {
         {"show", "Print a profile", true, false},
         {"save", "Save the current partitions as a profile (--force replaces one)", true, true},
         {"apply", "Apply a profile to running processes and arm it for processes that start later", true, true},
-        {"diff", "Show what applying a profile would change now", true, false},
+        {"diff", "Show what applying a profile would change now; exit 1 when anything would (drift)", true, false},
         {"delete", "Delete one of your profiles", true, false},
         {"disarm", "Stop applying your profile rules to processes that start later (`gpupart undo` arms them again)", false, true},
     };
@@ -122,7 +148,7 @@ Command add_profile_command(CLI::App& app) {
         if (verb.takes_name) sub->add_option("NAME", options->name, "Profile name (or a path to a .json file)")->required();
         if (verb.changes) sub->add_flag("--dry-run", options->dry_run, "Show what would happen; change nothing");
         if (name == "save") sub->add_flag("--force", options->force, "Replace an existing profile of that name");
-        if (name == "list" || name == "apply" || name == "disarm") sub->add_flag("--json", options->json, "Machine-readable output");
+        if (name == "list" || name == "show" || name == "apply" || name == "diff" || name == "disarm") sub->add_flag("--json", options->json, "Machine-readable output");
         if (name == "save" || name == "apply" || name == "diff") add_snapshot_options(*sub, options->snapshot);
     }
     return {profile, [options] { return run_profile(*options); }};

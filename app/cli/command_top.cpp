@@ -69,7 +69,7 @@ int run_top(const TopOptions& options) {
     ChosenSnapshot chosen;
     top::TopSource source = choose_source(options.snapshot, chosen);
     top::Settings settings;
-    settings.colour = !options.no_colour;
+    settings.colour = !options.no_colour && !no_color_requested();
     settings.delay_tenths = options.delay_tenths;
     settings.ascii = std::strcmp(::nl_langinfo(CODESET), "UTF-8") != 0;
     const Gpu& gpu = select_gpu(chosen, options.snapshot.gpu);
@@ -99,7 +99,7 @@ Command add_top_command(CLI::App& app) {
     auto options = std::make_shared<TopOptions>();
     CLI::App* top = app.add_subcommand("top", "The floorplan and the partitioned processes, live in the terminal (F1: keys)");
     top->add_option("-d,--delay", options->delay_tenths, "Refresh every N tenths of a second")->check(CLI::Range(1, 600));
-    top->add_flag("-C,--no-colour,--no-color", options->no_colour, "No colours (attributes only)");
+    top->add_flag("-C,--no-colour,--no-color", options->no_colour, "No colours (attributes only); the default where NO_COLOR is set");
     top->add_flag("-b,--batch", options->batch, "Print frames as plain text to stdout instead of the interactive view");
     top->add_option("-n,--frames", options->frames, "With --batch: how many frames (one every --delay)")->check(CLI::Range(1, 100000));
     top->add_option("--size", options->size, "With --batch: COLUMNSxLINES of a frame (default: the terminal's, else 120x40)");

@@ -1,5 +1,6 @@
 // gpupart: see how an NVIDIA GPU is built and shared. Subcommands live one per file; this file only
-// wires them and turns every error into one line on stderr and a non-zero exit.
+// wires them and turns every error into one line on stderr and an exit code of the documented contract
+// (README, "Exit status"): 0 ok, 1 refused or failed, 2 usage, 3 internal error.
 #include <exception>
 #include <vector>
 
@@ -7,11 +8,14 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "exit_codes.hpp"
 #include "model/user_error.hpp"
+#include "version_text.hpp"
 
 int main(int argc, char** argv) {
     CLI::App app{"gpupart: see how an NVIDIA GPU is built and shared, and partition its TPCs between processes"};
-    app.set_version_flag("--version", std::string("gpupart ") + GPUPART_VERSION);
+    // A callback, not a fixed string: the driver branch is read when --version is asked for, never otherwise.
+    app.set_version_flag("--version", [] { return gpupart::cli::version_text(); });
     app.require_subcommand(1);
     const std::vector<gpupart::cli::Command> commands = {
         gpupart::cli::add_topology_command(app),
@@ -36,7 +40,11 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& error) {
-        return app.exit(error);
+        // --help and --version arrive here too (CLI11 prints them, exit 0). Every other parse error is a
+        // usage error: exit 2, not CLI11's own codes (100 and up), in one line like every other error.
+        if (error.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(error);
+        fmt::print(stderr, "gpupart: usage: {} (see gpupart --help)\n", gpupart::one_line(error.what()));
+        return gpupart::cli::kExitUsage;
     }
     try {
         for (const auto& command : commands)
@@ -44,10 +52,10 @@ int main(int argc, char** argv) {
     } catch (const gpupart::UserError& error) {
         // Messages quote file names and slot contents that anyone may have written.
         fmt::print(stderr, "gpupart: {}\n", gpupart::one_line(error.what()));
-        return 1;
+        return gpupart::cli::kExitRefused;
     } catch (const std::exception& error) {
         fmt::print(stderr, "gpupart: internal error: {}\n", gpupart::one_line(error.what()));
-        return 3;
+        return gpupart::cli::kExitInternal;
     }
-    return 0;
+    return gpupart::cli::kExitOk;
 }

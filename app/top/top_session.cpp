@@ -118,8 +118,11 @@ void TopSession::carry_out(const Intent& intent) {
             }
             case IntentKind::apply: {
                 const Applied applied = controller_.apply(ui_.pending->plan);
-                ui_.message = fmt::format("applied #{}: {}{}", applied.entry.id, applied.entry.action,
-                                          applied.entry.undoes ? "" : " · u undoes it");
+                // Notes (a journal line skipped, an audit record not delivered) are said, never dropped.
+                ui_.message = fmt::format("applied #{}: {}{}{}", applied.entry.id, applied.entry.action,
+                                          applied.entry.undoes ? "" : " · u undoes it",
+                                          applied.notes.empty() ? "" : fmt::format(" · note: {}{}", applied.notes.front(),
+                                                                                   applied.notes.size() > 1 ? fmt::format(" (+{} more)", applied.notes.size() - 1) : ""));
                 ui_.message_is_error = false;
                 ui_.dialog = Dialog::none;
                 ui_.pending.reset();

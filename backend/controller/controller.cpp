@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "controller/audit_log.hpp"
 #include "model/gpu_queries.hpp"
 #include "model/mask_resolve.hpp"
 #include "model/overloaded.hpp"
@@ -316,6 +317,11 @@ Applied Controller::apply(const Plan& plan) {
                                                "`gpupart history` shows what is in effect"));
     }
     Applied applied{plan, std::move(journaled), transaction->notes()};
+    // Changes to other users' processes go to the system log too (audit_log.hpp), still under the
+    // journal's lock so the records come in the journal's order. The change is made: a record that
+    // cannot be delivered is a note, not a failure.
+    for (std::string& problem : audit_changes(current_actor(), applied.entry.action, applied.entry.id, done))
+        applied.notes.push_back(std::move(problem));
     transaction.reset();
     refresh();
     return applied;

@@ -139,24 +139,43 @@ ProfileApplication plan_profile(const Controller& controller, const Profile& pro
     return result;
 }
 
-std::vector<std::string> profile_diff(const Controller& controller, const Profile& profile, int gpu_index) {
-    std::vector<std::string> lines;
+ProfileDrift profile_drift(const Controller& controller, const Profile& profile, int gpu_index) {
+    ProfileDrift drift;
     const ProfileApplication application = plan_profile(controller, profile, gpu_index);
     for (const ProcessState& process : controller.state().processes) {
-        const std::string now = process.partitioned ? process.mask.to_list() : "all";
-        const PlannedChange* change = nullptr;
+        ProcessDrift entry{process.pid, process.start_time, process.command, process.partitioned ? process.mask.to_list() : "all",
+                           std::nullopt};
         for (const auto& c : application.plan.changes)
-            if (c.pid == process.pid) change = &c;
-        if (change == nullptr)
-            lines.push_back(fmt::format("  process {} ({}): TPCs {}, no rule matches", process.pid, process.command.substr(0, 50), now));
-        else if (change->after == process.mask && process.partitioned)
-            lines.push_back(fmt::format("  process {} ({}): TPCs {}, as the profile says", process.pid, process.command.substr(0, 50), now));
-        else
-            lines.push_back(fmt::format("~ process {} ({}): TPCs {} -> {}", process.pid, process.command.substr(0, 50), now,
-                                        change->after.to_list()));
+            if (c.pid == process.pid) entry.profile_tpcs = c.after.to_list();
+        if (entry.profile_tpcs && !(process.partitioned && entry.profile_tpcs == entry.now_tpcs)) drift.drifted = true;
+        drift.processes.push_back(std::move(entry));
+    }
+    if (application.plan.rules) {
+        drift.rules = rules_change_text(*application.plan.rules);
+        drift.drifted = true;
     }
     for (const auto& finding : application.plan.findings)
-        if (finding.severity == Severity::error) lines.push_back("! " + finding.message);
+        if (finding.severity == Severity::error) {
+            drift.errors.push_back(finding.message);
+            drift.drifted = true;  // a profile that cannot be applied now is not in effect
+        }
+    return drift;
+}
+
+std::vector<std::string> profile_diff(const Controller& controller, const Profile& profile, int gpu_index) {
+    std::vector<std::string> lines;
+    const ProfileDrift drift = profile_drift(controller, profile, gpu_index);
+    for (const ProcessDrift& p : drift.processes) {
+        const std::string command = p.command.substr(0, 50);
+        if (!p.profile_tpcs)
+            lines.push_back(fmt::format("  process {} ({}): TPCs {}, no rule matches", p.pid, command, p.now_tpcs));
+        else if (*p.profile_tpcs == p.now_tpcs)
+            lines.push_back(fmt::format("  process {} ({}): TPCs {}, as the profile says", p.pid, command, p.now_tpcs));
+        else
+            lines.push_back(fmt::format("~ process {} ({}): TPCs {} -> {}", p.pid, command, p.now_tpcs, *p.profile_tpcs));
+    }
+    if (drift.rules) lines.push_back("~ " + *drift.rules);
+    for (const auto& error : drift.errors) lines.push_back("! " + error);
     return lines;
 }
 

@@ -15,6 +15,7 @@ _gpupart() {
     local commands="topology gpus engines copy-engines probe mask export run set list mps check history undo
                     profile demo top source"
     local snapshot="--snapshot --gpu"
+    local csv="--format --fields"
     local command="" verb="" i
     for ((i = 1; i < cword; i++)); do
         if [ "${words[i]}" = "--" ] && [ "$command" = "run" ]; then
@@ -29,6 +30,9 @@ _gpupart() {
     done
 
     case $prev in
+        --format) COMPREPLY=($(compgen -W "csv csv,noheader" -- "$cur")); return ;;
+        --fail-on) COMPREPLY=($(compgen -W "warning error" -- "$cur")); return ;;
+        --fields) return ;;  # `gpupart COMMAND --help` lists them
         --snapshot)
             COMPREPLY=($(compgen -W "builtin:h200 builtin:gtx1060 builtin:rtx6000ada" -- "$cur"))
             _filedir json
@@ -45,7 +49,7 @@ _gpupart() {
     case $command in
         "") COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur")); return ;;
         topology) options="$snapshot --sources --json" ;;
-        gpus) options="--snapshot --json" ;;
+        gpus) options="--snapshot --json $csv" ;;
         engines | copy-engines) options="$snapshot --json" ;;
         probe) options="--gpu --json --deadline" ;;
         mask) [ -z "$verb" ] && { COMPREPLY=($(compgen -W "parse" -- "$cur")); return; }; options="$snapshot --json" ;;
@@ -54,9 +58,10 @@ _gpupart() {
         set)
             if [ -z "$verb" ] && [[ $cur != -* ]]; then _pids; return; fi
             options="$snapshot --spread --dry-run --json" ;;
-        list) options="--json --keep-exited" ;;
+        list) options="--json $csv --keep-exited" ;;
         mps) [ -z "$verb" ] && { COMPREPLY=($(compgen -W "start stop status" -- "$cur")); return; }; options="--json" ;;
-        check | history) options="--json" ;;
+        check) options="$snapshot --json $csv --fail-on" ;;
+        history) options="--json" ;;
         undo) options="--dry-run --json" ;;
         profile)
             if [ -z "$verb" ]; then

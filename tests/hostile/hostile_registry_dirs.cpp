@@ -28,18 +28,6 @@ std::string make_root(const ScratchDir& scratch, mode_t mode = 01777) {
     return root;
 }
 
-// A demo worker (it registers as the shim does) running as `user` until killed.
-pid_t start_worker_as(const TestUser& user, const std::vector<std::string>& env) {
-    const pid_t worker = ::fork();
-    if (worker == 0) {
-        for (const auto& entry : env) ::putenv(const_cast<char*>(entry.c_str()));
-        if (::setgid(user.gid) != 0 || ::setuid(user.uid) != 0) ::_exit(125);
-        ::execl(GPUPART_DEMO_WORKER, GPUPART_DEMO_WORKER, user.name.c_str(), "0xf", "0xff", "60", "50", nullptr);
-        ::_exit(127);
-    }
-    return worker;
-}
-
 TEST(HostileRegistryDirs, ARootThatIsASymlinkIsRefusedAndNothingInItsTargetIsCollected) {
     ScratchDir scratch;
     const std::string target = scratch / "elsewhere";

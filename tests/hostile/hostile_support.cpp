@@ -56,6 +56,18 @@ TestUser::TestUser(const std::string& user_name, const std::string& group) : nam
 
 TestUser::~TestUser() { run({"userdel", name}); }
 
+pid_t start_worker_as(const TestUser& user, const std::vector<std::string>& env, const std::string& name) {
+    const std::string shown = name.empty() ? user.name : name;
+    const pid_t worker = ::fork();
+    if (worker == 0) {
+        for (const auto& entry : env) ::putenv(const_cast<char*>(entry.c_str()));
+        if (::setgid(user.gid) != 0 || ::setuid(user.uid) != 0) ::_exit(125);
+        ::execl(GPUPART_DEMO_WORKER, GPUPART_DEMO_WORKER, shown.c_str(), "0xf", "0xff", "60", "50", nullptr);
+        ::_exit(127);
+    }
+    return worker;
+}
+
 namespace {
 std::string drain(int fd) {
     std::string text;

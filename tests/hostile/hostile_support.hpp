@@ -29,6 +29,10 @@ struct TestUser {
 
 bool is_root();
 
+// A demo worker (it registers as the shim does, on TPC bits 0-3) running as `user` until killed, with the
+// environment entries `env` ("NAME=value") and `name` in its command line (default: the user's name).
+pid_t start_worker_as(const TestUser& user, const std::vector<std::string>& env, const std::string& name = "");
+
 // The whole content of a file ("" when it cannot be read): what a victim's file holds after an attack.
 std::string slurp(const std::string& path);
 

@@ -3,6 +3,8 @@
 // show it escaped (one_line), and --json keeps it exact (JSON's own escapes), never failing on it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "hostile_demo_worker.hpp"
@@ -73,6 +75,20 @@ TEST_F(HostileTerminalEscapes, TopShowsTheCommandLineEscapedAtEverySize) {
             EXPECT_NE(top.out.find("\\x1b]0;PWNED"), std::string::npos) << top.out;
         }
     }
+}
+
+// `list --format csv` (issue 17): a command line written to forge CSV rows and columns stays one field of
+// one record, escaped as on the terminal.
+TEST_F(HostileTerminalEscapes, CsvKeepsAHostileCommandLineOneFieldOfOneRecord) {
+    DemoWorker worker(registry, "evil\",\"root\",\"all\"\n4243,root,all,\"x\r\n" + kHostileName);
+    const Outcome list = safe({"list", "--format", "csv", "--fields", "pid,user,command,tpcs"});
+    ASSERT_EQ(list.exit_code, 0) << list.err;
+    ASSERT_EQ(std::count(list.out.begin(), list.out.end(), '\n'), 2) << "a header and one record:\n" << list.out;
+    const std::string record = list.out.substr(list.out.find('\n') + 1);
+    EXPECT_EQ(record.rfind(std::to_string(worker.pid) + ",", 0), 0u) << record;
+    EXPECT_TRUE(record.ends_with(",0-3\n")) << "the command did not spill into the next field: " << record;
+    EXPECT_NE(record.find("\"gpupart-demo-worker evil\"\",\"\"root\"\",\"\"all\"\"\\n4243,root,all,\"\"x\\r\\n\\x1b]0;PWNED"),
+              std::string::npos) << record;
 }
 
 TEST_F(HostileTerminalEscapes, JsonKeepsTheCommandLineExactAndDoesNotFailOnBytesThatAreNotUtf8) {
