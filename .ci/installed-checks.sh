@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Inside a brand-new Debian 12 root (.ci/run): installs the .deb from /share the way a user would, then runs
 # the installed programs from their installed paths only (never the clone's build tree, which is not
-# there): the postinst's group and registry, topology, list, run under the fake CUDA driver, the man pages,
-# bash completion, the GUI offscreen.
+# there): the postinst's group and registry, the systemd units (systemd-analyze verify), topology, list,
+# run under the fake CUDA driver, the man pages, bash completion, the GUI offscreen.
 #   .ci/installed-checks.sh   (/share holds gpupart_*.deb, and fake-driver/libcuda.so.1 and gpupart_shim_host
 #                              from tests/shim)
 set -euo pipefail
@@ -11,9 +11,9 @@ debs=(/share/gpupart_*_amd64.deb)
 [ ${#debs[@]} -eq 1 ] || { echo "installed-checks: expected one /share/gpupart_*_amd64.deb, found ${#debs[@]}" >&2; exit 1; }
 fail() { echo "installed-checks: $*" >&2; exit 1; }
 
-echo "== apt-get install ${debs[0]##*/} (and man-db, to read its man pages)"
+echo "== apt-get install ${debs[0]##*/} (and man-db, to read its man pages; systemd, to verify its units)"
 apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${debs[0]}" man-db > /tmp/apt.log \
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${debs[0]}" man-db systemd > /tmp/apt.log \
     || { cat /tmp/apt.log; fail "apt-get install failed"; }
 cd /tmp  # from here on only installed files run (and the clone's .ci/gui-starts.sh); no build tree exists
 [ "$(command -v gpupart)" = /usr/bin/gpupart ] || fail "gpupart is not /usr/bin/gpupart"
@@ -21,6 +21,18 @@ cd /tmp  # from here on only installed files run (and the clone's .ci/gui-starts
 echo "== postinst: group gpupart and /run/gpupart"
 getent group gpupart || fail "no group gpupart after install"
 [ "$(stat -c '%a %U %G' /run/gpupart)" = "3777 root gpupart" ] || fail "/run/gpupart is $(stat -c '%a %U %G' /run/gpupart)"
+
+echo "== systemd-analyze verify: the installed units, the MPS template also as an instance an operator enables"
+# No systemd runs in this root: verify reads the unit files, their commands and man pages by themselves.
+units=/usr/lib/systemd/system
+[ -f "$units/gpupart-probe.service" ] && [ -f "$units/gpupart-mps@.service" ] || fail "the units are not in $units"
+instance=/tmp/units/gpupart-mps@GPU-00000000-1111-2222-3333-444444444444.service
+mkdir -p /tmp/units && cp "$units/gpupart-mps@.service" "$instance"
+systemd-analyze verify "$units/gpupart-probe.service" "$units/gpupart-mps@.service" "$instance"
+echo "== gpupart-probe.service on a machine without a GPU: its condition fails, so systemd skips it (not failed)"
+if SYSTEMD_UNIT_PATH=$units: systemd-analyze condition --unit=gpupart-probe.service; then
+    fail "gpupart-probe.service would run without /dev/nvidiactl"
+fi
 
 echo "== gpupart topology"
 gpupart topology | tee /tmp/topology.txt | head -5

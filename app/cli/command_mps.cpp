@@ -7,7 +7,9 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
+#include "model/user_error.hpp"
 #include "platform/mps_control.hpp"
+#include "platform/mps_units.hpp"
 
 namespace gpupart::cli {
 
@@ -26,16 +28,33 @@ Command add_mps_command(CLI::App& app) {
                 if (*action == "stop") fmt::print("{}\n", mps_stop());
                 if (*action == "status") {
                     const MpsState state = mps_status();
-                    if (*json)
+                    // Each GPU's own daemon (gpupart-mps@<uuid>.service) besides the default one.
+                    const std::vector<MpsUnitStatus> units = mps_unit_status();
+                    if (*json) {
+                        nlohmann::ordered_json per_gpu = nlohmann::ordered_json::array();
+                        for (const MpsUnitStatus& unit : units)
+                            per_gpu.push_back({{"gpu_uuid", unit.uuid},
+                                               {"unit", unit.unit},
+                                               {"running", unit.state.control_running},
+                                               {"pipe_directory", unit.state.pipe_directory},
+                                               {"server_pids", unit.state.server_pids},
+                                               {"detail", unit.state.detail}});
                         fmt::print("{}\n", nlohmann::ordered_json{{"running", state.control_running},
                                                                   {"pipe_directory", state.pipe_directory},
                                                                   {"server_pids", state.server_pids},
-                                                                  {"detail", state.detail}}
+                                                                  {"detail", state.detail},
+                                                                  {"units", per_gpu}}
                                                .dump(2, ' ', false, kJsonUtf8Errors));
-                    else
+                    } else {
                         fmt::print("MPS {}\n", state.detail);
-                    // For scripts, as `systemctl is-active`: the answer is in the exit status too.
-                    if (!state.control_running) return kExitRefused;
+                        for (const MpsUnitStatus& unit : units)
+                            fmt::print("MPS of {} ({}): {}\n", one_line(unit.uuid), one_line(unit.unit), unit.state.detail);
+                    }
+                    // For scripts, as `systemctl is-active`: the answer is in the exit status too. Running
+                    // means the default daemon or any GPU's own one.
+                    bool running = state.control_running;
+                    for (const MpsUnitStatus& unit : units) running = running || unit.state.control_running;
+                    if (!running) return kExitRefused;
                 }
                 return kExitOk;
             }};

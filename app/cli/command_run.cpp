@@ -16,6 +16,7 @@
 #include "model/user_error.hpp"
 #include "controller/controller.hpp"
 #include "controller/mps_findings.hpp"
+#include "platform/mps_units.hpp"
 #include "registry/registry.hpp"
 #include "registry/registry_layout.h"
 #include "registry/registry_slot.h"
@@ -82,6 +83,10 @@ Command add_run_command(CLI::App& app) {
                 ::setenv(GPUPART_ENV_REGISTRY_DIR, registry.directory().c_str(), 1);
                 // An MPS client gets 2 channels otherwise (seed 000, pitfall 4); keep a user's own choice.
                 ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "8", 0);
+                // The MPS daemon of this GPU's own unit (gpupart-mps@<uuid>.service) where it has one; a
+                // directory the user set is kept (platform/mps_units.hpp).
+                const MpsDirectories mps = mps_directories(gpu.uuid.value.value_or(""));
+                if (!mps.unit.empty()) ::setenv("CUDA_MPS_PIPE_DIRECTORY", mps.pipe.c_str(), 1);
 
                 std::vector<char*> argv;
                 for (auto& arg : options->command) argv.push_back(arg.data());

@@ -13,6 +13,7 @@
 #include "model/user_error.hpp"
 #include "platform/mps_control.hpp"
 #include "platform/mps_log.hpp"
+#include "platform/mps_units.hpp"
 
 namespace gpupart {
 
@@ -57,8 +58,8 @@ std::optional<UnreadableSlot> unreadable_slot(const RegistryEntry& entry) {
 
 // The running server's fatal errors from the daemon's logs. A log gpupart cannot read (not there, a FIFO, no
 // permission) is said in the state, never taken for "no error".
-void gather_mps_log(SystemState& state, const std::vector<int>& server_pids) {
-    state.mps_log_directory = mps_log_directory();
+void gather_mps_log(SystemState& state, const std::string& log_directory, const std::vector<int>& server_pids) {
+    state.mps_log_directory = log_directory;
     std::error_code error;
     if (!std::filesystem::exists(state.mps_log_directory + "/control.log", error)) {
         state.mps_log_problem = fmt::format("no control.log in {}; set CUDA_MPS_LOG_DIRECTORY to the MPS daemon's "
@@ -95,10 +96,12 @@ SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::st
         process.graphs = graph_status(r);
         state.processes.push_back(std::move(process));
     }
-    const MpsState mps = mps_status();
+    // The daemon of this GPU: its own unit's (gpupart-mps@<uuid>.service) where there is one.
+    const MpsDirectories mps_dirs = mps_directories(gpu.uuid.value.value_or(""));
+    const MpsState mps = mps_status(mps_dirs.pipe);
     state.mps_running = mps.control_running;
     state.mps_static_partitioning = mps.static_partitioning;
-    if (mps.control_running) gather_mps_log(state, mps.server_pids);
+    if (mps.control_running) gather_mps_log(state, mps_dirs.log, mps.server_pids);
     state.caller_uid = ::geteuid();
     state.caller_admin = state.caller_uid == 0 || in_group(admin_group);
     return state;

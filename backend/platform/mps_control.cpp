@@ -28,6 +28,16 @@ namespace {
 
 constexpr const char* kControl = "nvidia-cuda-mps-control";
 
+// This process's environment with CUDA_MPS_PIPE_DIRECTORY set to `pipe`: the control program talks to the
+// daemon of that directory, whatever this process was started with.
+std::vector<std::string> environment_for(const std::string& pipe) {
+    std::vector<std::string> environment;
+    for (char** variable = environ; *variable != nullptr; ++variable)
+        if (std::strncmp(*variable, "CUDA_MPS_PIPE_DIRECTORY=", 24) != 0) environment.emplace_back(*variable);
+    environment.push_back("CUDA_MPS_PIPE_DIRECTORY=" + pipe);
+    return environment;
+}
+
 }  // namespace
 
 CommandResult run_command(const std::vector<std::string>& argv, const std::string& input, int timeout_ms) {
@@ -125,9 +135,11 @@ std::string mps_pipe_directory() {
     return dir != nullptr && dir[0] != '\0' ? dir : "/tmp/nvidia-mps";
 }
 
-MpsState mps_status() {
+MpsState mps_status() { return mps_status(mps_pipe_directory()); }
+
+MpsState mps_status(const std::string& pipe_directory) {
     MpsState state;
-    state.pipe_directory = mps_pipe_directory();
+    state.pipe_directory = pipe_directory;
     state.static_partitioning = mps_static_partitioning_active();
     const std::string socket = state.pipe_directory + "/control";
     std::error_code unreadable;  // a pipe directory this user may not search reads as "not running", with why
@@ -138,7 +150,7 @@ MpsState mps_status() {
     }
     CommandResult result;
     try {
-        result = run_command({kControl}, "get_server_list\n", 10000);
+        result = run_command({kControl}, "get_server_list\n", 10000, environment_for(state.pipe_directory));
     } catch (const UserError& error) {
         state.detail = fmt::format("control socket {} exists but the daemon did not answer: {}", socket, error.what());
         return state;
@@ -182,7 +194,8 @@ std::map<int, std::vector<int>> mps_clients(const MpsState& state) {
     std::map<int, std::vector<int>> clients;
     if (!state.control_running) return clients;
     for (int server : state.server_pids) {
-        const CommandResult result = run_command({kControl}, fmt::format("get_client_list {}\n", server), 10000);
+        const CommandResult result = run_command({kControl}, fmt::format("get_client_list {}\n", server), 10000,
+                                                 environment_for(state.pipe_directory));
         if (result.exit_code != 0)
             throw UserError(fmt::format("{} get_client_list {} failed: {}", kControl, server, result.output));
         std::vector<int>& pids = clients[server];

@@ -18,11 +18,13 @@ struct MpsState {
 
 std::string mps_pipe_directory();
 MpsState mps_status();
+// The daemon whose pipe directory is `pipe_directory` (e.g. a per-GPU unit's, platform/mps_units.hpp).
+MpsState mps_status(const std::string& pipe_directory);
 // Whether an nvidia-cuda-mps-control daemon under `proc_root` was started with -S / --static-partitioning.
 bool mps_static_partitioning_active(const std::string& proc_root = "/proc");
 // The client PIDs of each MPS server (`get_client_list`), by server PID; empty when MPS is not running.
 // NVML attributes MPS clients' GPU work to the server, so this is the only way to see them. Throws
-// UserError when the daemon answers with an error.
+// UserError when the daemon answers with an error. Asks the daemon of state.pipe_directory.
 std::map<int, std::vector<int>> mps_clients(const MpsState& state);
 // Both throw UserError with one line (binary missing, daemon refused, timeout).
 std::string mps_start();

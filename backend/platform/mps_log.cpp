@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -197,8 +198,13 @@ std::string read_mps_log_tail(const std::string& path, std::size_t max_bytes) {
 }
 
 std::vector<MpsFatalError> read_mps_fatal_errors(const std::string& directory) {
-    return find_mps_fatal_errors(read_mps_log_tail(directory + "/control.log"),
-                                 read_mps_log_tail(directory + "/server.log"));
+    const std::string control = read_mps_log_tail(directory + "/control.log");
+    // A daemon started with -f (gpupart-mps@.service) writes no server.log: its servers' lines are in the
+    // one file its output goes to, beside its own, and are told apart by their source and pid.
+    struct stat server_log {};
+    if (::lstat((directory + "/server.log").c_str(), &server_log) != 0 && errno == ENOENT)
+        return find_mps_fatal_errors(control, control);
+    return find_mps_fatal_errors(control, read_mps_log_tail(directory + "/server.log"));
 }
 
 }  // namespace gpupart

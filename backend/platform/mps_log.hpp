@@ -46,7 +46,8 @@ std::string mps_log_directory();
 inline constexpr std::size_t kMpsLogTailBytes = 1u << 20;
 std::string read_mps_log_tail(const std::string& path, std::size_t max_bytes = kMpsLogTailBytes);
 
-// Both logs of `directory`, read and searched.
+// Both logs of `directory`, read and searched; without a server.log, control.log holds both (a daemon run
+// with -f, its output appended there, as packaging/system/gpupart-mps@.service does).
 std::vector<MpsFatalError> read_mps_fatal_errors(const std::string& directory);
 
 // The errors of the servers running now (get_server_list). The control log's start line can be out of the

@@ -4,6 +4,9 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
@@ -45,41 +48,80 @@ std::string store_probe(const ProbeReport& report) {
     return path;
 }
 
-CachedProbe load_cached_probe(const std::string& uuid, const std::string& driver_version) {
-    CachedProbe cached;
-    cached.path = probe_cache_path(uuid, driver_version);
-    // Sets the status only: every path returns the one named `cached` (a lambda returning a copy of it
-    // made GCC 12 warn, falsely, that its optional report may be used uninitialized).
-    auto fail = [&](const std::string& why) {
+namespace {
+
+// `text`, read from `path`, as the probe of this GPU and driver: ok, or failed with why.
+void parse_cached(CachedProbe& cached, const std::string& text, const std::string& uuid, const std::string& driver_version,
+                  std::string_view which) {
+    try {
+        cached.report = parse_probe_report(text);
+    } catch (const UserError& error) {
         cached.report.reset();
-        cached.status = SourceStatus{Source::probe, SourceState::failed, why + " (run `gpupart probe` to measure again)"};
-    };
-    std::optional<std::string> text;
-    try {
-        text = read_regular_file_if_exists(cached.path, kMaxProbeCacheBytes, Links::follow, "probe cache");
-    } catch (const UserError& error) {
-        fail(error.what());  // names the file: a FIFO, a device, too large, unreadable
-        return cached;
-    }
-    if (!text) {
-        cached.status = SourceStatus{Source::probe, SourceState::absent,
-                                     fmt::format("no probe of {} with driver {} yet: run `gpupart probe`", uuid, driver_version)};
-        return cached;
-    }
-    try {
-        cached.report = parse_probe_report(*text);
-    } catch (const UserError& error) {
-        fail(fmt::format("{}: {}", cached.path, error.what()));
-        return cached;
+        cached.status = SourceStatus{Source::probe, SourceState::failed,
+                                     fmt::format("{}: {} (run `gpupart probe` to measure again)", cached.path, error.what())};
+        return;
     }
     if (cached.report->device.uuid != uuid || cached.report->device.driver_version != driver_version) {
         cached.status = SourceStatus{Source::probe, SourceState::failed,
                                      fmt::format("{} holds a probe of {} with driver {}, not this GPU", cached.path,
                                                  cached.report->device.uuid, cached.report->device.driver_version)};
         cached.report.reset();
+        return;
+    }
+    cached.status = SourceStatus{Source::probe, SourceState::ok, fmt::format("cached probe {}{}", cached.path, which)};
+}
+
+// The system cache's file, or why it is not used (a file root did not write, a FIFO, a link: never read).
+std::optional<std::string> read_system_cache(const std::string& path, uid_t trusted_owner, std::string& ignored) {
+    try {
+        auto file = open_regular(path, O_RDONLY, Links::refuse, "system probe cache", true);
+        if (!file) return std::nullopt;
+        if (file->owner != trusted_owner) {
+            ignored = fmt::format("{}: owned by uid {}, not {}: ignored", path, file->owner, trusted_owner);
+            return std::nullopt;
+        }
+        if ((file->mode & (S_IWGRP | S_IWOTH)) != 0) {
+            ignored = fmt::format("{}: writable by others (mode {:o}): ignored", path, file->mode & 07777);
+            return std::nullopt;
+        }
+        return read_bounded(file->fd.get(), kMaxProbeCacheBytes, path, "system probe cache");
+    } catch (const UserError& error) {
+        ignored = fmt::format("{}: ignored", error.what());
+        return std::nullopt;
+    }
+}
+
+}  // namespace
+
+CachedProbe load_cached_probe(const std::string& uuid, const std::string& driver_version, const std::string& system_directory,
+                              uid_t trusted_owner) {
+    CachedProbe cached;
+    cached.path = probe_cache_path(uuid, driver_version);
+    std::optional<std::string> text;
+    try {
+        text = read_regular_file_if_exists(cached.path, kMaxProbeCacheBytes, Links::follow, "probe cache");
+    } catch (const UserError& error) {
+        // Names the file: a FIFO, a device, too large, unreadable.
+        cached.status = SourceStatus{Source::probe, SourceState::failed,
+                                     fmt::format("{} (run `gpupart probe` to measure again)", error.what())};
         return cached;
     }
-    cached.status = SourceStatus{Source::probe, SourceState::ok, fmt::format("cached probe {}", cached.path)};
+    if (text) {
+        parse_cached(cached, *text, uuid, driver_version, "");
+        return cached;
+    }
+    const std::string system_path =
+        fmt::format("{}/probe-{}-{}.txt", system_directory, file_safe(uuid), file_safe(driver_version));
+    std::string ignored;
+    if (system_path != cached.path) text = read_system_cache(system_path, trusted_owner, ignored);
+    if (text) {
+        cached.path = system_path;
+        parse_cached(cached, *text, uuid, driver_version, " (system cache)");
+        return cached;
+    }
+    cached.status = SourceStatus{Source::probe, SourceState::absent,
+                                 fmt::format("no probe of {} with driver {} yet: run `gpupart probe`{}", uuid, driver_version,
+                                             ignored.empty() ? "" : fmt::format(" ({})", ignored))};
     return cached;
 }
 

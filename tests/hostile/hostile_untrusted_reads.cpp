@@ -167,5 +167,36 @@ TEST(HostileUntrustedReads, FifoOrHugeFileInTheProbeCacheIsAFailedSourceNotAHang
     ::unsetenv("XDG_CACHE_HOME");
 }
 
+// The system cache (/var/cache/gpupart) is written by root only, but a FIFO or device there must not hang
+// every user's live view either: ignored, with why, even from a trusted owner.
+TEST(HostileUntrustedReads, FifoInTheSystemProbeCacheIsIgnoredNotAHang) {
+    ScratchDir scratch;
+    ASSERT_EQ(::setenv("XDG_CACHE_HOME", (scratch / "own").c_str(), 1), 0);
+    const std::string path = scratch / "probe-GPU-x-1.0.txt";
+    ASSERT_EQ(::mkfifo(path.c_str(), 0644), 0);
+    int pipe_fds[2];
+    ASSERT_EQ(::pipe(pipe_fds), 0);
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::alarm(5);  // a hang kills the child, and the test sees a signal instead of a status
+        const CachedProbe cached = load_cached_probe("GPU-x", "1.0", scratch.path, ::geteuid());
+        const std::string detail = cached.status.detail;
+        (void)!::write(pipe_fds[1], detail.data(), detail.size());
+        ::_exit(cached.status.state == SourceState::absent && !cached.report ? 0 : 1);
+    }
+    ::close(pipe_fds[1]);
+    std::string detail;
+    char buffer[512];
+    for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) detail.append(buffer, static_cast<std::size_t>(n));
+    ::close(pipe_fds[0]);
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status)) << "the system cache read hung (killed by signal " << WTERMSIG(status) << ")";
+    EXPECT_EQ(WEXITSTATUS(status), 0) << detail;
+    EXPECT_NE(detail.find(path + ": is a FIFO"), std::string::npos) << detail;
+    EXPECT_NE(detail.find("ignored"), std::string::npos) << detail;
+    ::unsetenv("XDG_CACHE_HOME");
+}
+
 }  // namespace
 }  // namespace gpupart::hostile

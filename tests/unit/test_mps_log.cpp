@@ -132,3 +132,24 @@ TEST(MpsLog, ClientsRefusedWhileTheServerTearsDown) {
     EXPECT_EQ(errors[0].clients, std::vector<int>{19053});
     EXPECT_EQ(errors[0].refused, std::vector<int>{19068});
 }
+
+// gpupart-mps@.service runs the daemon with -f: no control.log or server.log of its own, its lines and its
+// servers' on standard output, which the unit appends to control.log (recorded on the H100, driver 580:
+// fixtures/mps-log/foreground-daemon.log). The server lines are found there when there is no server.log.
+TEST(MpsLog, ADaemonRunWithForegroundWritesBothInControlLog) {
+    const std::string recorded = fixture("foreground-daemon.log");
+    const auto line = parse_mps_log_line(recorded.substr(0, recorded.find('\n')));
+    ASSERT_TRUE(line);
+    EXPECT_EQ(line->message.rfind("Starting control daemon", 0), 0u) << line->message;
+    ScratchDir dir;
+    dir.write("control.log", recorded);
+    EXPECT_TRUE(read_mps_fatal_errors(dir.path).empty());
+    dir.write("control.log", fmt::format("{}{}{}", fixture("control-start.log"), fixture("server-start-and-killed-clients.log"),
+                                         fixture("server-fault-three-clients.log")));
+    const auto errors = read_mps_fatal_errors(dir.path);
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_EQ(errors[0].clients.size(), 3u);
+    // A server.log beside it is the -d layout: then control.log is read for the control daemon's lines only.
+    dir.write("server.log", "");
+    EXPECT_TRUE(read_mps_fatal_errors(dir.path).empty());
+}
