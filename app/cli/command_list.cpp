@@ -15,6 +15,7 @@
 #include "controller/mps_findings.hpp"
 #include "controller/system_state.hpp"
 #include "platform/mps_control.hpp"
+#include "platform/mps_log.hpp"
 #include "platform/user_names.hpp"
 #include "registry/graph_status.hpp"
 #include "registry/registry.hpp"
@@ -134,7 +135,7 @@ Command add_list_command(CLI::App& app) {
                 // A fatal MPS error took every client of the server down, partitioned or not: say it here too.
                 SystemState mps_state;
                 mps_state.mps_running = mps.control_running;
-                if (mps.control_running) gather_mps_log(mps_state, mps.server_pids);
+                if (mps.control_running) gather_mps_log(mps_state, mps_log_directory(), mps.server_pids);
                 const std::vector<Finding> mps_problems = mps_findings(mps_state);
                 if (options->json) {
                     Json out{{"registry", registry.directory()}, {"reclaimed_exited_slots", reclaimed},

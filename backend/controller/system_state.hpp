@@ -50,8 +50,9 @@ struct SystemState {
 SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::string& admin_group = "gpupart");
 
 // Fills state's mps_fatal_errors (of the servers `server_pids`), mps_log_directory and mps_log_problem from
-// the MPS logs: what gather_state does when MPS runs, for front ends that read no other state (`list`).
-void gather_mps_log(SystemState& state, const std::vector<int>& server_pids);
+// the MPS logs in `log_directory`: what gather_state does when MPS runs, for front ends that read no other
+// state (`list`).
+void gather_mps_log(SystemState& state, const std::string& log_directory, const std::vector<int>& server_pids);
 
 const ProcessState* find_process(const SystemState& state, int pid);
 bool in_group(const std::string& group);  // the calling process is a member (primary or supplementary)
