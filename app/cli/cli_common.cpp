@@ -15,7 +15,8 @@ void add_snapshot_options(CLI::App& command, SnapshotOptions& options) {
     command.add_option("--snapshot", options.snapshot,
                        "Snapshot to read: a JSON file, or builtin:h200 / builtin:gtx1060 / builtin:rtx6000ada "
                        "(default: this machine's GPU where readable, else builtin:h200)");
-    command.add_option("--gpu", options.gpu, "GPU index inside the snapshot")->check(CLI::NonNegativeNumber);
+    command.add_option("--gpu", options.gpu, "GPU: index inside the snapshot, UUID (or a unique prefix) or PCI bus id, "
+                                             "as nvidia-smi -i takes them");
 }
 
 MachineRoots machine_roots() {
@@ -52,16 +53,24 @@ ChosenSnapshot partition_topology(const SnapshotOptions& options) {
     ChosenSnapshot chosen = load_chosen(options);
     if (!chosen.live) return chosen;
     // A partition is a set of launch-mask bits: without them a mask could allow only holes and hang kernels.
-    const Gpu& gpu = select_gpu(chosen, options.gpu);
+    const Gpu& gpu = selected_gpu(chosen, options);
     if (!mask_bits_known(gpu))
         throw UserError(fmt::format("GPU {}'s TPC mask bits are not known ({}); or pass --snapshot with a recording of this GPU",
                                     gpu.index, mask_bits_unknown_reason(gpu)));
     return chosen;
 }
 
-Controller make_controller(const SnapshotOptions& options) {
+int selected_index(const ChosenSnapshot& chosen, const SnapshotOptions& options) { return gpu_index(chosen, options.gpu); }
+
+const Gpu& selected_gpu(const ChosenSnapshot& chosen, const SnapshotOptions& options) {
+    return select_gpu(chosen, selected_index(chosen, options));
+}
+
+Controller make_controller(const SnapshotOptions& options, int* gpu_index_out) {
     const ChosenSnapshot topology = partition_topology(options);
-    return Controller(Registry(Registry::default_directory()), select_gpu(topology, options.gpu), Journal(Journal::default_path()));
+    const int index = selected_index(topology, options);
+    if (gpu_index_out != nullptr) *gpu_index_out = index;
+    return Controller(Registry(Registry::default_directory()), select_gpu(topology, index), Journal(Journal::default_path()));
 }
 
 Controller make_rules_controller() {

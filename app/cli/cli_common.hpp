@@ -20,7 +20,7 @@ inline constexpr auto kJsonUtf8Errors = nlohmann::ordered_json::error_handler_t:
 
 struct SnapshotOptions {
     std::optional<std::string> snapshot;
-    int gpu = 0;
+    std::string gpu = "0";  // an index, a UUID (or prefix) or a PCI bus id: resolved by gpu_index()
 };
 
 void add_snapshot_options(CLI::App& command, SnapshotOptions& options);
@@ -41,7 +41,11 @@ const std::vector<SourceStatus>& sources_of(const ChosenSnapshot& chosen, int in
 ChosenSnapshot partition_topology(const SnapshotOptions& options);
 
 // The controller over this machine's registry, the user's journal and the GPU that --snapshot/--gpu name.
-Controller make_controller(const SnapshotOptions& options);
+Controller make_controller(const SnapshotOptions& options, int* gpu_index_out = nullptr);
+
+// The snapshot index of the GPU --gpu names in `chosen` (snapshot_choice.hpp: index, UUID, PCI bus id).
+int selected_index(const ChosenSnapshot& chosen, const SnapshotOptions& options);
+const Gpu& selected_gpu(const ChosenSnapshot& chosen, const SnapshotOptions& options);
 // A controller for changes that name no TPC (disarming profile rules, undoing an arm or disarm): it reads
 // no topology, so they work on a GPU whose mask bits are not probed yet. Plans of TPCs need make_controller.
 Controller make_rules_controller();

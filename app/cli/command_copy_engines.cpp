@@ -50,7 +50,7 @@ Command add_copy_engines_command(CLI::App& app) {
     command->add_flag("--json", options->json, "Machine-readable output (docs/json-output.md)");
     return {command, [options] {
                 const ChosenSnapshot chosen = load_chosen(options->snapshot);
-                const Gpu& gpu = select_gpu(chosen, options->snapshot.gpu);
+                const Gpu& gpu = selected_gpu(chosen, options->snapshot);
                 if (options->json) {
                     fmt::print("{}\n", copy_engines_json(chosen, gpu).dump(2, ' ', false, kJsonUtf8Errors));
                 } else {

@@ -21,7 +21,7 @@ Command add_engines_command(CLI::App& app) {
     command->add_flag("--json", options->json, "Machine-readable output (docs/json-output.md)");
     return {command, [options] {
                 const ChosenSnapshot chosen = load_chosen(options->snapshot);
-                const Gpu& gpu = select_gpu(chosen, options->snapshot.gpu);
+                const Gpu& gpu = selected_gpu(chosen, options->snapshot);
                 if (!options->json) {
                     print_origin(chosen);
                     fmt::print("{}", engines_text(gpu));

@@ -52,11 +52,12 @@ Command add_export_command(CLI::App& app) {
                 if (options->json_path.empty() && options->png_path.empty() && options->svg_path.empty())
                     throw UserError("export: say what to write: --json FILE, --png FILE and/or --svg FILE");
                 ChosenSnapshot chosen = load_chosen(options->snapshot);
-                if (options->processes) add_registry_processes(chosen, options->snapshot.gpu);
+                const int gpu_index = selected_index(chosen, options->snapshot);
+                if (options->processes) add_registry_processes(chosen, gpu_index);
                 if (!options->png_path.empty() || !options->svg_path.empty()) {
-                    const Gpu& gpu = select_gpu(chosen, options->snapshot.gpu);
+                    const Gpu& gpu = select_gpu(chosen, gpu_index);
                     const std::string title = fmt::format("{} ({})", gpu_display_name(gpu), chosen.origin);
-                    render_export(chosen.snapshot, options->snapshot.gpu, title, options->png_path, options->svg_path);
+                    render_export(chosen.snapshot, gpu_index, title, options->png_path, options->svg_path);
                     for (const std::string& path : {options->png_path, options->svg_path})
                         if (!path.empty())
                             fmt::print(stderr, "gpupart: wrote {} (floorplan of {}, {})\n", path, gpu_display_name(gpu), chosen.origin);

@@ -26,7 +26,7 @@ Command add_mask_command(CLI::App& app) {
     parse->add_flag("--json", options->json, "Machine-readable output (docs/json-output.md)");
     return {mask, [options] {
                 const ChosenSnapshot chosen = partition_topology(options->snapshot);  // masks need mask bits
-                const Gpu& gpu = select_gpu(chosen, options->snapshot.gpu);
+                const Gpu& gpu = selected_gpu(chosen, options->snapshot);
                 const ResolvedMask resolved = resolve_mask(options->expression, gpu);
                 if (options->json) {
                     nlohmann::ordered_json out{{"snapshot", chosen.origin}};

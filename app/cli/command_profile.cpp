@@ -86,7 +86,8 @@ int run_profile(const ProfileOptions& options) {
         }
         return plan_and_apply(controller, plan, options.json, options.dry_run);
     }
-    Controller controller = make_controller(options.snapshot);
+    int gpu_index = 0;
+    Controller controller = make_controller(options.snapshot, &gpu_index);
     if (options.verb == "save") {
         const Profile profile = capture_profile(controller.state(), options.name);
         if (options.dry_run) {
@@ -98,19 +99,19 @@ int run_profile(const ProfileOptions& options) {
     }
     const StoredProfile stored = store.load(options.name);
     if (options.verb == "diff") {  // exit 1 on drift, like `nvidia-mig-parted assert`
-        const ProfileDrift drift = profile_drift(controller, stored.profile, options.snapshot.gpu);
+        const ProfileDrift drift = profile_drift(controller, stored.profile, gpu_index);
         const int code = drift.drifted ? kExitRefused : kExitOk;
         if (options.json) {
             fmt::print("{}\n", drift_json(stored, drift).dump(2, ' ', false, kJsonUtf8Errors));
             return code;
         }
-        const auto lines = profile_diff(controller, stored.profile, options.snapshot.gpu);
+        const auto lines = profile_diff(controller, stored.profile, gpu_index);
         if (drift.processes.empty()) fmt::print("no partitioned process is running\n");
         for (const auto& line : lines) fmt::print("{}\n", one_line(line));  // quotes command lines
         return code;
     }
     // apply
-    const ProfileApplication application = plan_profile(controller, stored.profile, options.snapshot.gpu);
+    const ProfileApplication application = plan_profile(controller, stored.profile, gpu_index);
     const int code = plan_and_apply(controller, application.plan, options.json, options.dry_run);
     if (code != 0) return code;
     if (!options.json) {

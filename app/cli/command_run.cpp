@@ -41,7 +41,7 @@ Command add_run_command(CLI::App& app) {
     run->add_option("command", options->command, "The command and its arguments (after --)")->required();
     return {run, [options] {
                 const ChosenSnapshot topology = partition_topology(options->snapshot);
-                const Gpu& gpu = select_gpu(topology, options->snapshot.gpu);
+                const Gpu& gpu = selected_gpu(topology, options->snapshot);
                 const Registry registry(Registry::default_directory());
                 const Controller controller(registry, gpu, Journal(Journal::default_path()));
                 // The new process as the controller would see it: counts land on TPCs nobody holds.

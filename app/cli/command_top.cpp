@@ -72,7 +72,7 @@ int run_top(const TopOptions& options) {
     settings.colour = !options.no_colour && !no_color_requested();
     settings.delay_tenths = options.delay_tenths;
     settings.ascii = std::strcmp(::nl_langinfo(CODESET), "UTF-8") != 0;
-    const Gpu& gpu = select_gpu(chosen, options.snapshot.gpu);
+    const Gpu& gpu = selected_gpu(chosen, options.snapshot);
     top::TopSession session(Controller(Registry(Registry::default_directory()), gpu, Journal(Journal::default_path())),
                             Registry(Registry::default_directory()), std::move(source), settings);
     if (!options.batch) {

@@ -68,7 +68,7 @@ Command add_topology_command(CLI::App& app) {
     command->add_flag("--json", options->json, "Machine-readable output (docs/json-output.md)");
     return {command, [options] {
                 const ChosenSnapshot chosen = load_chosen(options->snapshot);
-                const Gpu& gpu = select_gpu(chosen, options->snapshot.gpu);
+                const Gpu& gpu = selected_gpu(chosen, options->snapshot);
                 if (options->json) {
                     fmt::print("{}\n", (options->sources ? sources_json(chosen, gpu) : topology_json(chosen, gpu)).dump(2, ' ', false, kJsonUtf8Errors));
                     return 0;

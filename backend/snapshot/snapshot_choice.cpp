@@ -1,6 +1,8 @@
 #include "snapshot/snapshot_choice.hpp"
 
+#include <cctype>
 #include <set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -61,6 +63,54 @@ const Gpu& select_gpu(const ChosenSnapshot& chosen, int index) {
                                     gpus.size() == 1 ? "" : "s",
                                     gpus.size() == 1 ? std::string() : fmt::format("-{}", gpus.size() - 1)));
     return gpus[static_cast<std::size_t>(index)];
+}
+
+}  // namespace gpupart
+
+namespace gpupart {
+namespace {
+
+std::string lower(std::string_view text) {
+    std::string out(text);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+// "0000:17:00.0" and "17:00.0" name the same bus id; nvidia-smi also writes an 8-digit domain.
+std::string bus_without_domain(const std::string& bus) {
+    const auto colon = bus.find(':');
+    return colon != std::string::npos && bus.find(':', colon + 1) != std::string::npos ? bus.substr(colon + 1) : bus;
+}
+
+}  // namespace
+
+int gpu_index(const ChosenSnapshot& chosen, std::string_view spec) {
+    const auto& gpus = chosen.snapshot.gpus;
+    if (gpus.empty()) throw UserError(fmt::format("snapshot {} holds no GPU", chosen.origin));
+    if (spec.empty()) throw UserError("--gpu: empty; give an index, a UUID or a PCI bus id");
+    if (spec.find_first_not_of("0123456789") == std::string_view::npos) {
+        if (spec.size() > 4) throw UserError(fmt::format("--gpu {}: no such GPU index", one_line(spec)));
+        const int index = std::stoi(std::string(spec));
+        select_gpu(chosen, index);  // refuses an index out of range, saying which there are
+        return index;
+    }
+    const std::string wanted = lower(spec);
+    std::vector<int> matches;
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+        const std::string uuid = lower(gpus[i].uuid.value.value_or(""));
+        const std::string bus = lower(gpus[i].pci_bus_id.value.value_or(""));
+        const bool by_uuid = wanted.starts_with("gpu-") && !uuid.empty() && uuid.starts_with(wanted);
+        const bool by_bus = !bus.empty() && (wanted == bus || bus_without_domain(wanted) == bus_without_domain(bus));
+        if (by_uuid || by_bus) matches.push_back(static_cast<int>(i));
+    }
+    if (matches.size() == 1) return matches.front();
+    std::string known;
+    for (const Gpu& gpu : gpus)
+        known += fmt::format("{}{} {} {}", known.empty() ? "" : "; ", gpu.index, gpu.uuid.value.value_or("(no UUID)"),
+                             gpu.pci_bus_id.value.value_or("(no bus id)"));
+    throw UserError(fmt::format("--gpu {}: {} in snapshot {} (GPUs: {})", one_line(spec),
+                                matches.empty() ? "names no GPU" : "names several GPUs: give more of the UUID",
+                                chosen.origin, known));
 }
 
 }  // namespace gpupart

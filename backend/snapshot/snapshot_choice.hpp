@@ -3,6 +3,7 @@
 // NVIDIA GPU exists, else the built-in recorded H200, always saying which and why.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/gpu.hpp"
@@ -24,5 +25,10 @@ ChosenSnapshot choose_snapshot(const std::optional<std::string>& requested, cons
 
 // The GPU `index` of a chosen snapshot; throws UserError naming the valid range.
 const Gpu& select_gpu(const ChosenSnapshot& chosen, int index);
+
+// The GPU a `--gpu` value names, as `nvidia-smi -i` takes it: an index ("0"), a UUID ("GPU-8d3c...", or a
+// prefix of one that names a single GPU), or a PCI bus id ("0000:17:00.0", "17:00.0", any case). Returns
+// its index in the snapshot; throws UserError (one line, listing what there is) when it names none or several.
+int gpu_index(const ChosenSnapshot& chosen, std::string_view spec);
 
 }  // namespace gpupart
