@@ -15,7 +15,7 @@ trap '"$gpupart" demo stop > /dev/null 2>&1' EXIT
 . "$(dirname "$0")/../lib/checks.sh"
 
 # --- usage errors: 2, in one line; --help and --version: 0
-for args in "frobnicate" "" "list --bogus" "topology --gpu -1" "check --fail-on sometimes" "list --format xml" \
+for args in "frobnicate" "" "list --bogus" "topology --gpu" "check --fail-on sometimes" "list --format xml" \
             "list --fields pid" "list --json --format csv" "profile show"; do
     # shellcheck disable=SC2086  # word splitting of the case is intended
     "$gpupart" $args > "$work/usage.out" 2> "$work/usage.err"; rc=$?
@@ -24,6 +24,10 @@ for args in "frobnicate" "" "list --bogus" "topology --gpu -1" "check --fail-on 
     check "usage error '$args' says usage" contains "$work/usage.err" "gpupart: usage: "
     check "usage error '$args' prints nothing on stdout" [ ! -s "$work/usage.out" ]
 done
+# A --gpu that names no GPU is not a usage error: the command understood it and refuses (1), as for a PID.
+"$gpupart" topology --snapshot builtin:h200 --gpu GPU-ffff > /dev/null 2> "$work/gpu.err"; rc=$?
+check "--gpu naming no GPU exits 1" [ "$rc" -eq 1 ]
+check "--gpu naming no GPU says which there are, in one line" bash -c "grep -q 'names no GPU' '$work/gpu.err' && [ \$(wc -l < '$work/gpu.err') -eq 1 ]"
 "$gpupart" --help > /dev/null; rc=$?
 check "--help exits 0" [ "$rc" -eq 0 ]
 "$gpupart" list --format csv --fields pid,gpu_util > /dev/null 2> "$work/fields.err"; rc=$?
