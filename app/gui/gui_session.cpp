@@ -60,7 +60,7 @@ GuiSession::GuiSession(const SessionOptions& options, QObject* parent) : QObject
         // known: the window shows the floorplan and refuses every change with that reason (see judge).
         chosen_ = choose_snapshot(options.snapshot);
     }
-    gpu_index_ = options.gpu;
+    gpu_index_ = gpu_index(chosen_, options.gpu);  // a GPU the snapshot does not have ends the start with one line
     build_controller();
     if (demo) {
         demo_workers_ = start_demo_workers(gpu(), demo_workers(options.demo_workers), 24 * 3600, true);

@@ -19,7 +19,7 @@ namespace gpupart::gui {
 
 struct SessionOptions {
     std::optional<std::string> snapshot;  // --snapshot; default: this machine's GPU, else the demo
-    int gpu = 0;
+    std::string gpu = "0";  // an index, a UUID (or prefix) or a PCI bus id (snapshot_choice.hpp gpu_index)
     bool demo = false;                    // --demo: the simulated workload even when a snapshot is named
     int demo_workers = 4;
 };

@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption snapshot("snapshot", "Show FILE or builtin:NAME instead of this machine's GPU.", "FILE");
-    const QCommandLineOption gpu("gpu", "GPU index inside the snapshot.", "N", "0");
+    const QCommandLineOption gpu("gpu", "GPU: index inside the snapshot, UUID (or a unique prefix) or PCI bus id, as "
+                                        "nvidia-smi -i takes them.", "GPU", "0");
     const QCommandLineOption demo("demo", "Run the simulated workload on the built-in H200 (default with no GPU).");
     const QCommandLineOption workers("demo-workers", "Simulated processes in the demo (1-16).", "N", "4");
     parser.addOptions({snapshot, gpu, demo, workers});
@@ -61,13 +62,12 @@ int main(int argc, char** argv) {
 
     gpupart::gui::SessionOptions options;
     if (parser.isSet(snapshot)) options.snapshot = parser.value(snapshot).toStdString();
-    bool ok_gpu = false;
     bool ok_workers = false;
-    options.gpu = parser.value(gpu).toInt(&ok_gpu);
+    options.gpu = parser.value(gpu).toStdString();  // resolved against the snapshot by the session
     options.demo = parser.isSet(demo);
     options.demo_workers = parser.value(workers).toInt(&ok_workers);
-    if (!ok_gpu || options.gpu < 0 || !ok_workers) {
-        std::fprintf(stderr, "gpupart-gui: --gpu and --demo-workers take a number\n");
+    if (!ok_workers) {
+        std::fprintf(stderr, "gpupart-gui: --demo-workers takes a number\n");
         return 1;
     }
     try {
