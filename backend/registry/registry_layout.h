@@ -6,8 +6,8 @@
  * directory (not a symlink) owned by root or by the user using it, and sticky when others may write it:
  * whoever owns the root can rename or remove what is in it.
  * Inside the root every user has a directory of their own, "u<uid>" (in /dev/shm: "gpupart-u<uid>"),
- * owned by that user, mode 0755 (02775 under a setgid root, so the root's admin group may write the
- * slots in it). Nobody else can add, replace, truncate-by-rename or remove anything in it. If another
+ * owned by that user, mode 0755 (02755 under a setgid root: the slots in it get the root's group, so
+ * its admin group may write them). Nobody else can add, replace, truncate-by-rename or remove anything in it. If another
  * user squatted the name, the user's directory is "u<uid>.<random>" instead; readers trust a user
  * directory only when its owner is the uid in its name and nobody but that user (and the admin group of
  * a setgid root) may write it, and trust a file in it only when that user owns it.

@@ -138,7 +138,10 @@ int gpupart_user_dir(const char* root, uint32_t uid, int create, char* out, size
     snprintf(name, sizeof name, "%s%u", prefix, (unsigned)uid);
     struct stat top;
     if (lstat(root, &top) != 0) return -errno;
-    const mode_t mode = (top.st_mode & S_ISGID) != 0 ? 02775 : 0755;
+    /* Owner writes, all read. Under a setgid root the directory inherits the root's group and setgid bit
+     * from mkdir itself, so the slots made in it belong to the admin group (who write the slots, not the
+     * directory). */
+    const mode_t mode = 0755;
     uint32_t owner;
     for (int attempt = 0; attempt < 8; ++attempt) {
         /* The plain name first; then any twin this user made before (sorted: the same one every time). */
@@ -169,9 +172,12 @@ int gpupart_user_dir(const char* root, uint32_t uid, int create, char* out, size
         snprintf(path, sizeof path, "%s/%s", root, name);
         if (mkdir(path, mode) == 0 || errno == EEXIST) {
             struct stat made;
-            /* mkdir's mode passed through the umask: set it on the directory we made, never through a link. */
-            if (lstat(path, &made) == 0 && S_ISDIR(made.st_mode) && made.st_uid == uid && made.st_uid == geteuid())
-                chmod(path, mode);
+            /* mkdir's mode passed through the umask: set it on the directory we made, never through a link,
+             * and only when the umask took something away. A chmod by a user outside the directory's group
+             * clears its setgid bit (the kernel does), which would cost the admin group its slots. */
+            if (lstat(path, &made) == 0 && S_ISDIR(made.st_mode) && made.st_uid == uid && made.st_uid == geteuid() &&
+                (made.st_mode & 0777) != mode)
+                chmod(path, mode | (made.st_mode & S_ISGID));
             if (gpupart_user_dir_check(root, name, &owner, NULL, 0) == 0) break;
         } else {
             return -errno;

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include <fcntl.h>
+#include <grp.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -159,6 +160,65 @@ TEST(HostileRegistryDirs, ASquattedUserDirectoryBlocksNothing) {
     EXPECT_EQ(set.exit_code, 0) << set.out << set.err;
     ::kill(worker, SIGKILL);
     ::waitpid(worker, nullptr, 0);
+}
+
+}  // namespace
+}  // namespace gpupart::hostile
+
+namespace gpupart::hostile {
+namespace {
+
+// The installed layout: a root:admins 3777 root (setgid, sticky). A user outside the admin group registers
+// there; the kernel gives the user's directory the root's group and setgid bit, and gpupart must not chmod
+// it away (a chmod by a non-member clears it). The slot then belongs to the admin group: a member may write
+// it, a non-member may not.
+TEST(HostileRegistryDirs, UnderASetgidRootAUserOutsideTheAdminGroupRegistersAndOnlyTheGroupMayWrite) {
+    if (!is_root()) GTEST_SKIP() << "needs root to make test users and a group";
+    ScratchDir scratch;
+    run({"groupdel", "gpadmins"});
+    ASSERT_EQ(run({"groupadd", "gpadmins"}).exit_code, 0);
+    const group* admins = ::getgrnam("gpadmins");
+    ASSERT_NE(admins, nullptr);
+    const gid_t admin_gid = admins->gr_gid;
+    TestUser alice("gpalice");
+    TestUser bob("gpbob");
+    const std::string root = make_root(scratch, 03777);
+    ASSERT_EQ(::chown(root.c_str(), 0, admin_gid), 0);
+    ASSERT_EQ(::chmod(root.c_str(), 03777), 0);
+    const auto env = env_for(root, scratch);
+    const pid_t worker = start_worker_as(alice, env);
+    std::optional<SlotRecord> seen;
+    for (int i = 0; i < 300 && !seen; ++i) {
+        for (const auto& entry : Registry(root).list())
+            if (entry.record && entry.record->pid == worker) seen = entry.record;
+        if (!seen) ::usleep(10000);
+    }
+    ASSERT_TRUE(seen) << "alice's worker did not register (or her directory was not trusted)";
+    struct stat dir {};
+    ASSERT_EQ(::stat(std::filesystem::path(seen->path).parent_path().c_str(), &dir), 0);
+    EXPECT_NE(dir.st_mode & S_ISGID, 0u) << "the setgid bit was cleared";
+    EXPECT_EQ(dir.st_gid, admin_gid);
+    struct stat slot {};
+    ASSERT_EQ(::stat(seen->path.c_str(), &slot), 0);
+    EXPECT_EQ(slot.st_mode & 0777, 0664u);
+    EXPECT_EQ(slot.st_gid, admin_gid);
+    // bob, a member of the admin group, may open it for writing; alice's other self, no.
+    auto can_write_as = [&](const TestUser& user, bool member) {
+        const pid_t child = ::fork();
+        if (child == 0) {
+            const gid_t groups[1] = {admin_gid};
+            if (::setgroups(member ? 1 : 0, groups) != 0 || ::setgid(user.gid) != 0 || ::setuid(user.uid) != 0) ::_exit(125);
+            ::_exit(::open(seen->path.c_str(), O_WRONLY) >= 0 ? 0 : 1);
+        }
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    };
+    EXPECT_TRUE(can_write_as(bob, true));
+    EXPECT_FALSE(can_write_as(bob, false));
+    ::kill(worker, SIGKILL);
+    ::waitpid(worker, nullptr, 0);
+    run({"groupdel", "gpadmins"});
 }
 
 }  // namespace
