@@ -129,6 +129,38 @@ TEST(HostileUntrustedReads, RegisterImageAndNvdebugFilesThatAreFifosDoNotHang) {
     EXPECT_NE((nvdebug.out + nvdebug.err).find(gpu0 + "/num_gpcs: is a FIFO"), std::string::npos) << nvdebug.out << nvdebug.err;
 }
 
+// Loads the probe cache in a forked child with a 5 s alarm (a hang kills the child, and the test sees a
+// signal instead of a status); what the child judged, and the status detail it read.
+struct CacheRead {
+    bool finished = false;  // exited rather than killed by the alarm
+    bool as_expected = false;
+    std::string detail;
+};
+
+template <typename Load, typename Expected>
+CacheRead read_cache_in_child(Load load, Expected expected) {
+    CacheRead result;
+    int pipe_fds[2];
+    if (::pipe(pipe_fds) != 0) return result;
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::alarm(5);
+        const CachedProbe cached = load();
+        const std::string detail = cached.status.detail;
+        (void)!::write(pipe_fds[1], detail.data(), detail.size());
+        ::_exit(expected(cached) ? 0 : 1);
+    }
+    ::close(pipe_fds[1]);
+    char buffer[512];
+    for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) result.detail.append(buffer, static_cast<std::size_t>(n));
+    ::close(pipe_fds[0]);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    result.finished = WIFEXITED(status);
+    result.as_expected = result.finished && WEXITSTATUS(status) == 0;
+    return result;
+}
+
 // The probe cache is read only when a live GPU is shown, so it is read here in a child with a deadline.
 TEST(HostileUntrustedReads, FifoOrHugeFileInTheProbeCacheIsAFailedSourceNotAHang) {
     ScratchDir scratch;
@@ -143,25 +175,11 @@ TEST(HostileUntrustedReads, FifoOrHugeFileInTheProbeCacheIsAFailedSourceNotAHang
             std::ofstream(path) << "gpupart-probe 1\n";
             ASSERT_EQ(::truncate(path.c_str(), 1LL << 32), 0);
         }
-        int pipe_fds[2];
-        ASSERT_EQ(::pipe(pipe_fds), 0);
-        const pid_t child = ::fork();
-        if (child == 0) {
-            ::alarm(5);  // a hang kills the child, and the test sees a signal instead of a status
-            const CachedProbe cached = load_cached_probe("GPU-x", "1.0");
-            const std::string detail = cached.status.detail;
-            (void)!::write(pipe_fds[1], detail.data(), detail.size());
-            ::_exit(cached.status.state == SourceState::failed ? 0 : 1);
-        }
-        ::close(pipe_fds[1]);
-        std::string detail;
-        char buffer[512];
-        for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) detail.append(buffer, static_cast<std::size_t>(n));
-        ::close(pipe_fds[0]);
-        int status = 0;
-        ASSERT_EQ(::waitpid(child, &status, 0), child);
-        ASSERT_TRUE(WIFEXITED(status)) << kind << ": the cache read hung (killed by signal " << WTERMSIG(status) << ")";
-        EXPECT_EQ(WEXITSTATUS(status), 0) << kind << ": " << detail;
+        const CacheRead read = read_cache_in_child([] { return load_cached_probe("GPU-x", "1.0"); },
+                                                   [](const CachedProbe& cached) { return cached.status.state == SourceState::failed; });
+        const std::string& detail = read.detail;
+        ASSERT_TRUE(read.finished) << kind << ": the cache read hung";
+        EXPECT_TRUE(read.as_expected) << kind << ": " << detail;
         EXPECT_NE(detail.find(path + (kind == "fifo" ? ": is a FIFO" : ": the probe cache is")), std::string::npos) << detail;
     }
     ::unsetenv("XDG_CACHE_HOME");
@@ -174,25 +192,12 @@ TEST(HostileUntrustedReads, FifoInTheSystemProbeCacheIsIgnoredNotAHang) {
     ASSERT_EQ(::setenv("XDG_CACHE_HOME", (scratch / "own").c_str(), 1), 0);
     const std::string path = scratch / "probe-GPU-x-1.0.txt";
     ASSERT_EQ(::mkfifo(path.c_str(), 0644), 0);
-    int pipe_fds[2];
-    ASSERT_EQ(::pipe(pipe_fds), 0);
-    const pid_t child = ::fork();
-    if (child == 0) {
-        ::alarm(5);  // a hang kills the child, and the test sees a signal instead of a status
-        const CachedProbe cached = load_cached_probe("GPU-x", "1.0", scratch.path, ::geteuid());
-        const std::string detail = cached.status.detail;
-        (void)!::write(pipe_fds[1], detail.data(), detail.size());
-        ::_exit(cached.status.state == SourceState::absent && !cached.report ? 0 : 1);
-    }
-    ::close(pipe_fds[1]);
-    std::string detail;
-    char buffer[512];
-    for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) detail.append(buffer, static_cast<std::size_t>(n));
-    ::close(pipe_fds[0]);
-    int status = 0;
-    ASSERT_EQ(::waitpid(child, &status, 0), child);
-    ASSERT_TRUE(WIFEXITED(status)) << "the system cache read hung (killed by signal " << WTERMSIG(status) << ")";
-    EXPECT_EQ(WEXITSTATUS(status), 0) << detail;
+    const CacheRead read = read_cache_in_child(
+        [&] { return load_cached_probe("GPU-x", "1.0", scratch.path, ::geteuid()); },
+        [](const CachedProbe& cached) { return cached.status.state == SourceState::absent && !cached.report; });
+    const std::string& detail = read.detail;
+    ASSERT_TRUE(read.finished) << "the system cache read hung";
+    EXPECT_TRUE(read.as_expected) << detail;
     EXPECT_NE(detail.find(path + ": is a FIFO"), std::string::npos) << detail;
     EXPECT_NE(detail.find("ignored"), std::string::npos) << detail;
     ::unsetenv("XDG_CACHE_HOME");
