@@ -1,5 +1,5 @@
 #pragma once
-// The rows of the process table, computed from the controller's state and the registry's slots: a pure
+// The rows of the process table, computed from the controller's state (its per-GPU process view): a pure
 // function apart from any model or view, so what the table says is tested without a window. Launch
 // rates come from the difference of the shim's counters between two refreshes.
 #include <chrono>
@@ -14,7 +14,6 @@
 
 #include "controller/system_state.hpp"
 #include "registry/launch_rates.hpp"
-#include "registry/registry.hpp"
 
 namespace gpupart::widgets {
 
@@ -42,7 +41,7 @@ struct ProcessRow {
 inline constexpr std::chrono::milliseconds kRateWindow{500};
 
 // `rates` is updated with this refresh's counters and forgets the processes that are gone.
-std::vector<ProcessRow> process_rows(const SystemState& state, const std::vector<RegistryEntry>& entries,
-                                     LaunchRates& rates, LaunchRates::Clock::time_point now);
+// Every row comes from the controller's state alone (one registry read per refresh).
+std::vector<ProcessRow> process_rows(const SystemState& state, LaunchRates& rates, LaunchRates::Clock::time_point now);
 
 }  // namespace gpupart::widgets

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "model/user_error.hpp"
 #include "model/gpu_queries.hpp"
@@ -60,7 +61,9 @@ ChosenSnapshot partition_topology(const SnapshotOptions& options) {
     return chosen;
 }
 
-int selected_index(const ChosenSnapshot& chosen, const SnapshotOptions& options) { return gpu_index(chosen, options.gpu); }
+int selected_index(const ChosenSnapshot& chosen, const SnapshotOptions& options) {
+    return gpu_index(chosen, options.gpu.empty() ? "0" : options.gpu);
+}
 
 const Gpu& selected_gpu(const ChosenSnapshot& chosen, const SnapshotOptions& options) {
     return select_gpu(chosen, selected_index(chosen, options));
@@ -71,6 +74,24 @@ Controller make_controller(const SnapshotOptions& options, int* gpu_index_out) {
     const int index = selected_index(topology, options);
     if (gpu_index_out != nullptr) *gpu_index_out = index;
     return Controller(Registry(Registry::default_directory()), select_gpu(topology, index), Journal(Journal::default_path()));
+}
+
+Controller make_controller_for_process(const SnapshotOptions& options, int pid) {
+    if (!options.gpu.empty()) return make_controller(options);
+    const ChosenSnapshot topology = partition_topology(options);
+    const Registry registry(Registry::default_directory());
+    if (topology.snapshot.gpus.size() <= 1)
+        return Controller(registry, select_gpu(topology, 0), Journal(Journal::default_path()));
+    const std::vector<std::string> on = gpus_of(registry.find_live(pid));
+    if (on.size() != 1)
+        throw UserError(on.empty() ? fmt::format("process {} has no mask and no context on any GPU yet, and this machine has {}: "
+                                                 "name one with --gpu", pid, topology.snapshot.gpus.size())
+                                   : fmt::format("process {} is on {} GPUs ({}): name one with --gpu", pid, on.size(),
+                                                 fmt::join(on, ", ")));
+    for (const Gpu& gpu : topology.snapshot.gpus)
+        if (gpu_key(gpu) == on.front()) return Controller(registry, gpu, Journal(Journal::default_path()));
+    throw UserError(fmt::format("process {} is on GPU {}, which snapshot {} does not hold: name a GPU with --gpu", pid,
+                                on.front(), topology.origin));
 }
 
 Controller make_rules_controller() {

@@ -20,7 +20,7 @@ inline constexpr auto kJsonUtf8Errors = nlohmann::ordered_json::error_handler_t:
 
 struct SnapshotOptions {
     std::optional<std::string> snapshot;
-    std::string gpu = "0";  // an index, a UUID (or prefix) or a PCI bus id: resolved by gpu_index()
+    std::string gpu;  // an index, a UUID (or prefix) or a PCI bus id: resolved by gpu_index(); "" = not given (GPU 0)
 };
 
 void add_snapshot_options(CLI::App& command, SnapshotOptions& options);
@@ -42,6 +42,9 @@ ChosenSnapshot partition_topology(const SnapshotOptions& options);
 
 // The controller over this machine's registry, the user's journal and the GPU that --snapshot/--gpu name.
 Controller make_controller(const SnapshotOptions& options, int* gpu_index_out = nullptr);
+// The same for process `pid`: without --gpu, the GPU it is on when it is on exactly one (or the machine
+// has one); refuses in one line when it is on several or on none yet and the machine has several.
+Controller make_controller_for_process(const SnapshotOptions& options, int pid);
 
 // The snapshot index of the GPU --gpu names in `chosen` (snapshot_choice.hpp: index, UUID, PCI bus id).
 int selected_index(const ChosenSnapshot& chosen, const SnapshotOptions& options);

@@ -14,6 +14,7 @@
 #include "controller/finding.hpp"
 #include "controller/mps_findings.hpp"
 #include "controller/system_state.hpp"
+#include "model/gpu_queries.hpp"
 #include "platform/mps_control.hpp"
 #include "platform/mps_log.hpp"
 #include "platform/user_names.hpp"
@@ -25,9 +26,42 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string requested_text(const SlotRecord& record) {
+// One row of the table: a process on one GPU (a process on no GPU yet has one row, GPU "").
+struct ListRow {
+    const RegistryEntry* entry = nullptr;
+    std::string gpu;
+};
+
+std::vector<ListRow> list_rows(const std::vector<RegistryEntry>& entries, const std::optional<std::string>& only_gpu) {
+    std::vector<ListRow> rows;
+    for (const auto& entry : entries) {
+        if (!entry.record) {
+            rows.push_back({&entry, ""});
+            continue;
+        }
+        const std::vector<std::string> gpus = gpus_of(*entry.record);
+        if (gpus.empty()) rows.push_back({&entry, ""});  // not on a GPU yet: it may open any, so every --gpu lists it
+        for (const auto& uuid : gpus)
+            if (!only_gpu || *only_gpu == uuid) rows.push_back({&entry, uuid});
+    }
+    return rows;
+}
+
+std::string requested_text(const SlotRecord& record, const std::string& gpu) {
     if (!record.control) return "(being changed)";
-    return record.control->has_mask ? record.control->allowed.to_list() : "all";
+    const GpuControl* entry = record.control->gpu(gpu);
+    return entry != nullptr && entry->has_mask ? entry->allowed.to_list() : "all";
+}
+
+std::string short_gpu(const std::string& uuid) { return uuid.empty() ? "-" : uuid.substr(0, 12); }  // "GPU-263da6ff"
+
+std::string shim_text(const SlotRecord& record, const std::string& gpu) {
+    if (record.writer_died) return "a writer died mid-change: next set completes it";
+    const GpuStatus* status = record.status ? record.status->gpu(gpu) : nullptr;
+    if (status == nullptr || record.status->state == GPUPART_SHIM_CALLBACK_FAILED ||
+        record.status->state == GPUPART_SHIM_BAD_ENVIRONMENT)
+        return std::string(to_string(record.status ? record.status->state : GPUPART_SHIM_WAITING));
+    return status->publishing ? "(publishing)" : std::string(to_string(status->state));
 }
 
 std::string age_text(std::uint64_t realtime_ns) {
@@ -37,7 +71,27 @@ std::string age_text(std::uint64_t realtime_ns) {
     return seconds < 0 ? "now" : fmt::format("{:.1f}s ago", seconds);
 }
 
-Json entry_json(const RegistryEntry& entry) {
+Json gpu_json(const SlotRecord& r, const std::string& uuid) {
+    Json out{{"uuid", uuid}};
+    const GpuControl* control = r.control ? r.control->gpu(uuid) : nullptr;
+    const bool partitioned = control != nullptr && control->has_mask;
+    out["requested"] = Json{{"partitioned", partitioned}, {"tpcs", partitioned ? control->allowed.to_list() : "all"},
+                            {"mask", partitioned ? Json(control->allowed.to_hex_padded()) : Json(nullptr)},
+                            {"real_tpcs", control != nullptr ? Json(control->real_tpcs.to_hex_padded()) : Json(nullptr)}};
+    const GpuStatus* status = r.status ? r.status->gpu(uuid) : nullptr;
+    if (status != nullptr)
+        out["shim"] = Json{{"context", true}, {"publishing", status->publishing},
+                           {"state", std::string(to_string(status->state))}, {"state_code", static_cast<int>(status->state)},
+                           {"descriptor_version", status->descriptor_version},
+                           {"applied_generation", status->applied_generation}, {"mask_applied", status->mask_applied},
+                           {"applied_tpcs", status->applied.to_list()}, {"pending", mask_change_pending(r, uuid)},
+                           {"launches", status->launches}, {"masked_launches", status->masked_launches}};
+    else
+        out["shim"] = Json{{"context", false}};
+    return out;
+}
+
+Json entry_json(const RegistryEntry& entry, const std::optional<std::string>& only_gpu) {
     Json out{{"slot", entry.path}};
     if (!entry.record) {
         out["problem"] = entry.problem;
@@ -53,19 +107,16 @@ Json entry_json(const RegistryEntry& entry) {
     out["shim_version"] = r.shim_version;
     out["start_rule"] = r.start_rule;
     if (r.control)
-        out["requested"] = Json{{"partitioned", r.control->has_mask}, {"tpcs", r.control->allowed.to_list()},
-                                {"mask", r.control->allowed.to_hex_padded()}, {"generation", r.control->generation},
-                                {"writer_pid", r.control->writer_pid}, {"writer_uid", r.control->writer_uid},
-                                {"writer_died", r.writer_died}};
+        out["requested"] = Json{{"generation", r.control->generation}, {"writer_pid", r.control->writer_pid},
+                                {"writer_uid", r.control->writer_uid}, {"writer_died", r.writer_died}};
     else
         out["requested"] = nullptr;
-    if (r.status)
-        out["shim"] = Json{{"state", std::string(to_string(r.status->state))}, {"state_code", static_cast<int>(r.status->state)},
-                           {"descriptor_version", r.status->descriptor_version},
-                           {"applied_generation", r.status->applied_generation}, {"mask_applied", r.status->mask_applied},
-                           {"applied_tpcs", r.status->applied.to_list()}, {"pending", mask_change_pending(r)}};
-    else
-        out["shim"] = nullptr;
+    const gpupart_shim_state state = r.status ? r.status->state : GPUPART_SHIM_WAITING;
+    out["shim"] = Json{{"state", std::string(to_string(state))}, {"state_code", static_cast<int>(state)}};
+    // Every GPU the process has a mask for or a context on, by UUID (with --gpu, that one only).
+    out["gpus"] = Json::array();
+    for (const auto& uuid : gpus_of(r))
+        if (!only_gpu || *only_gpu == uuid) out["gpus"].push_back(gpu_json(r, uuid));
     out["counters"] = Json{{"launches", r.counters.launches}, {"masked_launches", r.counters.masked_launches},
                            {"last_launch_realtime_ns", r.counters.last_launch_ns}, {"errors", r.counters.errors},
                            {"refused_masks", r.counters.refused_masks}};
@@ -77,38 +128,42 @@ Json entry_json(const RegistryEntry& entry) {
 }
 
 // `list --format csv`: a slot that cannot be read is a row too, with only slot and problem filled.
-std::string of_record(const RegistryEntry& entry, const std::function<std::string(const SlotRecord&)>& value) {
-    return entry.record ? value(*entry.record) : "";
+std::string of_record(const ListRow& row, const std::function<std::string(const SlotRecord&, const std::string&)>& value) {
+    return row.entry->record ? value(*row.entry->record, row.gpu) : "";
 }
 
-const std::vector<CsvColumn<RegistryEntry>>& list_columns() {
+const std::vector<CsvColumn<ListRow>>& list_columns() {
     using R = const SlotRecord&;
-    using E = const RegistryEntry&;
-    static const std::vector<CsvColumn<RegistryEntry>> columns = {
-        {"pid", [](E e) { return of_record(e, [](R r) { return std::to_string(r.pid); }); }},
-        {"start_time", [](E e) { return of_record(e, [](R r) { return std::to_string(r.start_time); }); }},
-        {"uid", [](E e) { return of_record(e, [](R r) { return std::to_string(r.uid); }); }},
-        {"user", [](E e) { return of_record(e, [](R r) { return user_name(r.uid); }); }},
-        {"liveness", [](E e) { return e.record ? std::string(to_string(e.liveness)) : ""; }},
-        {"tpcs", [](E e) { return of_record(e, [](R r) { return requested_text(r); }); }},
-        {"mask", [](E e) { return of_record(e, [](R r) { return r.control ? r.control->allowed.to_hex_padded() : ""; }); }},
-        {"applied", [](E e) { return of_record(e, [](R r) { return applied_text(r); }); }},
-        {"shim", [](E e) { return of_record(e, [](R r) { return r.status ? std::string(to_string(r.status->state)) : ""; }); }},
-        {"pending", [](E e) { return of_record(e, [](R r) { return r.status ? (mask_change_pending(r) ? "yes" : "no") : ""; }); }},
-        {"writer_died", [](E e) { return of_record(e, [](R r) { return r.writer_died ? "yes" : "no"; }); }},
-        {"launches", [](E e) { return of_record(e, [](R r) { return std::to_string(r.counters.launches); }); }},
-        {"masked_launches", [](E e) { return of_record(e, [](R r) { return std::to_string(r.counters.masked_launches); }); }},
-        {"errors", [](E e) { return of_record(e, [](R r) { return std::to_string(r.counters.errors); }); }},
-        {"last_launch_realtime_ns", [](E e) { return of_record(e, [](R r) { return std::to_string(r.counters.last_launch_ns); }); }},
-        {"graphs", [](E e) { return of_record(e, [](R r) { return graph_cell(graph_status(r)); }); }},
-        {"command", [](E e) { return of_record(e, [](R r) { return r.command; }); }},
-        {"slot", [](E e) { return e.path; }},
-        {"problem", [](E e) { return e.record ? "" : e.problem; }},
+    using G = const std::string&;
+    using E = const ListRow&;
+    static const std::vector<CsvColumn<ListRow>> columns = {
+        {"pid", [](E e) { return of_record(e, [](R r, G) { return std::to_string(r.pid); }); }},
+        {"start_time", [](E e) { return of_record(e, [](R r, G) { return std::to_string(r.start_time); }); }},
+        {"uid", [](E e) { return of_record(e, [](R r, G) { return std::to_string(r.uid); }); }},
+        {"user", [](E e) { return of_record(e, [](R r, G) { return user_name(r.uid); }); }},
+        {"liveness", [](E e) { return e.entry->record ? std::string(to_string(e.entry->liveness)) : ""; }},
+        {"gpu", [](E e) { return e.gpu; }},
+        {"tpcs", [](E e) { return of_record(e, [](R r, G g) { return requested_text(r, g); }); }},
+        {"mask", [](E e) { return of_record(e, [](R r, G g) {
+             const GpuControl* c = r.control ? r.control->gpu(g) : nullptr;
+             return c != nullptr && c->has_mask ? c->allowed.to_hex_padded() : std::string(); }); }},
+        {"applied", [](E e) { return of_record(e, [](R r, G g) { return applied_text(r, g); }); }},
+        {"shim", [](E e) { return of_record(e, [](R r, G g) { return shim_text(r, g); }); }},
+        {"pending", [](E e) { return of_record(e, [](R r, G g) { return mask_change_pending(r, g) ? "yes" : "no"; }); }},
+        {"writer_died", [](E e) { return of_record(e, [](R r, G) { return r.writer_died ? "yes" : "no"; }); }},
+        {"launches", [](E e) { return of_record(e, [](R r, G) { return std::to_string(r.counters.launches); }); }},
+        {"masked_launches", [](E e) { return of_record(e, [](R r, G) { return std::to_string(r.counters.masked_launches); }); }},
+        {"errors", [](E e) { return of_record(e, [](R r, G) { return std::to_string(r.counters.errors); }); }},
+        {"last_launch_realtime_ns", [](E e) { return of_record(e, [](R r, G) { return std::to_string(r.counters.last_launch_ns); }); }},
+        {"graphs", [](E e) { return of_record(e, [](R r, G) { return graph_cell(graph_status(r)); }); }},
+        {"command", [](E e) { return of_record(e, [](R r, G) { return r.command; }); }},
+        {"slot", [](E e) { return e.entry->path; }},
+        {"problem", [](E e) { return e.entry->record ? "" : e.entry->problem; }},
     };
     return columns;
 }
 
-constexpr const char* kListDefaultFields = "pid,user,liveness,tpcs,applied,launches,command";
+constexpr const char* kListDefaultFields = "pid,user,liveness,gpu,tpcs,applied,launches,command";
 
 }  // namespace
 
@@ -116,6 +171,7 @@ Command add_list_command(CLI::App& app) {
     struct ListOptions {
         bool json = false;
         bool keep = false;
+        std::string gpu;
         CsvOptions csv;
     };
     auto options = std::make_shared<ListOptions>();
@@ -123,12 +179,25 @@ Command add_list_command(CLI::App& app) {
     CLI::Option* json = list->add_flag("--json", options->json, "Machine-readable output (docs/json-output.md)");
     add_csv_options(*list, options->csv, csv_names(list_columns()), kListDefaultFields, json);
     list->add_flag("--keep-exited", options->keep, "Do not remove the slots of processes that have exited");
+    list->add_option("--gpu", options->gpu, "Only processes on this GPU (index, UUID or a unique prefix, PCI bus id), and those "
+                                            "on no GPU yet");
     return {list, [options] {
                 const Registry registry(Registry::default_directory());
                 const int reclaimed = options->keep ? 0 : registry.collect_garbage();
                 const auto entries = registry.list();
+                std::optional<std::string> only_gpu;
+                if (!options->gpu.empty()) {
+                    // A UUID needs no snapshot; an index or bus id is looked up in this machine's.
+                    if (options->gpu.size() == 40 && (options->gpu.starts_with("GPU-") || options->gpu.starts_with("gpu-"))) {
+                        only_gpu = uuid_text(uuid_words("GPU-" + options->gpu.substr(4)));
+                    } else {
+                        const ChosenSnapshot chosen = load_chosen(SnapshotOptions{});
+                        only_gpu = gpu_key(select_gpu(chosen, gpu_index(chosen, options->gpu)));
+                    }
+                }
+                const std::vector<ListRow> rows = list_rows(entries, only_gpu);
                 if (options->csv.wanted()) {
-                    print_csv(options->csv, list_columns(), kListDefaultFields, entries);
+                    print_csv(options->csv, list_columns(), kListDefaultFields, rows);
                     return 0;
                 }
                 const MpsState mps = mps_status();
@@ -142,7 +211,13 @@ Command add_list_command(CLI::App& app) {
                              {"mps", Json{{"running", mps.control_running}, {"detail", mps.detail},
                                           {"findings", findings_json(mps_problems)}}}};
                     out["processes"] = Json::array();
-                    for (const auto& entry : entries) out["processes"].push_back(entry_json(entry));
+                    for (const auto& entry : entries) {
+                        if (only_gpu && entry.record) {
+                            const auto on = gpus_of(*entry.record);
+                            if (!on.empty() && std::find(on.begin(), on.end(), *only_gpu) == on.end()) continue;
+                        }
+                        out["processes"].push_back(entry_json(entry, only_gpu));
+                    }
                     fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
                     return 0;
                 }
@@ -157,26 +232,25 @@ Command add_list_command(CLI::App& app) {
                 }
                 // Masks vary from "0-3" to a dozen ranges: size those columns to what is there.
                 std::size_t tpcs_width = 4, applied_width = 7;
-                for (const auto& entry : entries)
-                    if (entry.record) {
-                        tpcs_width = std::max(tpcs_width, requested_text(*entry.record).size());
-                        applied_width = std::max(applied_width, applied_text(*entry.record).size());
+                for (const ListRow& row : rows)
+                    if (row.entry->record) {
+                        tpcs_width = std::max(tpcs_width, requested_text(*row.entry->record, row.gpu).size());
+                        applied_width = std::max(applied_width, applied_text(*row.entry->record, row.gpu).size());
                     }
-                fmt::print("{:>8} {:<10} {:<8} {:<{}} {:<{}} {:>10} {:>12}  {:<28} {:<16} {}\n", "PID", "USER", "STATE", "TPCS",
-                           tpcs_width, "APPLIED", applied_width, "LAUNCHES", "LAST", "SHIM", "GRAPHS", "COMMAND");
-                for (const auto& entry : entries) {
-                    if (!entry.record) {
-                        fmt::print("{:>8} {}\n", "?", one_line(entry.problem));
+                fmt::print("{:>8} {:<10} {:<8} {:<12} {:<{}} {:<{}} {:>10} {:>12}  {:<28} {:<16} {}\n", "PID", "USER", "STATE",
+                           "GPU", "TPCS", tpcs_width, "APPLIED", applied_width, "LAUNCHES", "LAST", "SHIM", "GRAPHS", "COMMAND");
+                for (const ListRow& row : rows) {
+                    if (!row.entry->record) {
+                        fmt::print("{:>8} {}\n", "?", one_line(row.entry->problem));
                         continue;
                     }
-                    const SlotRecord& r = *entry.record;
-                    const std::string shim = r.writer_died ? "a writer died mid-change: next set completes it"
-                                             : r.status ? std::string(to_string(r.status->state)) : "(publishing)";
-                    fmt::print("{:>8} {:<10} {:<8} {:<{}} {:<{}} {:>10} {:>12}  {:<28} {:<16} {}\n", r.pid,
-                               one_line(user_name(r.uid), 10), entry.liveness == Liveness::alive ? "alive" : "exited",
-                               requested_text(r), tpcs_width, applied_text(r), applied_width,
-                               r.counters.launches, age_text(r.counters.last_launch_ns), shim.substr(0, 28),
-                               graph_cell(graph_status(r)).substr(0, 16), one_line(r.command, 60));
+                    const SlotRecord& r = *row.entry->record;
+                    fmt::print("{:>8} {:<10} {:<8} {:<12} {:<{}} {:<{}} {:>10} {:>12}  {:<28} {:<16} {}\n", r.pid,
+                               one_line(user_name(r.uid), 10), row.entry->liveness == Liveness::alive ? "alive" : "exited",
+                               short_gpu(row.gpu), requested_text(r, row.gpu), tpcs_width, applied_text(r, row.gpu),
+                               applied_width, r.counters.launches, age_text(r.counters.last_launch_ns),
+                               shim_text(r, row.gpu).substr(0, 28), graph_cell(graph_status(r)).substr(0, 16),
+                               one_line(r.command, 60));
                 }
                 // Graph execs that still carry an older mask, or never can follow, are said in words below the table.
                 for (const auto& entry : entries)

@@ -31,6 +31,7 @@ Command add_run_command(CLI::App& app) {
         std::vector<std::string> command;
         bool spread = false;
         bool dry_run = false;
+        bool only = false;
     };
     auto options = std::make_shared<RunOptions>();
     CLI::App* run = app.add_subcommand("run", "Start a command confined to some TPCs (it can be moved later with `gpupart set`)");
@@ -38,6 +39,9 @@ Command add_run_command(CLI::App& app) {
     add_snapshot_options(*run, options->snapshot);
     run->add_flag("--spread", options->spread, "Place a count over as many GPCs as possible (default: GPC-packed)");
     run->add_flag("--dry-run", options->dry_run, "Show the placement and findings; start nothing");
+    run->add_flag("--only", options->only, "Let the command see only this GPU (sets CUDA_VISIBLE_DEVICES to its UUID); "
+                                           "without it, CUDA_VISIBLE_DEVICES is left as it is and other GPUs the "
+                                           "command opens run unconfined");
     run->add_option("command", options->command, "The command and its arguments (after --)")->required();
     return {run, [options] {
                 const ChosenSnapshot topology = partition_topology(options->snapshot);
@@ -55,7 +59,13 @@ Command add_run_command(CLI::App& app) {
                 start.uid = ::getuid();
                 start.after = resolved.mask;
                 SystemState with_new = controller.state();
-                with_new.processes.push_back(ProcessState{0, 0, start.uid, start.command, true, resolved.mask, 1, Liveness::alive, GraphStatus{}});
+                ProcessState newcomer;
+                newcomer.uid = start.uid;
+                newcomer.command = start.command;
+                newcomer.partitioned = true;
+                newcomer.mask = resolved.mask;
+                newcomer.generation = 1;
+                with_new.processes.push_back(std::move(newcomer));
                 std::vector<Finding> findings = check_change(controller.state(), start);
                 // Starting processes one by one leaves TPCs idle until the last one: no warning for that here.
                 for (const Finding& finding : check_result(with_new))
@@ -78,8 +88,16 @@ Command add_run_command(CLI::App& app) {
                 const char* preload = std::getenv("LD_PRELOAD");
                 const std::string preload_value = preload != nullptr && preload[0] != '\0' ? shim + ":" + preload : shim;
                 ::setenv("LD_PRELOAD", preload_value.c_str(), 1);
-                ::setenv(GPUPART_ENV_TPCS, resolved.mask.to_hex().c_str(), 1);
-                ::setenv(GPUPART_ENV_REAL_TPCS, real_tpcs(gpu).to_hex().c_str(), 1);
+                // The mask is for this GPU only, named by UUID (ordinals change with CUDA_VISIBLE_DEVICES).
+                const std::string key = gpu_key(gpu);
+                ::setenv(GPUPART_ENV_TPCS, fmt::format("{}={}", key, resolved.mask.to_hex()).c_str(), 1);
+                ::setenv(GPUPART_ENV_REAL_TPCS, fmt::format("{}={}", key, real_tpcs(gpu).to_hex()).c_str(), 1);
+                if (options->only) {
+                    ::setenv("CUDA_VISIBLE_DEVICES", key.c_str(), 1);
+                } else if (topology.snapshot.gpus.size() > 1) {
+                    fmt::print(stderr, "gpupart: confined on GPU {} ({}) only; other GPUs it opens run unconfined "
+                               "(--only shows it this GPU alone)\n", gpu.index, key);
+                }
                 ::setenv(GPUPART_ENV_REGISTRY_DIR, registry.directory().c_str(), 1);
                 // An MPS client gets 2 channels otherwise (seed 000, pitfall 4); keep a user's own choice.
                 ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "8", 0);

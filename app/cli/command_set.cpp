@@ -30,7 +30,7 @@ Command add_set_command(CLI::App& app) {
     add_snapshot_options(*set, options->snapshot);
     return {set, [options] {
                 const int pid = parse_pid(options->pid);
-                Controller controller = make_controller(options->snapshot);
+                Controller controller = make_controller_for_process(options->snapshot, pid);
                 const Plan plan = controller.plan_set({{pid, options->tpcs, options->spread ? Placement::spread : Placement::packed}},
                                                       fmt::format("set {} {}", pid, options->tpcs));
                 return plan_and_apply(controller, plan, options->json, options->dry_run);

@@ -4,6 +4,8 @@
 // mask only when it has a real TPC), counts launches and publishes what it applies. It says everywhere
 // that it is simulated (command line and shim version), and it never touches a GPU.
 //   gpupart-demo-worker NAME TPCS_HEX REAL_TPCS_HEX [SECONDS] [LAUNCHES_PER_SECOND]
+// It is "on" the GPU $GPUPART_DEMO_GPU names (a UUID; default GPU-00000000-0000-0000-0000-000000000001,
+// the registry's name for GPU 0 of a snapshot without UUIDs: gpu_key in model/gpu_queries.hpp).
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -37,18 +39,27 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: gpupart-demo-worker NAME TPCS_HEX REAL_TPCS_HEX [SECONDS] [LAUNCHES_PER_SECOND]\n");
         return 2;
     }
-    gpupart_control initial{};
-    if (gpupart_parse_hex_mask(argv[2], initial.allowed) != 0 || gpupart_parse_hex_mask(argv[3], initial.real_tpcs) != 0) {
+    gpupart_control_payload initial{};
+    gpupart_control_gpu& mine = initial.gpus[0];
+    if (gpupart_parse_hex_mask(argv[2], mine.allowed) != 0 || gpupart_parse_hex_mask(argv[3], mine.real_tpcs) != 0) {
         std::fprintf(stderr, "gpupart-demo-worker: masks must be hex (0x...)\n");
         return 2;
     }
+    const char* gpu_text = std::getenv("GPUPART_DEMO_GPU");
+    if (gpu_text == nullptr || gpu_text[0] == '\0') gpu_text = "GPU-00000000-0000-0000-0000-000000000001";
+    if (std::strlen(gpu_text) != 40 || gpupart_uuid_parse(gpu_text, &mine.uuid) != 40) {
+        std::fprintf(stderr, "gpupart-demo-worker: GPUPART_DEMO_GPU is not a GPU UUID\n");
+        return 2;
+    }
+    const gpupart_gpu_uuid gpu = mine.uuid;
     const long seconds = argc > 4 ? std::strtol(argv[4], nullptr, 10) : 3600;
     const long rate = argc > 5 ? std::strtol(argv[5], nullptr, 10) : 200;
     if (seconds <= 0 || rate <= 0 || rate > 100000) {
         std::fprintf(stderr, "gpupart-demo-worker: SECONDS and LAUNCHES_PER_SECOND must be positive (rate at most 100000)\n");
         return 2;
     }
-    initial.flags = GPUPART_CONTROL_HAS_MASK;
+    mine.flags = GPUPART_CONTROL_HAS_MASK;
+    initial.count = 1;
     initial.generation = 1;
     initial.writer_pid = ::getpid();
     initial.writer_uid = ::getuid();
@@ -82,9 +93,13 @@ int main(int argc, char** argv) {
         for (int i = 0; i < 4; ++i) n += __builtin_popcount(words[i]);
         return n;
     };
-    const int initial_tpcs = count_bits(initial.allowed) > 0 ? count_bits(initial.allowed) : 1;
+    const int initial_tpcs = count_bits(mine.allowed) > 0 ? count_bits(mine.allowed) : 1;
 
-    gpupart_status status{};
+    // Its one GPU, as the shim publishes a GPU it has a context on.
+    for (int w = 0; w < 4; ++w) gpupart_store32(&slot->status.gpus[0].uuid.words[w], gpu.words[w]);
+    __atomic_store_n(&slot->status.gpu_count, 1u, __ATOMIC_RELEASE);
+    __atomic_store_n(&slot->status.state, static_cast<std::uint32_t>(GPUPART_SHIM_ACTIVE), __ATOMIC_RELEASE);
+    gpupart_status_gpu status{};
     std::uint32_t seen_seq = ~0u;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
     // Simulated throughput follows the TPCs the process holds, so giving it TPCs shows in launches/s.
@@ -93,28 +108,36 @@ int main(int argc, char** argv) {
         std::this_thread::sleep_for(period);
         // What the shim does at a launch: adopt a changed control block unless its mask has no real TPC.
         if (__atomic_load_n(&slot->control.seq, __ATOMIC_ACQUIRE) != seen_seq) {
-            gpupart_control c{};
+            static gpupart_control c{};
             if (gpupart_control_read(&slot->control, &c, 4) == 0) {
                 seen_seq = c.seq;
-                const bool has_mask = (c.flags & GPUPART_CONTROL_HAS_MASK) != 0;
-                if (has_mask && !gpupart_control_has_real_tpc(&c)) {
+                const int index = gpupart_control_find(&c.current, &gpu);
+                gpupart_control_gpu entry{};
+                if (index >= 0) entry = c.current.gpus[index];
+                const bool has_mask = (entry.flags & GPUPART_CONTROL_HAS_MASK) != 0;
+                if (has_mask && !gpupart_control_has_real_tpc(&entry)) {
                     gpupart_add64(&slot->counters.refused_masks, 1);
                     status.state = GPUPART_SHIM_MASK_REFUSED;
                 } else {
                     gpupart_slot_guard_remember(&c);
                     status.state = GPUPART_SHIM_ACTIVE;
-                    status.applied_generation = c.generation;
+                    status.applied_generation = c.current.generation;
                     status.applied_flags = has_mask ? GPUPART_CONTROL_HAS_MASK : 0u;
-                    for (int i = 0; i < 4; ++i) status.applied[i] = has_mask ? c.allowed[i] : 0u;
-                    const int tpcs = has_mask ? count_bits(c.allowed) : count_bits(c.real_tpcs);
+                    for (int i = 0; i < 4; ++i) status.applied[i] = has_mask ? entry.allowed[i] : 0u;
+                    const int tpcs = has_mask ? count_bits(entry.allowed) : count_bits(mine.real_tpcs);
                     const long scaled = rate * (tpcs > 0 ? tpcs : 1) / initial_tpcs;
                     period = std::chrono::nanoseconds(1000000000L / (scaled > 0 ? scaled : 1));
                 }
-                gpupart_status_write(&slot->status, &status);
+                status.descriptor_version = 0x40;  // what the recorded H200 uses
+                gpupart_status_gpu_write(&slot->status.gpus[0], &status);
             }
         }
         gpupart_add64(&slot->counters.launches, 1);
-        if (status.applied_flags & GPUPART_CONTROL_HAS_MASK) gpupart_add64(&slot->counters.masked_launches, 1);
+        gpupart_add64(&slot->gpu_counters[0].launches, 1);
+        if (status.applied_flags & GPUPART_CONTROL_HAS_MASK) {
+            gpupart_add64(&slot->counters.masked_launches, 1);
+            gpupart_add64(&slot->gpu_counters[0].masked_launches, 1);
+        }
         gpupart_store64(&slot->counters.last_launch_realtime_ns, realtime_ns());
     }
     ::unlink(path);

@@ -119,8 +119,7 @@ QString GuiSession::title() const {
 
 void GuiSession::sample() {
     controller_->refresh();
-    const Registry registry(Registry::default_directory());
-    rows_ = widgets::process_rows(controller_->state(), registry.list(), launch_rates_, LaunchRates::Clock::now());
+    rows_ = widgets::process_rows(controller_->state(), launch_rates_, LaunchRates::Clock::now());
     findings_ = check_result(controller_->state());
     std::set<std::pair<int, std::uint64_t>> live;
     for (const ProcessState& process : controller_->state().processes) live.insert({process.pid, process.start_time});

@@ -109,7 +109,7 @@ ProbeReport probe_gpu(int ordinal) {
     cuda.check(cuda.func_set_attribute(kernel, kFuncAttrMaxDynamicSharedSizeBytes, per_block), "cuFuncSetAttribute");
 
     {
-        ShimMaskLauncher launcher(cuda, kernel, std::move(slot), 2 * d.sm_count, static_cast<unsigned>(per_block));
+        ShimMaskLauncher launcher(cuda, kernel, std::move(slot), d.uuid, 2 * d.sm_count, static_cast<unsigned>(per_block));
         launcher.launch(std::nullopt, TpcMask{}, d.sm_count);  // learns the descriptor version
         report.descriptor_version = static_cast<int>(launcher.descriptor_version());
         if (report.descriptor_version == 0x40) report.mask_width = 128;  // V04_00: the shim's 128-bit layout

@@ -20,9 +20,9 @@ std::string mask_text(const std::optional<TpcMask>& allowed) {
 
 }  // namespace
 
-ShimMaskLauncher::ShimMaskLauncher(const CudaDriver& cuda, CUfunction kernel, SlotFile slot, int max_blocks,
+ShimMaskLauncher::ShimMaskLauncher(const CudaDriver& cuda, CUfunction kernel, SlotFile slot, std::string gpu_uuid, int max_blocks,
                                    unsigned shared_bytes)
-    : cuda_(cuda), kernel_(kernel), slot_(std::move(slot)), max_blocks_(max_blocks), shared_bytes_(shared_bytes) {
+    : gpu_uuid_(std::move(gpu_uuid)), cuda_(cuda), kernel_(kernel), slot_(std::move(slot)), max_blocks_(max_blocks), shared_bytes_(shared_bytes) {
     cuda_.check(cuda_.mem_alloc(&buffer_, static_cast<std::size_t>(max_blocks_) * sizeof(unsigned)), "cuMemAlloc");
 }
 
@@ -32,8 +32,10 @@ ShimMaskLauncher::~ShimMaskLauncher() {
 
 std::vector<int> ShimMaskLauncher::launch(const std::optional<TpcMask>& allowed, const TpcMask& known_real, int blocks) {
     if (blocks < 1 || blocks > max_blocks_) throw CudaError(fmt::format("{} blocks: the buffer holds {}", blocks, max_blocks_));
-    slot_.write_control(allowed.has_value(), allowed.value_or(TpcMask{}), known_real);
-    const std::uint64_t masked_before = slot_.read().counters.masked_launches;
+    slot_.write_control(gpu_uuid_, allowed.has_value(), allowed.value_or(TpcMask{}), known_real);
+    const SlotRecord before = slot_.read();
+    const GpuStatus* here = before.status ? before.status->gpu(gpu_uuid_) : nullptr;
+    const std::uint64_t masked_before = here != nullptr ? here->masked_launches : 0;
 
     cuda_.check(cuda_.memset_d32(buffer_, kNotWritten, static_cast<std::size_t>(blocks)), "cuMemsetD32");
     unsigned long long spin = kSpinNs;
@@ -70,18 +72,20 @@ void ShimMaskLauncher::wait_for_kernel(const std::optional<TpcMask>& allowed) co
 
 void ShimMaskLauncher::check_shim_applied(const std::optional<TpcMask>& allowed, std::uint64_t masked_before) {
     const SlotRecord record = slot_.read();
-    if (!record.status) throw CudaError("the shim's status was being written after a completed launch");
-    const SlotStatus& status = *record.status;
+    if (record.status && record.status->state == GPUPART_SHIM_CALLBACK_FAILED)
+        throw ShimUnsupported("the CUDA driver refused the shim's launch callback: mask bits cannot be probed");
+    const GpuStatus* entry = record.status ? record.status->gpu(gpu_uuid_) : nullptr;
+    if (entry == nullptr || entry->publishing)
+        throw CudaError(fmt::format("the shim published no status for GPU {} after a completed launch", gpu_uuid_));
+    const GpuStatus& status = *entry;
     descriptor_version_ = status.descriptor_version;
     if (status.state == GPUPART_SHIM_UNSUPPORTED_DESCRIPTOR)
         throw ShimUnsupported(fmt::format("launch descriptor version {:#x} is not one the shim can mask: mask bits cannot be "
                                           "probed on this GPU",
                                           status.descriptor_version));
-    if (status.state == GPUPART_SHIM_CALLBACK_FAILED)
-        throw ShimUnsupported("the CUDA driver refused the shim's launch callback: mask bits cannot be probed");
     if (!allowed) return;
     if (status.state != GPUPART_SHIM_ACTIVE || !status.mask_applied || status.applied != *allowed ||
-        record.counters.masked_launches != masked_before + 1)
+        status.masked_launches != masked_before + 1)
         throw CudaError(fmt::format("the shim did not apply {} to the launch (state {}, applied {})", mask_text(allowed),
                                     to_string(status.state), status.mask_applied ? status.applied.to_list() : "none"));
 }

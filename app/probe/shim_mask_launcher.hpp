@@ -23,7 +23,8 @@ class ShimMaskLauncher : public MaskLauncher {
 public:
     // `max_blocks` sizes the result buffer; `shared_bytes` is the dynamic shared memory per block that
     // keeps one block per SM.
-    ShimMaskLauncher(const CudaDriver& cuda, CUfunction kernel, SlotFile slot, int max_blocks, unsigned shared_bytes);
+    ShimMaskLauncher(const CudaDriver& cuda, CUfunction kernel, SlotFile slot, std::string gpu_uuid, int max_blocks,
+                     unsigned shared_bytes);
     ~ShimMaskLauncher() override;
     ShimMaskLauncher(const ShimMaskLauncher&) = delete;
     ShimMaskLauncher& operator=(const ShimMaskLauncher&) = delete;
@@ -34,6 +35,7 @@ public:
     unsigned descriptor_version() const { return descriptor_version_; }
 
 private:
+    std::string gpu_uuid_;  // the GPU the probe runs on: the slot entry it writes and reads
     void wait_for_kernel(const std::optional<TpcMask>& allowed) const;
     void check_shim_applied(const std::optional<TpcMask>& allowed, std::uint64_t masked_before);
 

@@ -13,20 +13,6 @@
 namespace gpupart::top {
 namespace {
 
-// The shim's state in one word for the table (the status line gives the whole sentence).
-std::string shim_word(const SlotRecord& record) {
-    if (!record.status) return "starting";
-    switch (record.status->state) {
-        case GPUPART_SHIM_WAITING: return "waiting";
-        case GPUPART_SHIM_ACTIVE: return "active";
-        case GPUPART_SHIM_UNSUPPORTED_DESCRIPTOR: return "passthru";  // both: the status line says why
-        case GPUPART_SHIM_CALLBACK_FAILED: return "passthru";
-        case GPUPART_SHIM_MASK_REFUSED: return "refused";
-        case GPUPART_SHIM_BAD_ENVIRONMENT: return "bad env";
-    }
-    return "unknown";
-}
-
 std::string local_clock() {
     const std::time_t now = std::time(nullptr);
     std::tm parts{};
@@ -56,31 +42,27 @@ TopData make_top_data(const SystemState& state, const std::vector<RegistryEntry>
     data.clock = local_clock();
     std::vector<std::pair<int, std::uint64_t>> alive;
     for (const RegistryEntry& entry : entries) {
-        if (!entry.record) {
-            if (data.unreadable_slots++ == 0)
-                data.unreadable_problem = one_line(fmt::format("{}: {}", entry.path, entry.problem));
-            continue;
-        }
-        if (entry.liveness != Liveness::alive) continue;
-        const SlotRecord& r = *entry.record;
+        if (entry.record) continue;
+        if (data.unreadable_slots++ == 0) data.unreadable_problem = one_line(fmt::format("{}: {}", entry.path, entry.problem));
+    }
+    // The processes on this GPU, as the controller's state sees them (one view for every front end).
+    for (const ProcessState& p : state.processes) {
         TopProcess process;
-        process.pid = r.pid;
-        process.start_time = r.start_time;
-        process.user = one_line(user_name(r.uid));
-        process.command = one_line(r.command);
-        if (r.control) {
-            process.partitioned = r.control->has_mask;
-            process.mask = r.control->allowed;
-            process.generation = r.control->generation;
-        }
-        process.applied = applied_text(r);
-        process.shim = shim_word(r);
-        process.shim_detail = r.status ? std::string(to_string(r.status->state)) : "the shim is publishing its status";
-        if (const std::string graphs = graph_sentence(graph_status(r)); !graphs.empty()) process.shim_detail += "; " + graphs;
-        process.launches = r.counters.launches;
-        process.launches_per_second = rates.update(r.pid, r.start_time, r.counters.launches, now);
-        process.simulated = r.shim_version.starts_with("demo");
-        alive.emplace_back(r.pid, r.start_time);
+        process.pid = p.pid;
+        process.start_time = p.start_time;
+        process.user = one_line(user_name(p.uid));
+        process.command = one_line(p.command);
+        process.partitioned = p.partitioned;
+        process.mask = p.mask;
+        process.generation = p.generation;
+        process.applied = p.applied;
+        process.shim = p.shim_word;
+        process.shim_detail = p.shim_sentence;
+        if (const std::string graphs = graph_sentence(p.graphs); !graphs.empty()) process.shim_detail += "; " + graphs;
+        process.launches = p.launches_all_gpus;
+        process.launches_per_second = rates.update(p.pid, p.start_time, p.launches_all_gpus, now);
+        process.simulated = p.simulated;
+        alive.emplace_back(p.pid, p.start_time);
         data.processes.push_back(std::move(process));
     }
     rates.forget_except(alive);

@@ -159,6 +159,13 @@ Plan Controller::plan_undo() const {
             plan.findings.push_back(refusal("undo-process-gone", "journal", fmt::format("#{} names {}: it cannot be put back", last->id, *problem)));
             continue;
         }
+        if (!done.gpu.empty() && done.gpu != state_.gpu_uuid) {
+            plan.findings.push_back(refusal("undo-other-gpu", "journal",
+                                            fmt::format("#{} changed process {} on GPU {}, not on this GPU ({}): undo it with --gpu {}",
+                                                        last->id, done.pid, one_line(done.gpu, 48), state_.gpu_uuid,
+                                                        one_line(done.gpu, 48))));
+            continue;
+        }
         const ProcessState* process = find_process(state_, done.pid);
         if (process == nullptr || process->start_time != done.start_time) {
             plan.findings.push_back(refusal("undo-process-gone", "journal", fmt::format("process {} ({}) has exited since #{}: it cannot be put back",
@@ -225,7 +232,7 @@ bool Controller::roll_back(const Plan& plan, const std::vector<const PlannedChan
     for (std::size_t i = 0; i < done.size(); ++i) {
         const PlannedChange& change = *done[i];
         try {
-            registry_.set_mask(change.pid, change.before_partitioned, change.before, real,
+            registry_.set_mask(change.pid, state_.gpu_uuid, change.before_partitioned, change.before, real,
                                {change.start_time, entry.changes[i].generation_after});
         } catch (const UserError&) {
             restored = false;  // someone changed it again meanwhile: theirs stands
@@ -257,7 +264,7 @@ Applied Controller::apply(const Plan& plan) {
     // journal that cannot be written refuses the change before any slot is touched.
     JournalIntent intent{entry, {}, registry_.directory()};
     for (const PlannedChange& change : plan.changes) {
-        intent.entry.changes.push_back(JournalChange{change.pid, change.start_time, change.command, change.before_partitioned,
+        intent.entry.changes.push_back(JournalChange{change.pid, state_.gpu_uuid, change.start_time, change.command, change.before_partitioned,
                                                      change.before, change.after_partitioned, change.after, 0});
         intent.before_generations.push_back(change.before_generation);
     }
@@ -274,12 +281,12 @@ Applied Controller::apply(const Plan& plan) {
     bool rules_written = false;
     try {
         for (const PlannedChange& change : plan.changes) {
-            const SlotRecord after = registry_.set_mask(change.pid, change.after_partitioned, change.after, real,
+            const SlotRecord after = registry_.set_mask(change.pid, state_.gpu_uuid, change.after_partitioned, change.after, real,
                                                         {change.start_time, change.before_generation});
             done.push_back(&change);
             // The journal is JSON: a command line with bytes that are not UTF-8 would fail its append after the
             // mask is set, leaving the change unjournaled.
-            entry.changes.push_back(JournalChange{change.pid, change.start_time, valid_utf8(change.command), change.before_partitioned,
+            entry.changes.push_back(JournalChange{change.pid, state_.gpu_uuid, change.start_time, valid_utf8(change.command), change.before_partitioned,
                                                   change.before, change.after_partitioned, change.after,
                                                   after.control ? after.control->generation : 0});
         }

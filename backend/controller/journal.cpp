@@ -15,6 +15,7 @@ using OrderedJson = nlohmann::ordered_json;
 
 OrderedJson journal_change_json(const JournalChange& c) {
     return OrderedJson{{"pid", c.pid},
+                {"gpu", c.gpu},
                 {"start_time", c.start_time},
                 {"command", c.command},
                 {"before", c.before_partitioned ? OrderedJson(c.before.to_hex_padded()) : OrderedJson(nullptr)},
@@ -53,6 +54,7 @@ JournalEntry entry_from_json(const OrderedJson& json) {
         JsonObjectReader c(changes[i], fmt::format("changes[{}]", i));
         JournalChange change;
         change.pid = c.get<int>("pid");
+        if (changes[i].contains("gpu")) change.gpu = c.get<std::string>("gpu");  // entries before layout 4 have none
         change.start_time = c.get<std::uint64_t>("start_time");
         change.command = c.get<std::string>("command");
         read_journal_mask(c, "before", change.before_partitioned, change.before);

@@ -31,6 +31,7 @@ using JournalId = std::int64_t;
 
 struct JournalChange {
     int pid = 0;
+    std::string gpu;  // the GPU (UUID) whose mask changed; "" in entries written before layout 4
     std::uint64_t start_time = 0;
     std::string command;
     bool before_partitioned = false;

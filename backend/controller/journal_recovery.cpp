@@ -24,8 +24,10 @@ ChangeOutcome change_outcome(const JournalChange& change, std::uint64_t before_g
         if (!slot.record->control) return ChangeOutcome::changed_since;  // a write in progress, not ours (we hold the lock)
         const SlotControl& control = *slot.record->control;
         generation_now = control.generation;
-        const bool as_planned = control.has_mask == change.after_partitioned && (!control.has_mask || control.allowed == change.after);
-        const bool as_before = control.has_mask == change.before_partitioned && (!control.has_mask || control.allowed == change.before);
+        const GpuControl* entry = control.gpu(change.gpu);  // none: unconfined on that GPU
+        const bool has_mask = entry != nullptr && entry->has_mask;
+        const bool as_planned = has_mask == change.after_partitioned && (!has_mask || entry->allowed == change.after);
+        const bool as_before = has_mask == change.before_partitioned && (!has_mask || entry->allowed == change.before);
         if (control.generation == before_generation) return ChangeOutcome::not_made;
         if (control.generation == before_generation + 1 && as_planned) return ChangeOutcome::in_effect;
         return as_before ? ChangeOutcome::put_back : ChangeOutcome::changed_since;

@@ -70,6 +70,12 @@ ProfileApplication plan_profile(const Controller& controller, const Profile& pro
     result.rules.owner_uid = ::getuid();
     std::snprintf(result.rules.profile, sizeof result.rules.profile, "%s", profile.name.c_str());
     const TpcMask real = real_tpcs(state.gpu);
+    // Rules are kept per GPU: the rules armed for other GPUs stay as they are (each GPU's profile is applied
+    // against that GPU's floorplan); this GPU's are replaced.
+    const gpupart_gpu_uuid this_gpu = uuid_words(state.gpu_uuid);
+    if (const ArmedRules armed = read_armed_rules(controller.registry_directory()))
+        for (std::uint32_t i = 0; i < armed->count && i < GPUPART_RULES_MAX; ++i)
+            if (!gpupart_uuid_equal(&armed->rules[i].gpu, &this_gpu)) result.rules.rules[result.rules.count++] = armed->rules[i];
     for (const ProfileRule& rule : profile.rules) {
         const std::string from = where(profile, rule);
         if (rule.match.pid) {
@@ -88,7 +94,7 @@ ProfileApplication plan_profile(const Controller& controller, const Profile& pro
         gpupart_rule& out = result.rules.rules[result.rules.count];
         out = gpupart_rule{};  // a rule refused below may have filled part of this entry
         out.line = static_cast<std::uint32_t>(rule.line);
-        out.gpu = static_cast<std::uint32_t>(rule.gpu);
+        out.gpu = this_gpu;
         // The table has fixed-size fields: a longer exe or pattern is refused, never cut short.
         const auto copy = [&](const std::optional<std::string>& value, std::uint32_t flag, char* field, std::size_t size,
                               const char* what) {

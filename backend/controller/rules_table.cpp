@@ -110,7 +110,7 @@ OrderedJson rules_json(const ArmedRules& rules) {
         const gpupart_rule& rule = rules->rules[i];
         list.push_back(OrderedJson{{"match", rule.match},
                                    {"uid", rule.uid},
-                                   {"gpu", rule.gpu},
+                                   {"gpu", uuid_text(rule.gpu)},
                                    {"line", rule.line},
                                    {"allowed", mask_from_words(rule.allowed).to_hex()},
                                    {"real_tpcs", mask_from_words(rule.real_tpcs).to_hex()},
@@ -142,7 +142,11 @@ ArmedRules rules_from_json(const OrderedJson& json, const std::string& path) {
         if (rule.match == 0 || (rule.match & ~kKnownMatches) != 0)
             JsonObjectReader::fail(item.field_path("match"), fmt::format("{} is not a set of EXE (1), CMDLINE (2) and UID (4)", rule.match));
         rule.uid = item.get<std::uint32_t>("uid");
-        rule.gpu = item.get<std::uint32_t>("gpu");
+        try {
+            rule.gpu = uuid_words(item.get<std::string>("gpu"));
+        } catch (const UserError& error) {
+            JsonObjectReader::fail(item.field_path("gpu"), error.what());
+        }
         rule.line = item.get<std::uint32_t>("line");
         mask_to_words(mask_field(item, "allowed"), rule.allowed);
         mask_to_words(mask_field(item, "real_tpcs"), rule.real_tpcs);

@@ -3,12 +3,14 @@
 #include <grp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "model/gpu_queries.hpp"
 #include "model/pid.hpp"
 #include "model/user_error.hpp"
 #include "platform/mps_control.hpp"
@@ -56,6 +58,56 @@ std::optional<UnreadableSlot> unreadable_slot(const RegistryEntry& entry) {
 
 }  // namespace
 
+// The shim's word and sentence for `r` on GPU `uuid`, and its facts there.
+void describe_process_on_gpu(const SlotRecord& r, const std::string& uuid, ProcessState& process) {
+    process.shim_version = r.shim_version;
+    process.start_rule = r.start_rule;
+    process.simulated = r.shim_version.starts_with("demo");
+    process.writer_died = r.writer_died;
+    process.launches_all_gpus = r.counters.launches;
+    process.last_launch_ns = r.counters.last_launch_ns;
+    process.errors = r.counters.errors;
+    process.refused_masks = r.counters.refused_masks;
+    process.applied = applied_text(r, uuid);
+    process.pending = mask_change_pending(r, uuid);
+    const GpuStatus* here = r.status ? r.status->gpu(uuid) : nullptr;
+    process.has_context = here != nullptr;
+    const gpupart_shim_state process_state = r.status ? r.status->state : GPUPART_SHIM_WAITING;
+    // A setup failure is the process's whatever the GPU; otherwise this GPU's entry says it.
+    const bool setup_failed = process_state == GPUPART_SHIM_CALLBACK_FAILED || process_state == GPUPART_SHIM_BAD_ENVIRONMENT;
+    gpupart_shim_state state = process_state;
+    if (!setup_failed && here != nullptr && !here->publishing) state = here->state;
+    else if (!setup_failed && here == nullptr && process_state != GPUPART_SHIM_GPU_UNKNOWN) state = GPUPART_SHIM_WAITING;
+    if (here != nullptr) {
+        process.descriptor_version = here->descriptor_version;
+        process.launches = here->launches;
+        process.masked_launches = here->masked_launches;
+    }
+    process.shim_code = static_cast<int>(state);
+    process.shim_sentence = std::string(to_string(state));
+    process.shim_problem = true;
+    switch (state) {
+        case GPUPART_SHIM_WAITING:
+            process.shim_word = "waiting";
+            process.shim_sentence = r.counters.launches > 0 ? "no kernel launched on this GPU yet (it launches on another)"
+                                                            : std::string(to_string(state));
+            process.shim_problem = false;
+            break;
+        case GPUPART_SHIM_ACTIVE:
+            process.shim_word = process.pending ? "pending" : "active";
+            if (process.pending) process.shim_sentence = "a changed mask applies at the process's next launch on this GPU";
+            process.shim_problem = false;
+            break;
+        case GPUPART_SHIM_UNSUPPORTED_DESCRIPTOR: process.shim_word = "passthru"; break;
+        case GPUPART_SHIM_CALLBACK_FAILED: process.shim_word = "passthru"; break;
+        case GPUPART_SHIM_MASK_REFUSED: process.shim_word = "refused"; break;
+        case GPUPART_SHIM_BAD_ENVIRONMENT: process.shim_word = "bad env"; break;
+        case GPUPART_SHIM_NO_MASK_FOR_GPU: process.shim_word = "unconfined"; break;
+        case GPUPART_SHIM_GPU_UNKNOWN: process.shim_word = "unknown gpu"; break;
+    }
+    if (here != nullptr && here->publishing) process.shim_sentence = "the shim is publishing its status on this GPU";
+}
+
 // The running server's fatal errors from the daemon's logs. A log gpupart cannot read (not there, a FIFO, no
 // permission) is said in the state, never taken for "no error".
 void gather_mps_log(SystemState& state, const std::string& log_directory, const std::vector<int>& server_pids) {
@@ -76,6 +128,7 @@ void gather_mps_log(SystemState& state, const std::string& log_directory, const 
 SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::string& admin_group) {
     SystemState state;
     state.gpu = gpu;
+    state.gpu_uuid = gpu_key(gpu);
     for (const auto& entry : registry.list()) {
         if (!entry.record) {
             if (auto slot = unreadable_slot(entry)) state.unreadable.push_back(std::move(*slot));
@@ -83,17 +136,26 @@ SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::st
         }
         if (entry.liveness != Liveness::alive) continue;
         const SlotRecord& r = *entry.record;
+        std::vector<std::string> gpus = gpus_of(r);
+        if (!gpus.empty() && std::find(gpus.begin(), gpus.end(), state.gpu_uuid) == gpus.end()) {
+            ++state.processes_elsewhere;
+            continue;
+        }
         ProcessState process;
+        process.gpus = std::move(gpus);
         process.pid = r.pid;
         process.start_time = r.start_time;
         process.uid = r.uid;
         process.command = r.command;
         if (r.control) {
-            process.partitioned = r.control->has_mask;
-            process.mask = r.control->allowed;
+            if (const GpuControl* mine = r.control->gpu(state.gpu_uuid); mine != nullptr && mine->has_mask) {
+                process.partitioned = true;
+                process.mask = mine->allowed;
+            }
             process.generation = r.control->generation;
         }
         process.graphs = graph_status(r);
+        describe_process_on_gpu(r, state.gpu_uuid, process);
         state.processes.push_back(std::move(process));
     }
     // The daemon of this GPU: its own unit's (gpupart-mps@<uuid>.service) where there is one.

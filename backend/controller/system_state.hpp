@@ -18,11 +18,32 @@ struct ProcessState {
     std::uint64_t start_time = 0;
     unsigned uid = 0;
     std::string command;
-    bool partitioned = false;  // has a mask (else: may use every TPC)
-    TpcMask mask;              // requested (control block)
+    bool partitioned = false;  // has a mask on this state's GPU (else: may use every TPC of it)
+    TpcMask mask;              // requested (control block) on this state's GPU
+    std::vector<std::string> gpus;  // every GPU (UUID) it has a mask for or a context on; empty: none yet
     std::uint64_t generation = 0;
     Liveness liveness = Liveness::alive;
     GraphStatus graphs;        // what its CUDA graph execs carry (the shim's counts)
+
+    // What the shim says, on this state's GPU: the one view every front end shows (CLI, GUI, top).
+    std::string shim_version;
+    std::string start_rule;    // where its start mask came from ("" none)
+    bool simulated = false;    // a demo worker, not a CUDA process
+    bool writer_died = false;  // a gpupart died mid-change; the mask shown is the one before it
+    bool has_context = false;  // the shim saw a context on this GPU
+    int shim_code = 0;         // enum gpupart_shim_state: this GPU's entry, else the process's
+    std::string shim_word;     // one word: waiting, active, pending, passthru, refused, bad env, unconfined, unknown gpu
+    std::string shim_sentence; // one sentence, for the status line and tooltips
+    bool shim_problem = false; // the shim cannot apply (all of) what was asked on this GPU
+    std::string applied;       // what the shim applies here: "-", "(next launch)", "all", "(publishing)" or TPCs
+    bool pending = false;      // a change not applied yet (at the next launch on this GPU)
+    unsigned descriptor_version = 0;
+    std::uint64_t launches = 0;         // on this GPU
+    std::uint64_t masked_launches = 0;  // on this GPU
+    std::uint64_t launches_all_gpus = 0;
+    std::uint64_t last_launch_ns = 0;
+    std::uint64_t errors = 0;
+    std::uint64_t refused_masks = 0;
 };
 
 // A slot that could not be read (another layout, permission, garbage): the TPCs its process uses are
@@ -35,7 +56,12 @@ struct UnreadableSlot {
 
 struct SystemState {
     Gpu gpu;
-    std::vector<ProcessState> processes;  // registered, alive
+    std::string gpu_uuid;                 // the registry's name for `gpu` (gpu_key)
+    // Registered, alive, and on this GPU: with a mask for it or a context on it, or on no GPU yet (a
+    // process that has not launched may still open any GPU, unconfined). Processes on other GPUs only
+    // are not here: their TPCs are another board's.
+    std::vector<ProcessState> processes;
+    int processes_elsewhere = 0;          // registered, alive, on other GPUs only
     std::vector<UnreadableSlot> unreadable;  // those of live processes, or of a process the name does not tell
     bool mps_running = false;
     bool mps_static_partitioning = false;
@@ -55,6 +81,10 @@ SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::st
 void gather_mps_log(SystemState& state, const std::string& log_directory, const std::vector<int>& server_pids);
 
 const ProcessState* find_process(const SystemState& state, int pid);
+
+// Fills what the shim says about `record` on GPU `uuid` (ProcessState's shim fields): what gather_state
+// does for every process, for front ends and tests that hold a slot record of their own.
+void describe_process_on_gpu(const SlotRecord& record, const std::string& uuid, ProcessState& process);
 bool in_group(const std::string& group);  // the calling process is a member (primary or supplementary)
 
 }  // namespace gpupart

@@ -1,5 +1,7 @@
 #include "model/gpu_queries.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 #include <utility>
@@ -167,6 +169,15 @@ std::optional<std::string> find_inconsistency(const Gpu& gpu) {
         if (!lces.insert(gpu.copy_engines.lces[i].index).second)
             return fmt::format("copy_engines.lces[{}].index: LCE{} is listed twice", i, gpu.copy_engines.lces[i].index);
     return std::nullopt;
+}
+
+std::string gpu_key(const Gpu& gpu) {
+    if (gpu.uuid.value && gpu.uuid.value->size() == 40 && gpu.uuid.value->rfind("GPU-", 0) == 0) {
+        std::string key = *gpu.uuid.value;  // NVML prints lowercase hex, as the registry does
+        std::transform(key.begin() + 4, key.end(), key.begin() + 4, [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        return key;
+    }
+    return fmt::format("GPU-00000000-0000-0000-0000-{:012x}", gpu.index + 1);
 }
 
 }  // namespace gpupart

@@ -12,7 +12,11 @@ namespace gpupart {
 std::string gpc_name(int gpc_index);  // "gpc3"
 std::string gpu_display_name(const Gpu& gpu);  // "NVIDIA H200" or "GPU 0" when the name is unknown
 
-TpcMask real_tpcs(const Gpu& gpu);  // the mask bits of TPCs whose bit is known
+TpcMask real_tpcs(const Gpu& gpu);
+// The name the registry keeps this GPU's masks under: its UUID ("GPU-..."), or, for a snapshot GPU whose
+// UUID was not recorded (the built-in demo snapshots), "GPU-00000000-0000-0000-0000-0000000000NN" with NN
+// its index + 1 (no driver gives out such a UUID, so only simulated processes are ever on it).
+std::string gpu_key(const Gpu& gpu);  // the mask bits of TPCs whose bit is known
 // Every TPC's mask bit is known (a probe ran, or a recording says), so masks can be built on this GPU.
 bool mask_bits_known(const Gpu& gpu);
 std::string mask_bits_unknown_reason(const Gpu& gpu);  // empty when known

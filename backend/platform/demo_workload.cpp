@@ -40,7 +40,9 @@ std::vector<StartedWorker> start_demo_workers(const Gpu& gpu, const std::vector<
                                               bool exit_with_parent) {
     const std::string binary = demo_worker_binary();
     std::vector<std::string> environment;
-    for (char** entry = environ; *entry != nullptr; ++entry) environment.emplace_back(*entry);
+    for (char** entry = environ; *entry != nullptr; ++entry)
+        if (std::string_view(*entry).rfind("GPUPART_DEMO_GPU=", 0) != 0) environment.emplace_back(*entry);
+    environment.emplace_back("GPUPART_DEMO_GPU=" + gpu_key(gpu));  // the GPU the workers are on
     if (exit_with_parent) environment.emplace_back("GPUPART_DEMO_EXIT_WITH_PARENT=1");
     std::vector<char*> envp;
     for (auto& entry : environment) envp.push_back(entry.data());

@@ -176,7 +176,7 @@ SlotRecord checked(SlotRecord record) {
 
 SlotRecord Registry::find_live(int pid) const { return checked(SlotFile::open(slot_path_for(pid), false).read()); }
 
-SlotRecord Registry::set_mask(int pid, bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs,
+SlotRecord Registry::set_mask(int pid, const std::string& gpu_uuid, bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs,
                               const Expectation& expect) const {
     SlotFile slot = SlotFile::open(slot_path_for(pid), true);
     const SlotRecord before = checked(slot.read());
@@ -186,7 +186,7 @@ SlotRecord Registry::set_mask(int pid, bool has_mask, const TpcMask& allowed, co
     // The file name pins pid and start time; check once more that this process still runs.
     if (process_liveness(before.pid, before.start_time) != Liveness::alive)
         throw RegistryError(fmt::format("process {} exited; nothing changed", pid));
-    slot.write_control(has_mask, allowed, real_tpcs, expect.generation);
+    slot.write_control(gpu_uuid, has_mask, allowed, real_tpcs, expect.generation);
     return slot.read();
 }
 

@@ -53,9 +53,10 @@ public:
         std::optional<std::uint64_t> generation;
     };
 
-    // Changes the mask of live process `pid` (checked again right before writing). Throws RegistryError
-    // (not registered, gone, pid reused, permission, expectation not met). The caller validated the mask.
-    SlotRecord set_mask(int pid, bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs,
+    // Changes the mask of live process `pid` on GPU `gpu_uuid` (checked again right before writing); its
+    // masks on other GPUs stay. Throws RegistryError (not registered, gone, pid reused, permission,
+    // expectation not met). The caller validated the mask against that GPU's floorplan.
+    SlotRecord set_mask(int pid, const std::string& gpu_uuid, bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs,
                         const Expectation& expect = {}) const;
 
     // Unlinks slots of processes that are gone and that this user may remove; returns how many. Only

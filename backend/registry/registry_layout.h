@@ -12,7 +12,7 @@
  * directory only when its owner is the uid in its name and nobody but that user (and the admin group of
  * a setgid root) may write it, and trust a file in it only when that user owns it.
  *
- * Each partitioned CUDA process owns one fixed-size slot file in its user's directory, named
+ * Each partitioned CUDA process owns one fixed-size slot file (8 KiB: one mask per GPU, up to 16 GPUs) in its user's directory, named
  * "<pid>-<start time>.slot", created by the shim (under a random temporary name, then renamed) with mode
  * 0644 (0664 under a setgid root). One file per process, not one shared file, because only then can the
  * kernel enforce who may change what: the owner, root and the admin group may write it, everybody may
@@ -28,7 +28,8 @@
  *    ends, once no live writer holds the lock), and the next writer, holding the lock, first restores
  *    `saved` (seq even again), then compares generations and writes. A writer killed while saving left
  *    `seq` even and the block intact. So any store of any writer may be its last.
- *  - status: written by the shim only, under a try-lock among its own threads, published by `seq`.
+ *  - status: written by the shim only. Each GPU entry has its own `seq` and try-lock among the process's
+ *    threads; an entry's uuid is written once before the release store of `gpu_count` that covers it.
  *  - counters: written by the shim with relaxed atomic adds, read relaxed.
  * Every field shared between processes is accessed with __atomic builtins (registry_seqlock.h) or with
  * pread/pwrite separated by fences, never with plain loads and stores.
@@ -45,30 +46,35 @@ extern "C" {
 #endif
 
 #define GPUPART_REGISTRY_MAGIC "gpupart"  /* 8 bytes with the NUL */
-#define GPUPART_REGISTRY_LAYOUT_VERSION 3u  /* 2: CUDA-graph counters; 3: per-user directories, control.saved */
-#define GPUPART_SLOT_FILE_SIZE 4096u
+/* 2: CUDA-graph counters; 3: per-user directories, control.saved; 4: one mask per GPU (docs/registry-layout-4.md) */
+#define GPUPART_REGISTRY_LAYOUT_VERSION 4u
+#define GPUPART_SLOT_FILE_SIZE 8192u
 #define GPUPART_SLOT_SUFFIX ".slot"
 #define GPUPART_COMMAND_BYTES 1024u
-#define GPUPART_UUID_BYTES 48u
+#define GPUPART_MAX_GPUS 16u                     /* GPUs one process may have masks for or contexts on */
 #define GPUPART_USER_DIR_PREFIX "u"              /* "<root>/u<uid>" */
 #define GPUPART_SHM_ROOT "/dev/shm"
 #define GPUPART_SHM_USER_DIR_PREFIX "gpupart-u"  /* "/dev/shm/gpupart-u<uid>" */
 #define GPUPART_RULES_FILE "rules"               /* "<user dir>/rules" */
 
-/* Environment understood by the shim (set by `gpupart run`). */
+/* Environment understood by the shim (set by `gpupart run`). GPUs are named by UUID, as NVML and
+ * `nvidia-smi -L` print them, because CUDA device ordinals change with CUDA_VISIBLE_DEVICES:
+ *   GPUPART_TPCS="GPU-<uuid>=0x<allowed>[;GPU-<uuid>=0x<allowed>...]"
+ *   GPUPART_REAL_TPCS="GPU-<uuid>=0x<real TPC bits>[;...]"   (every GPU of GPUPART_TPCS, once)
+ * A GPU the process uses but that has no mask runs unconfined, and the slot says so. */
 #define GPUPART_ENV_REGISTRY_DIR "GPUPART_REGISTRY_DIR"
-#define GPUPART_ENV_TPCS "GPUPART_TPCS"           /* allowed TPC mask, hex, bit 0 lowest */
-#define GPUPART_ENV_REAL_TPCS "GPUPART_REAL_TPCS" /* the GPU's real TPC bits, hex */
+#define GPUPART_ENV_TPCS "GPUPART_TPCS"
+#define GPUPART_ENV_REAL_TPCS "GPUPART_REAL_TPCS"
 
 enum gpupart_slot_state {
     GPUPART_SLOT_INITIALISING = 0,
     GPUPART_SLOT_LIVE = 1,
 };
 
-/* control.flags */
-#define GPUPART_CONTROL_HAS_MASK 0x1u /* 0: no partition, the process may use every TPC */
+/* gpupart_control_gpu.flags */
+#define GPUPART_CONTROL_HAS_MASK 0x1u /* 0: no partition on this GPU, the process may use every TPC */
 
-/* What the shim is doing, published in status.state. */
+/* What the shim is doing: status.state for the process, status.gpus[i].state for one GPU. */
 enum gpupart_shim_state {
     GPUPART_SHIM_WAITING = 0,            /* registered, no kernel launched yet */
     GPUPART_SHIM_ACTIVE = 1,             /* masks are applied to launches */
@@ -76,6 +82,8 @@ enum gpupart_shim_state {
     GPUPART_SHIM_CALLBACK_FAILED = 3,    /* CUDA's callback table could not be used: pass-through */
     GPUPART_SHIM_MASK_REFUSED = 4,       /* the requested mask has no real TPC: previous mask kept */
     GPUPART_SHIM_BAD_ENVIRONMENT = 5,    /* GPUPART_TPCS / GPUPART_REAL_TPCS malformed: no mask applied */
+    GPUPART_SHIM_NO_MASK_FOR_GPU = 6,    /* (per GPU) the process has masks for other GPUs, none for this one: unconfined here */
+    GPUPART_SHIM_GPU_UNKNOWN = 7,        /* (per GPU) the driver did not say which GPU launched: unconfined */
 };
 
 /* Immutable after the slot is published (state LIVE). 256 bytes. */
@@ -94,44 +102,66 @@ struct gpupart_slot_header {
     uint8_t reserved1[256 - 160];
 };
 
-/* The control block's payload as a writer last published it whole: what a dead writer's successor
- * restores. Written only while `seq` is even (before the writer makes it odd). 64 bytes. */
-struct gpupart_control_saved {
-    uint32_t flags;
-    uint32_t writer_uid;
-    uint64_t generation;
-    uint32_t allowed[4];
-    uint32_t real_tpcs[4];
-    int32_t writer_pid;
-    uint32_t reserved;
-    uint64_t written_realtime_ns;
+/* A GPU's UUID: the 16 bytes of cuDeviceGetUuid_v2 (NVML prints them "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"),
+ * in byte order, kept in words so every shared field is a 32- or 64-bit atomic. All zero: no GPU. */
+struct gpupart_gpu_uuid {
+    uint32_t words[4];
 };
 
-/* Written by controllers under the file's OFD lock; seqlock-published. 128 bytes. */
+/* One GPU's mask in the control block. 64 bytes. */
+struct gpupart_control_gpu {
+    struct gpupart_gpu_uuid uuid;
+    uint32_t flags;                /* GPUPART_CONTROL_HAS_MASK */
+    uint32_t reserved0;
+    uint32_t allowed[4];           /* allowed TPCs (set bit = may run there), bit 0 lowest */
+    uint32_t real_tpcs[4];         /* that GPU's real TPC bits as the writer knew them */
+    uint32_t reserved1[2];
+};
+
+/* What a change writes, whole. One generation for the whole process: a change of one GPU's mask is a
+ * compare-and-set of the process's block, so two operators changing two GPUs of one process serialise.
+ * A GPU with no entry (or an entry without HAS_MASK) is unconfined on that GPU. 1088 bytes. */
+struct gpupart_control_payload {
+    uint64_t generation;           /* +1 on every change */
+    uint32_t count;                /* gpus[] entries in use (0..GPUPART_MAX_GPUS), each a distinct UUID */
+    int32_t writer_pid;
+    uint32_t writer_uid;
+    uint32_t reserved0;
+    uint64_t written_realtime_ns;
+    uint32_t reserved1[8];
+    struct gpupart_control_gpu gpus[GPUPART_MAX_GPUS];
+};
+
+/* Written by controllers under the file's OFD lock; seqlock-published. Before making `seq` odd a writer
+ * copies `current` into `saved` (see "Concurrency" above). 2240 bytes. */
 struct gpupart_control {
     uint32_t seq;                  /* odd while a write is in progress */
-    uint32_t flags;                /* GPUPART_CONTROL_* */
-    uint64_t generation;           /* +1 on every change */
-    uint32_t allowed[4];           /* allowed TPCs (set bit = may run there), bit 0 lowest */
-    uint32_t real_tpcs[4];         /* the GPU's real TPC bits as the writer knew them */
-    int32_t writer_pid;
-    uint32_t writer_uid;
-    uint64_t written_realtime_ns;
-    struct gpupart_control_saved saved; /* see "Concurrency" above */
+    uint32_t reserved[15];
+    struct gpupart_control_payload current;
+    struct gpupart_control_payload saved;
 };
 
-/* Written by the shim only; seqlock-published. 128 bytes. */
-struct gpupart_status {
+/* One GPU the process has a context on, as the shim applies it; seqlock-published by its own `seq`,
+ * written under its own try-lock `writer_busy` among the process's threads. 64 bytes. */
+struct gpupart_status_gpu {
     uint32_t seq;
-    uint32_t writer_busy;          /* try-lock among the process's own threads */
+    uint32_t writer_busy;
+    struct gpupart_gpu_uuid uuid;  /* written once, before status.gpu_count covers the entry */
     uint32_t state;                /* enum gpupart_shim_state */
-    uint32_t descriptor_version;   /* last launch descriptor version byte seen (0 = none yet) */
-    uint64_t applied_generation;   /* control generation the shim applies now (0 = initial mask) */
-    uint32_t applied[4];           /* mask written into descriptors now */
+    uint32_t descriptor_version;   /* last launch descriptor version byte seen on this GPU */
+    uint64_t applied_generation;   /* control generation the shim applies on this GPU (0 = initial) */
+    uint32_t applied[4];           /* mask written into this GPU's descriptors now */
     uint32_t applied_flags;        /* GPUPART_CONTROL_HAS_MASK when a mask is applied */
-    uint32_t reserved0;
-    char gpu_uuid[GPUPART_UUID_BYTES]; /* reserved for the device the process uses; "" = unknown */
-    uint8_t reserved[128 - 96];
+    uint32_t reserved;
+};
+
+/* Written by the shim only. 1088 bytes. */
+struct gpupart_status {
+    uint32_t state;                /* enum gpupart_shim_state for the whole process (atomic): WAITING until the
+                                      first launch, ACTIVE after, or CALLBACK_FAILED / BAD_ENVIRONMENT */
+    uint32_t gpu_count;            /* gpus[] entries in use; release-stored after the new entry's uuid */
+    uint32_t reserved[14];
+    struct gpupart_status_gpu gpus[GPUPART_MAX_GPUS];
 };
 
 /* Whether the shim follows the process's CUDA graphs, published in counters.graph_tracking. */
@@ -162,13 +192,20 @@ struct gpupart_counters {
     uint8_t reserved[128 - 104];
 };
 
+/* Per-GPU launch counters, same index as status.gpus (relaxed adds). 16 bytes. */
+struct gpupart_gpu_counters {
+    uint64_t launches;
+    uint64_t masked_launches;
+};
+
 struct gpupart_slot_file {
     struct gpupart_slot_header header;   /* offset 0 */
     struct gpupart_control control;      /* offset 256 */
-    struct gpupart_status status;        /* offset 384 */
-    struct gpupart_counters counters;    /* offset 512 */
-    char command[GPUPART_COMMAND_BYTES]; /* offset 640: immutable, args joined by spaces, NUL-terminated */
-    uint8_t reserved[GPUPART_SLOT_FILE_SIZE - 640 - GPUPART_COMMAND_BYTES];
+    struct gpupart_status status;        /* offset 2496 */
+    struct gpupart_counters counters;    /* offset 3584 */
+    struct gpupart_gpu_counters gpu_counters[GPUPART_MAX_GPUS]; /* offset 3712 */
+    char command[GPUPART_COMMAND_BYTES]; /* offset 3968: immutable, args joined by spaces, NUL-terminated */
+    uint8_t reserved[GPUPART_SLOT_FILE_SIZE - 3968 - GPUPART_COMMAND_BYTES];
 };
 
 /*
@@ -188,13 +225,13 @@ struct gpupart_slot_file {
 struct gpupart_rule {              /* 512 bytes */
     uint32_t match;                /* GPUPART_RULE_MATCH_* that must all hold (never 0) */
     uint32_t uid;
-    uint32_t gpu;
+    uint32_t reserved0;
     uint32_t line;                 /* the rule's line in its profile, for the slot's start_rule */
-    uint32_t allowed[4];           /* resolved when the profile was applied */
+    struct gpupart_gpu_uuid gpu;   /* the GPU this resolved mask is for (never all zero) */
+    uint32_t allowed[4];           /* resolved against that GPU's floorplan when the profile was applied */
     uint32_t real_tpcs[4];
     char exe[64];
     char cmdline[384];
-    uint8_t reserved[512 - 48 - 64 - 384];
 };
 
 struct gpupart_rules_file {
@@ -215,16 +252,19 @@ struct gpupart_rules_file {
 #define GPUPART_STATIC_ASSERT _Static_assert
 #endif
 GPUPART_STATIC_ASSERT(sizeof(struct gpupart_slot_header) == 256, "header is 256 bytes");
-GPUPART_STATIC_ASSERT(sizeof(struct gpupart_control_saved) == 64, "saved control is 64 bytes");
-GPUPART_STATIC_ASSERT(sizeof(struct gpupart_control) == 128, "control is one 128-byte block");
-GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_control, saved) == 64, "saved follows the payload");
-GPUPART_STATIC_ASSERT(sizeof(struct gpupart_status) == 128, "status is one 128-byte block");
+GPUPART_STATIC_ASSERT(sizeof(struct gpupart_control_gpu) == 64, "a control entry is 64 bytes");
+GPUPART_STATIC_ASSERT(sizeof(struct gpupart_control_payload) == 1088, "a control payload is 1088 bytes");
+GPUPART_STATIC_ASSERT(sizeof(struct gpupart_control) == 2240, "control is 2240 bytes");
+GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_control, current) == 64, "the payload follows seq");
+GPUPART_STATIC_ASSERT(sizeof(struct gpupart_status_gpu) == 64, "a status entry is 64 bytes");
+GPUPART_STATIC_ASSERT(sizeof(struct gpupart_status) == 1088, "status is 1088 bytes");
 GPUPART_STATIC_ASSERT(sizeof(struct gpupart_counters) == 128, "counters are one 128-byte block");
-GPUPART_STATIC_ASSERT(sizeof(struct gpupart_slot_file) == GPUPART_SLOT_FILE_SIZE, "slot file is one page");
+GPUPART_STATIC_ASSERT(sizeof(struct gpupart_slot_file) == GPUPART_SLOT_FILE_SIZE, "slot file is two pages");
 GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, control) == 256, "control offset");
-GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, status) == 384, "status offset");
-GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, counters) == 512, "counters offset");
-GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, command) == 640, "command offset");
+GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, status) == 2496, "status offset");
+GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, counters) == 3584, "counters offset");
+GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, gpu_counters) == 3712, "gpu counters offset");
+GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, command) == 3968, "command offset");
 GPUPART_STATIC_ASSERT(sizeof(struct gpupart_rule) == 512, "a rule is 512 bytes");
 GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_rules_file, rules) == 128, "rules follow a 128-byte header");
 

@@ -220,7 +220,7 @@ static uint64_t realtime_ns(void) {
 }
 
 int gpupart_slot_create(const char* dir, int pid, uint64_t start_time, uint32_t uid, const char* command,
-                        const char* shim_version, const char* start_rule, const struct gpupart_control* initial,
+                        const char* shim_version, const char* start_rule, const struct gpupart_control_payload* initial,
                         struct gpupart_slot_file** mapped, char* path, size_t path_size) {
     char temporary[512];
     char suffix[7];
@@ -261,6 +261,7 @@ int gpupart_slot_create(const char* dir, int pid, uint64_t start_time, uint32_t 
     snprintf(slot->command, sizeof slot->command, "%s", command ? command : "");
     snprintf(slot->header.start_rule, sizeof slot->header.start_rule, "%s", start_rule ? start_rule : "");
     if (initial != NULL) gpupart_control_write(&slot->control, initial);
+    __atomic_store_n(&slot->status.state, (uint32_t)GPUPART_SHIM_WAITING, __ATOMIC_RELAXED);
     __atomic_store_n(&slot->header.state, (uint32_t)GPUPART_SLOT_LIVE, __ATOMIC_RELEASE);
     if (rename(temporary, path) != 0) {
         error = -errno;
@@ -272,87 +273,163 @@ int gpupart_slot_create(const char* dir, int pid, uint64_t start_time, uint32_t 
     return 0;
 }
 
+/* Copies a control payload field by field with atomic loads and stores: the seqlock's payload accesses
+ * (registry_seqlock.h). Used to read, write, save and restore; either side may be a private copy. */
+static void payload_copy(struct gpupart_control_payload* to, const struct gpupart_control_payload* from) {
+    gpupart_payload_store64(&to->generation, gpupart_payload_load64(&from->generation));
+    gpupart_payload_store32(&to->count, gpupart_payload_load32(&from->count));
+    gpupart_payload_store32((uint32_t*)&to->writer_pid, gpupart_payload_load32((const uint32_t*)&from->writer_pid));
+    gpupart_payload_store32(&to->writer_uid, gpupart_payload_load32(&from->writer_uid));
+    gpupart_payload_store64(&to->written_realtime_ns, gpupart_payload_load64(&from->written_realtime_ns));
+    for (unsigned g = 0; g < GPUPART_MAX_GPUS; ++g) {
+        struct gpupart_control_gpu* t = &to->gpus[g];
+        const struct gpupart_control_gpu* f = &from->gpus[g];
+        gpupart_payload_store32(&t->flags, gpupart_payload_load32(&f->flags));
+        for (int i = 0; i < 4; ++i) {
+            gpupart_payload_store32(&t->uuid.words[i], gpupart_payload_load32(&f->uuid.words[i]));
+            gpupart_payload_store32(&t->allowed[i], gpupart_payload_load32(&f->allowed[i]));
+            gpupart_payload_store32(&t->real_tpcs[i], gpupart_payload_load32(&f->real_tpcs[i]));
+        }
+    }
+}
+
 int gpupart_control_read(const struct gpupart_control* control, struct gpupart_control* copy, int tries) {
     for (int attempt = 0; attempt < tries; ++attempt) {
         const uint32_t begin = gpupart_seq_read_begin(&control->seq);
         copy->seq = begin;
-        copy->flags = gpupart_payload_load32(&control->flags);
-        copy->generation = gpupart_payload_load64(&control->generation);
-        for (int i = 0; i < 4; ++i) {
-            copy->allowed[i] = gpupart_payload_load32(&control->allowed[i]);
-            copy->real_tpcs[i] = gpupart_payload_load32(&control->real_tpcs[i]);
+        payload_copy(&copy->current, &control->current);
+        if (!gpupart_seq_read_retry(&control->seq, begin)) {
+            if (copy->current.count > GPUPART_MAX_GPUS) copy->current.count = GPUPART_MAX_GPUS; /* never trusted as an index */
+            return 0;
         }
-        copy->writer_pid = (int32_t)gpupart_payload_load32((const uint32_t*)&control->writer_pid);
-        copy->writer_uid = gpupart_payload_load32(&control->writer_uid);
-        copy->written_realtime_ns = gpupart_payload_load64(&control->written_realtime_ns);
-        if (!gpupart_seq_read_retry(&control->seq, begin)) return 0;
     }
     return -EAGAIN;
 }
 
-void gpupart_control_write(struct gpupart_control* control, const struct gpupart_control* value) {
+void gpupart_control_write(struct gpupart_control* control, const struct gpupart_control_payload* value) {
     /* The block being replaced is saved whole first (seq still even), for the successor of a writer that
      * dies below. A dead writer's odd seq is completed by restoring that saved block (gpupart_control_repair). */
     if ((__atomic_load_n(&control->seq, __ATOMIC_RELAXED) & 1u) != 0) gpupart_control_repair(control);
-    gpupart_payload_store32(&control->saved.flags, gpupart_payload_load32(&control->flags));
-    gpupart_payload_store32(&control->saved.writer_uid, gpupart_payload_load32(&control->writer_uid));
-    gpupart_payload_store64(&control->saved.generation, gpupart_payload_load64(&control->generation));
-    for (int i = 0; i < 4; ++i) {
-        gpupart_payload_store32(&control->saved.allowed[i], gpupart_payload_load32(&control->allowed[i]));
-        gpupart_payload_store32(&control->saved.real_tpcs[i], gpupart_payload_load32(&control->real_tpcs[i]));
-    }
-    gpupart_payload_store32((uint32_t*)&control->saved.writer_pid, gpupart_payload_load32((const uint32_t*)&control->writer_pid));
-    gpupart_payload_store64(&control->saved.written_realtime_ns, gpupart_payload_load64(&control->written_realtime_ns));
+    payload_copy(&control->saved, &control->current);
     const uint32_t odd = gpupart_seq_write_begin(&control->seq);
-    gpupart_payload_store32(&control->flags, value->flags);
-    gpupart_payload_store64(&control->generation, value->generation);
-    for (int i = 0; i < 4; ++i) {
-        gpupart_payload_store32(&control->allowed[i], value->allowed[i]);
-        gpupart_payload_store32(&control->real_tpcs[i], value->real_tpcs[i]);
-    }
-    gpupart_payload_store32((uint32_t*)&control->writer_pid, (uint32_t)value->writer_pid);
-    gpupart_payload_store32(&control->writer_uid, value->writer_uid);
-    gpupart_payload_store64(&control->written_realtime_ns, value->written_realtime_ns);
+    payload_copy(&control->current, value);
     gpupart_seq_write_end(&control->seq, odd);
 }
 
 void gpupart_control_repair(struct gpupart_control* control) {
     const uint32_t seq = __atomic_load_n(&control->seq, __ATOMIC_RELAXED);
     if ((seq & 1u) == 0) return;
-    gpupart_payload_store32(&control->flags, gpupart_payload_load32(&control->saved.flags));
-    gpupart_payload_store64(&control->generation, gpupart_payload_load64(&control->saved.generation));
-    for (int i = 0; i < 4; ++i) {
-        gpupart_payload_store32(&control->allowed[i], gpupart_payload_load32(&control->saved.allowed[i]));
-        gpupart_payload_store32(&control->real_tpcs[i], gpupart_payload_load32(&control->saved.real_tpcs[i]));
-    }
-    gpupart_payload_store32((uint32_t*)&control->writer_pid, gpupart_payload_load32((const uint32_t*)&control->saved.writer_pid));
-    gpupart_payload_store32(&control->writer_uid, gpupart_payload_load32(&control->saved.writer_uid));
-    gpupart_payload_store64(&control->written_realtime_ns, gpupart_payload_load64(&control->saved.written_realtime_ns));
+    payload_copy(&control->current, &control->saved);
     gpupart_seq_write_end(&control->seq, seq);
 }
 
-int gpupart_status_read(const struct gpupart_status* status, struct gpupart_status* copy, int tries) {
+int gpupart_control_find(const struct gpupart_control_payload* payload, const struct gpupart_gpu_uuid* uuid) {
+    const uint32_t count = payload->count < GPUPART_MAX_GPUS ? payload->count : GPUPART_MAX_GPUS;
+    for (uint32_t i = 0; i < count; ++i)
+        if (gpupart_uuid_equal(&payload->gpus[i].uuid, uuid)) return (int)i;
+    return -1;
+}
+
+int gpupart_status_gpu_read(const struct gpupart_status_gpu* entry, struct gpupart_status_gpu* copy, int tries) {
     for (int attempt = 0; attempt < tries; ++attempt) {
-        const uint32_t begin = gpupart_seq_read_begin(&status->seq);
+        const uint32_t begin = gpupart_seq_read_begin(&entry->seq);
         copy->seq = begin;
-        copy->state = gpupart_payload_load32(&status->state);
-        copy->descriptor_version = gpupart_payload_load32(&status->descriptor_version);
-        copy->applied_generation = gpupart_payload_load64(&status->applied_generation);
-        for (int i = 0; i < 4; ++i) copy->applied[i] = gpupart_payload_load32(&status->applied[i]);
-        copy->applied_flags = gpupart_payload_load32(&status->applied_flags);
-        if (!gpupart_seq_read_retry(&status->seq, begin)) return 0;
+        for (int i = 0; i < 4; ++i) {
+            copy->uuid.words[i] = gpupart_payload_load32(&entry->uuid.words[i]);
+            copy->applied[i] = gpupart_payload_load32(&entry->applied[i]);
+        }
+        copy->state = gpupart_payload_load32(&entry->state);
+        copy->descriptor_version = gpupart_payload_load32(&entry->descriptor_version);
+        copy->applied_generation = gpupart_payload_load64(&entry->applied_generation);
+        copy->applied_flags = gpupart_payload_load32(&entry->applied_flags);
+        if (!gpupart_seq_read_retry(&entry->seq, begin)) return 0;
     }
     return -EAGAIN;
 }
 
-void gpupart_status_write(struct gpupart_status* status, const struct gpupart_status* value) {
-    const uint32_t odd = gpupart_seq_write_begin(&status->seq);
-    gpupart_payload_store32(&status->state, value->state);
-    gpupart_payload_store32(&status->descriptor_version, value->descriptor_version);
-    gpupart_payload_store64(&status->applied_generation, value->applied_generation);
-    for (int i = 0; i < 4; ++i) gpupart_payload_store32(&status->applied[i], value->applied[i]);
-    gpupart_payload_store32(&status->applied_flags, value->applied_flags);
-    gpupart_seq_write_end(&status->seq, odd);
+void gpupart_status_gpu_write(struct gpupart_status_gpu* entry, const struct gpupart_status_gpu* value) {
+    const uint32_t odd = gpupart_seq_write_begin(&entry->seq);
+    gpupart_payload_store32(&entry->state, value->state);
+    gpupart_payload_store32(&entry->descriptor_version, value->descriptor_version);
+    gpupart_payload_store64(&entry->applied_generation, value->applied_generation);
+    for (int i = 0; i < 4; ++i) gpupart_payload_store32(&entry->applied[i], value->applied[i]);
+    gpupart_payload_store32(&entry->applied_flags, value->applied_flags);
+    gpupart_seq_write_end(&entry->seq, odd);
+}
+
+int gpupart_uuid_equal(const struct gpupart_gpu_uuid* a, const struct gpupart_gpu_uuid* b) {
+    return a->words[0] == b->words[0] && a->words[1] == b->words[1] && a->words[2] == b->words[2] &&
+           a->words[3] == b->words[3];
+}
+
+int gpupart_uuid_is_zero(const struct gpupart_gpu_uuid* uuid) {
+    return (uuid->words[0] | uuid->words[1] | uuid->words[2] | uuid->words[3]) == 0;
+}
+
+void gpupart_uuid_from_bytes(const unsigned char bytes[16], struct gpupart_gpu_uuid* uuid) {
+    memcpy(uuid->words, bytes, 16);
+}
+
+void gpupart_uuid_format(const struct gpupart_gpu_uuid* uuid, char out[GPUPART_UUID_TEXT_BYTES]) {
+    unsigned char b[16];
+    memcpy(b, uuid->words, 16);
+    snprintf(out, GPUPART_UUID_TEXT_BYTES,
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3], b[4],
+             b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+static int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+int gpupart_uuid_parse(const char* text, struct gpupart_gpu_uuid* uuid) {
+    /* "GPU-" then 8-4-4-4-12 hex digits: exactly 40 characters. */
+    static const char shape[] = "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
+    unsigned char bytes[16];
+    int nibble = 0;
+    if (text == NULL) return -EINVAL;
+    for (int i = 0; shape[i] != '\0'; ++i) {
+        if (text[i] == '\0') return -EINVAL;
+        if (shape[i] != 'x') {
+            if (text[i] != shape[i]) return -EINVAL;
+            continue;
+        }
+        const int digit = hex_digit(text[i]);
+        if (digit < 0) return -EINVAL;
+        if ((nibble & 1) == 0) bytes[nibble / 2] = (unsigned char)(digit << 4);
+        else bytes[nibble / 2] |= (unsigned char)digit;
+        ++nibble;
+    }
+    gpupart_uuid_from_bytes(bytes, uuid);
+    return (int)(sizeof shape - 1);
+}
+
+int gpupart_parse_gpu_masks(const char* text, struct gpupart_gpu_uuid uuids[], uint32_t masks[][4], int max) {
+    int count = 0;
+    if (text == NULL || text[0] == '\0') return -EINVAL;
+    const char* p = text;
+    for (;;) {
+        if (count == max) return -EINVAL;
+        const int used = gpupart_uuid_parse(p, &uuids[count]);
+        if (used < 0 || p[used] != '=') return -EINVAL;
+        p += used + 1;
+        char mask[40];
+        size_t length = strcspn(p, ";");
+        if (length == 0 || length >= sizeof mask) return -EINVAL;
+        memcpy(mask, p, length);
+        mask[length] = '\0';
+        if (gpupart_parse_hex_mask(mask, masks[count]) != 0) return -EINVAL;
+        for (int i = 0; i < count; ++i)
+            if (gpupart_uuid_equal(&uuids[i], &uuids[count])) return -EINVAL; /* one mask per GPU */
+        ++count;
+        p += length;
+        if (*p == '\0') return count;
+        ++p; /* ';' */
+        if (*p == '\0') return -EINVAL;
+    }
 }
 
 static void rules_path(char* out, size_t size, const char* user_dir) {
@@ -432,7 +509,7 @@ int gpupart_rules_match(const struct gpupart_rules_file* rules, const char* exe,
     return -1;
 }
 
-int gpupart_control_has_real_tpc(const struct gpupart_control* control) {
+int gpupart_control_has_real_tpc(const struct gpupart_control_gpu* control) {
     uint32_t usable = 0;
     for (int i = 0; i < 4; ++i) usable |= control->allowed[i] & control->real_tpcs[i];
     return usable != 0;

@@ -46,25 +46,43 @@ uint64_t gpupart_process_start_time(int pid);
  * with O_EXCL, then renamed), with `initial` as its control block, and maps it. Mode 0644, or 0664 when
  * `user_dir` is setgid (the admin group of an installed registry may write it). Returns 0 or -errno. */
 int gpupart_slot_create(const char* dir, int pid, uint64_t start_time, uint32_t uid, const char* command,
-                        const char* shim_version, const char* start_rule, const struct gpupart_control* initial,
+                        const char* shim_version, const char* start_rule, const struct gpupart_control_payload* initial,
                         struct gpupart_slot_file** mapped, char* path, size_t path_size);
 
-/* Seqlock read of a control block into a private copy; 0, or -EAGAIN if no consistent copy was seen in
- * `tries` attempts (a write is in progress, or a writer died mid-write). Never blocks. */
+/* Seqlock read of a control block into a private copy (seq and current; count clamped to GPUPART_MAX_GPUS);
+ * 0, or -EAGAIN if no consistent copy was seen in `tries` attempts (a write is in progress, or a writer
+ * died mid-write). Never blocks. */
 int gpupart_control_read(const struct gpupart_control* control, struct gpupart_control* copy, int tries);
 
 /* Seqlock write of a control block through memory (slot creation, the demo worker, tests); front ends
  * write through pwrite (slot_file.cpp) with the same steps. The caller holds the file's OFD write lock.
- * Saves the block it replaces in `saved` first, and repairs a dead writer's block before that. */
-void gpupart_control_write(struct gpupart_control* control, const struct gpupart_control* value);
+ * Saves the payload it replaces in `saved` first, and repairs a dead writer's block before that. */
+void gpupart_control_write(struct gpupart_control* control, const struct gpupart_control_payload* value);
 
 /* Completes the block a writer killed mid-write left (seq odd) by restoring `saved`. The caller holds
  * the file's OFD write lock, so no live writer is in the middle of it. No-op when seq is even. */
 void gpupart_control_repair(struct gpupart_control* control);
 
-/* Seqlock read/write of the shim's status block; the writer holds status.writer_busy. */
-int gpupart_status_read(const struct gpupart_status* status, struct gpupart_status* copy, int tries);
-void gpupart_status_write(struct gpupart_status* status, const struct gpupart_status* value);
+/* The index of `uuid`'s entry in a (privately read) payload, or -1. */
+int gpupart_control_find(const struct gpupart_control_payload* payload, const struct gpupart_gpu_uuid* uuid);
+
+/* Seqlock read/write of one GPU entry of the shim's status block; the writer holds entry->writer_busy.
+ * The write leaves the entry's uuid alone (it is written once, before status.gpu_count covers it). */
+int gpupart_status_gpu_read(const struct gpupart_status_gpu* entry, struct gpupart_status_gpu* copy, int tries);
+void gpupart_status_gpu_write(struct gpupart_status_gpu* entry, const struct gpupart_status_gpu* value);
+
+/* GPU UUIDs (registry_layout.h). Text is "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as NVML prints it. */
+#define GPUPART_UUID_TEXT_BYTES 41
+int gpupart_uuid_equal(const struct gpupart_gpu_uuid* a, const struct gpupart_gpu_uuid* b);
+int gpupart_uuid_is_zero(const struct gpupart_gpu_uuid* uuid);
+void gpupart_uuid_from_bytes(const unsigned char bytes[16], struct gpupart_gpu_uuid* uuid);
+void gpupart_uuid_format(const struct gpupart_gpu_uuid* uuid, char out[GPUPART_UUID_TEXT_BYTES]);
+/* Parses the 40 characters at `text` (more may follow); returns 40, or -EINVAL. */
+int gpupart_uuid_parse(const char* text, struct gpupart_gpu_uuid* uuid);
+
+/* Parses "GPU-<uuid>=0x<mask>[;GPU-<uuid>=0x<mask>...]" (GPUPART_TPCS, GPUPART_REAL_TPCS) into at most
+ * `max` entries; returns how many, or -EINVAL (malformed, empty, a GPU named twice, more than `max`). */
+int gpupart_parse_gpu_masks(const char* text, struct gpupart_gpu_uuid uuids[], uint32_t masks[][4], int max);
 
 /* Writes "<user_dir>/rules" whole under an OFD write lock (mode 0644). A FIFO, device or symlink in its
  * place is refused (-EINVAL, -ELOOP), never blocked on or written through. 0 or -errno. */
@@ -78,9 +96,9 @@ int gpupart_rules_read(const char* user_dir, uint32_t uid, struct gpupart_rules_
 /* The first rule of `rules` that matches a process (exe = base name of argv[0]); -1 if none. */
 int gpupart_rules_match(const struct gpupart_rules_file* rules, const char* exe, const char* cmdline, uint32_t uid);
 
-/* Nonzero if the control block's allowed TPCs include a real one: the rule the shim (and anything that
- * acts like it) applies before adopting a mask, since a kernel allowed only on holes never runs. */
-int gpupart_control_has_real_tpc(const struct gpupart_control* control);
+/* Nonzero if a GPU entry's allowed TPCs include a real one of that GPU: the rule the shim (and anything
+ * that acts like it) applies before adopting a mask, since a kernel allowed only on holes never runs. */
+int gpupart_control_has_real_tpc(const struct gpupart_control_gpu* control);
 
 /* Parses "0x..." (1..32 hex digits) into four words, lowest first; 0 or -EINVAL. */
 int gpupart_parse_hex_mask(const char* text, uint32_t words[4]);

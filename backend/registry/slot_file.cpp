@@ -1,5 +1,7 @@
 #include "registry/slot_file.hpp"
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstddef>
@@ -35,16 +37,60 @@ std::string bounded_string(const char* text, std::size_t size) { return valid_ut
 
 }  // namespace
 
-bool mask_change_pending(const SlotRecord& record) {
-    return record.control && record.status && record.counters.launches > 0 &&
-           record.status->applied_generation != record.control->generation;
+const GpuControl* SlotControl::gpu(std::string_view uuid) const {
+    for (const auto& entry : gpus)
+        if (entry.uuid == uuid) return &entry;
+    return nullptr;
 }
 
-std::string applied_text(const SlotRecord& record) {
-    if (!record.status) return "(publishing)";
-    if (record.counters.launches == 0) return "-";
-    if (mask_change_pending(record)) return "(next launch)";
-    return record.status->mask_applied ? record.status->applied.to_list() : "all";
+bool SlotControl::any_mask() const {
+    return std::any_of(gpus.begin(), gpus.end(), [](const GpuControl& entry) { return entry.has_mask; });
+}
+
+const GpuStatus* SlotStatus::gpu(std::string_view uuid) const {
+    for (const auto& entry : gpus)
+        if (entry.uuid == uuid) return &entry;
+    return nullptr;
+}
+
+std::vector<std::string> gpus_of(const SlotRecord& record) {
+    std::vector<std::string> uuids;
+    if (record.control)
+        for (const auto& entry : record.control->gpus) uuids.push_back(entry.uuid);
+    if (record.status)
+        for (const auto& entry : record.status->gpus) uuids.push_back(entry.uuid);
+    std::sort(uuids.begin(), uuids.end());
+    uuids.erase(std::unique(uuids.begin(), uuids.end()), uuids.end());
+    return uuids;
+}
+
+bool mask_change_pending(const SlotRecord& record, std::string_view uuid) {
+    if (!record.control || !record.status) return false;
+    const GpuStatus* status = record.status->gpu(uuid);
+    return status != nullptr && !status->publishing && status->launches > 0 &&
+           status->applied_generation != record.control->generation;
+}
+
+std::string applied_text(const SlotRecord& record, std::string_view uuid) {
+    const GpuStatus* status = record.status ? record.status->gpu(uuid) : nullptr;
+    if (status == nullptr || status->launches == 0) return "-";
+    if (status->publishing) return "(publishing)";
+    if (mask_change_pending(record, uuid)) return "(next launch)";
+    return status->mask_applied ? status->applied.to_list() : "all";
+}
+
+std::string uuid_text(const gpupart_gpu_uuid& uuid) {
+    char text[GPUPART_UUID_TEXT_BYTES];
+    gpupart_uuid_format(&uuid, text);
+    return text;
+}
+
+gpupart_gpu_uuid uuid_words(std::string_view text) {
+    gpupart_gpu_uuid uuid{};
+    const std::string copy(text);
+    if (copy.size() != 40 || gpupart_uuid_parse(copy.c_str(), &uuid) != 40 || gpupart_uuid_is_zero(&uuid))
+        throw RegistryError(fmt::format("'{}' is not a GPU UUID (GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)", one_line(copy)));
+    return uuid;
 }
 
 std::string_view to_string(gpupart_shim_state state) {
@@ -55,6 +101,8 @@ std::string_view to_string(gpupart_shim_state state) {
         case GPUPART_SHIM_CALLBACK_FAILED: return "CUDA launch callback unavailable: not partitioned";
         case GPUPART_SHIM_MASK_REFUSED: return "last requested mask refused (no real TPC): previous mask kept";
         case GPUPART_SHIM_BAD_ENVIRONMENT: return "malformed GPUPART_TPCS/GPUPART_REAL_TPCS: not partitioned";
+        case GPUPART_SHIM_NO_MASK_FOR_GPU: return "no mask for this GPU (the process has one for another GPU): unconfined here";
+        case GPUPART_SHIM_GPU_UNKNOWN: return "the driver did not say which GPU launched: not partitioned";
     }
     return "unknown shim state";
 }
@@ -85,12 +133,11 @@ namespace {
 SlotFile::StoreHook g_store_hook = nullptr;
 
 constexpr std::size_t kControlOffset = offsetof(gpupart_slot_file, control);
-constexpr std::size_t kStatusOffset = offsetof(gpupart_slot_file, status);
 constexpr std::size_t kSeqOffset = kControlOffset + offsetof(gpupart_control, seq);
-constexpr std::size_t kPayloadOffset = kControlOffset + offsetof(gpupart_control, flags);
-constexpr std::size_t kPayloadSize = offsetof(gpupart_control, saved) - offsetof(gpupart_control, flags);
+constexpr std::size_t kPayloadOffset = kControlOffset + offsetof(gpupart_control, current);
 constexpr std::size_t kSavedOffset = kControlOffset + offsetof(gpupart_control, saved);
-static_assert(kPayloadSize == 60, "flags .. written_realtime_ns: the fields a change writes");
+constexpr std::size_t kPayloadSize = sizeof(gpupart_control_payload);
+constexpr std::size_t kStatusGpusOffset = offsetof(gpupart_slot_file, status) + offsetof(gpupart_status, gpus);
 
 // A full fence between the system calls of the pread/pwrite seqlock, so that on a weakly ordered CPU the
 // kernel's copies of one call are ordered before those of the next as the shim's acquire loads need.
@@ -109,33 +156,19 @@ void pread_exact(int fd, void* out, std::size_t size, std::size_t offset, const 
                                         n < 0 ? std::strerror(errno) : "short read"));
 }
 
-// The saved block as the payload it stands for (the layouts differ: saved has no seq).
-void payload_from_saved(const gpupart_control_saved& saved, gpupart_control& control) {
-    control.flags = saved.flags;
-    control.generation = saved.generation;
-    std::memcpy(control.allowed, saved.allowed, sizeof control.allowed);
-    std::memcpy(control.real_tpcs, saved.real_tpcs, sizeof control.real_tpcs);
-    control.writer_pid = saved.writer_pid;
-    control.writer_uid = saved.writer_uid;
-    control.written_realtime_ns = saved.written_realtime_ns;
-}
-
-gpupart_control_saved saved_from_payload(const gpupart_control& control) {
-    gpupart_control_saved saved{};
-    saved.flags = control.flags;
-    saved.generation = control.generation;
-    std::memcpy(saved.allowed, control.allowed, sizeof saved.allowed);
-    std::memcpy(saved.real_tpcs, control.real_tpcs, sizeof saved.real_tpcs);
-    saved.writer_pid = control.writer_pid;
-    saved.writer_uid = control.writer_uid;
-    saved.written_realtime_ns = control.written_realtime_ns;
-    return saved;
-}
-
-SlotControl control_of(const gpupart_control& control) {
-    return SlotControl{(control.flags & GPUPART_CONTROL_HAS_MASK) != 0, control.generation,
-                       mask_from_words(control.allowed), mask_from_words(control.real_tpcs),
-                       control.writer_pid, control.writer_uid, control.written_realtime_ns};
+SlotControl control_of(const gpupart_control_payload& payload) {
+    SlotControl control;
+    control.generation = payload.generation;
+    control.writer_pid = payload.writer_pid;
+    control.writer_uid = payload.writer_uid;
+    control.written_ns = payload.written_realtime_ns;
+    for (std::uint32_t i = 0; i < std::min<std::uint32_t>(payload.count, GPUPART_MAX_GPUS); ++i) {
+        const gpupart_control_gpu& entry = payload.gpus[i];
+        if (gpupart_uuid_is_zero(&entry.uuid)) continue;  // not a GPU: never shown as one
+        control.gpus.push_back(GpuControl{uuid_text(entry.uuid), (entry.flags & GPUPART_CONTROL_HAS_MASK) != 0,
+                                          mask_from_words(entry.allowed), mask_from_words(entry.real_tpcs)});
+    }
+    return control;
 }
 }  // namespace
 
@@ -156,11 +189,14 @@ SlotFile SlotFile::open(const std::string& path, bool writable) {
     struct stat info {};
     if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
         throw RegistryError(fmt::format("{}: is {}, not a gpupart slot file: ignored", one_line(path), file_kind(info.st_mode)));
-    if (info.st_size != GPUPART_SLOT_FILE_SIZE)
-        throw RegistryError(fmt::format("{}: not a gpupart slot file (size {}, expected {}): truncated or not a slot",
-                                        one_line(path), static_cast<long long>(info.st_size), GPUPART_SLOT_FILE_SIZE));
+    const auto size_problem = [&] {
+        return RegistryError(fmt::format("{}: not a gpupart slot file (size {}, expected {}): truncated or not a slot",
+                                         one_line(path), static_cast<long long>(info.st_size), GPUPART_SLOT_FILE_SIZE));
+    };
+    if (info.st_size < static_cast<off_t>(sizeof(gpupart_slot_header))) throw size_problem();
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     file.owner_ = info.st_uid;
+    // The header first: a slot of another layout (an older shim's 4 KiB one) is named as such, not as garbage.
     gpupart_slot_header header{};
     pread_exact(fd, &header, sizeof header, 0, path);
     if (std::memcmp(header.magic, GPUPART_REGISTRY_MAGIC, sizeof header.magic) != 0)
@@ -169,6 +205,7 @@ SlotFile SlotFile::open(const std::string& path, bool writable) {
         throw RegistryError(fmt::format("{}: registry layout version {} is not the {} this gpupart reads; use the gpupart "
                                         "that matches the shim of this process", one_line(path), header.layout_version,
                                         GPUPART_REGISTRY_LAYOUT_VERSION));
+    if (info.st_size != GPUPART_SLOT_FILE_SIZE) throw size_problem();
     if (header.state != GPUPART_SLOT_LIVE)
         throw RegistryError(fmt::format("{}: slot is not published yet", one_line(path)));
     return file;
@@ -189,23 +226,34 @@ bool SlotFile::write_lock_held_by_other() const {
 SlotRecord SlotFile::read() const {
     // A seqlock read through pread: the sequence numbers, then the page, then the sequence numbers
     // again; a block is consistent when its number was even and did not move. Each pread is a system
-    // call, and the fences keep the three reads in this order on weakly ordered CPUs too.
+    // call, and the fences keep the three reads in this order on weakly ordered CPUs too. The control
+    // block has one number; each GPU entry of the status block has its own.
     gpupart_slot_file page{};
-    std::optional<gpupart_control> control;
-    std::optional<gpupart_status> status;
-    for (int attempt = 0; attempt < kReadTries && (!control || !status); ++attempt) {
-        std::uint32_t before[2];
-        std::uint32_t after[2];
-        pread_exact(fd_, &before[0], 4, kSeqOffset, path_);
-        pread_exact(fd_, &before[1], 4, kStatusOffset, path_);
+    std::optional<gpupart_control_payload> control;
+    std::array<std::optional<gpupart_status_gpu>, GPUPART_MAX_GPUS> gpus;
+    std::uint32_t gpu_count = 0;
+    for (int attempt = 0; attempt < kReadTries; ++attempt) {
+        std::uint32_t before_control = 0;
+        std::uint32_t after_control = 0;
+        std::array<gpupart_status_gpu, GPUPART_MAX_GPUS> before{};
+        std::array<gpupart_status_gpu, GPUPART_MAX_GPUS> after{};
+        pread_exact(fd_, &before_control, 4, kSeqOffset, path_);
+        pread_exact(fd_, before.data(), sizeof before, kStatusGpusOffset, path_);
         syscall_fence();
         read_page(page);
         syscall_fence();
-        pread_exact(fd_, &after[0], 4, kSeqOffset, path_);
-        pread_exact(fd_, &after[1], 4, kStatusOffset, path_);
-        if (!control && (before[0] & 1u) == 0 && before[0] == after[0]) control = page.control;
-        if (!status && (before[1] & 1u) == 0 && before[1] == after[1]) status = page.status;
-        if (!control || !status) std::this_thread::yield();
+        pread_exact(fd_, &after_control, 4, kSeqOffset, path_);
+        pread_exact(fd_, after.data(), sizeof after, kStatusGpusOffset, path_);
+        if (!control && (before_control & 1u) == 0 && before_control == after_control) control = page.control.current;
+        // gpu_count is read after the entries' numbers: an entry it covers had its uuid written before it.
+        gpu_count = std::min<std::uint32_t>(page.status.gpu_count, GPUPART_MAX_GPUS);
+        bool all = true;
+        for (std::uint32_t i = 0; i < gpu_count; ++i) {
+            if (!gpus[i] && (before[i].seq & 1u) == 0 && before[i].seq == after[i].seq) gpus[i] = page.status.gpus[i];
+            all = all && gpus[i].has_value();
+        }
+        if (control && all) break;
+        std::this_thread::yield();
     }
     SlotRecord record;
     record.path = path_;
@@ -223,15 +271,30 @@ SlotRecord SlotFile::read() const {
     } else if ((page.control.seq & 1u) != 0 && !write_lock_held_by_other()) {
         // A writer died mid-change: the block before it, saved whole before seq went odd, is the truth
         // until the next change completes it.
-        gpupart_control before{};
-        payload_from_saved(page.control.saved, before);
-        record.control = control_of(before);
+        record.control = control_of(page.control.saved);
         record.writer_died = true;
     }
-    if (status)
-        record.status = SlotStatus{static_cast<gpupart_shim_state>(status->state), status->descriptor_version,
-                                   status->applied_generation, (status->applied_flags & GPUPART_CONTROL_HAS_MASK) != 0,
-                                   mask_from_words(status->applied)};
+    SlotStatus status;
+    const std::uint32_t process_state = page.status.state;
+    status.state = process_state <= GPUPART_SHIM_GPU_UNKNOWN ? static_cast<gpupart_shim_state>(process_state)
+                                                             : GPUPART_SHIM_WAITING;
+    for (std::uint32_t i = 0; i < gpu_count; ++i) {
+        const gpupart_status_gpu& entry = gpus[i] ? *gpus[i] : page.status.gpus[i];
+        if (gpupart_uuid_is_zero(&entry.uuid)) continue;
+        GpuStatus gpu;
+        gpu.uuid = uuid_text(entry.uuid);
+        gpu.publishing = !gpus[i].has_value();
+        gpu.state = entry.state <= GPUPART_SHIM_GPU_UNKNOWN ? static_cast<gpupart_shim_state>(entry.state)
+                                                            : GPUPART_SHIM_UNSUPPORTED_DESCRIPTOR;
+        gpu.descriptor_version = entry.descriptor_version;
+        gpu.applied_generation = entry.applied_generation;
+        gpu.mask_applied = (entry.applied_flags & GPUPART_CONTROL_HAS_MASK) != 0;
+        gpu.applied = mask_from_words(entry.applied);
+        gpu.launches = page.gpu_counters[i].launches;
+        gpu.masked_launches = page.gpu_counters[i].masked_launches;
+        status.gpus.push_back(std::move(gpu));
+    }
+    record.status = std::move(status);
     const auto& counters = page.counters;
     record.counters = SlotCounters{counters.launches, counters.masked_launches, counters.last_launch_realtime_ns,
                                    counters.errors, counters.refused_masks};
@@ -280,9 +343,10 @@ void SlotFile::store(int index, std::size_t offset, const void* bytes, std::size
     }
 }
 
-bool SlotFile::write_control(bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs,
+bool SlotFile::write_control(const std::string& uuid, bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs,
                              std::optional<std::uint64_t> expected_generation, int lock_timeout_ms) {
     if (!writable_) throw RegistryError(fmt::format("{}: opened read-only", one_line(path_)));
+    const gpupart_gpu_uuid gpu = uuid_words(uuid);
     lock(lock_timeout_ms);
     gpupart_slot_file page{};
     try {
@@ -291,14 +355,14 @@ bool SlotFile::write_control(bool has_mask, const TpcMask& allowed, const TpcMas
         unlock();
         throw;
     }
-    gpupart_control current = page.control;
-    std::uint32_t seq = current.seq;
+    gpupart_control_payload current = page.control.current;
+    std::uint32_t seq = page.control.seq;
     bool completed = false;
     if ((seq & 1u) != 0) {
         // We hold the lock, so no live writer is mid-change: a dead one left this. Restore the block it
         // saved before it began (stores 0-1), which makes the control block whole again.
-        payload_from_saved(page.control.saved, current);
-        store(0, kPayloadOffset, &current.flags, kPayloadSize);
+        current = page.control.saved;
+        store(0, kPayloadOffset, &current, kPayloadSize);
         ++seq;
         store(1, kSeqOffset, &seq, sizeof seq);
         completed = true;
@@ -309,20 +373,32 @@ bool SlotFile::write_control(bool has_mask, const TpcMask& allowed, const TpcMas
                                         "changed: look again and retry", page.header.pid, *expected_generation,
                                         current.generation));
     }
-    gpupart_control value{};
-    value.flags = has_mask ? GPUPART_CONTROL_HAS_MASK : 0u;
+    // The new payload: every other GPU's entry as it is, this GPU's replaced, added or removed.
+    gpupart_control_payload value{};
     value.generation = current.generation + 1;
-    mask_to_words(allowed, value.allowed);
-    mask_to_words(real_tpcs, value.real_tpcs);
     value.writer_pid = ::getpid();
     value.writer_uid = ::getuid();
     value.written_realtime_ns = realtime_ns();
+    for (std::uint32_t i = 0; i < std::min<std::uint32_t>(current.count, GPUPART_MAX_GPUS); ++i)
+        if (!gpupart_uuid_equal(&current.gpus[i].uuid, &gpu) && !gpupart_uuid_is_zero(&current.gpus[i].uuid))
+            value.gpus[value.count++] = current.gpus[i];
+    if (has_mask) {
+        if (value.count == GPUPART_MAX_GPUS) {
+            unlock();
+            throw RegistryError(fmt::format("process {} already has masks for {} GPUs, the most a slot holds; nothing "
+                                            "changed", page.header.pid, GPUPART_MAX_GPUS));
+        }
+        gpupart_control_gpu& entry = value.gpus[value.count++];
+        entry.uuid = gpu;
+        entry.flags = GPUPART_CONTROL_HAS_MASK;
+        mask_to_words(allowed, entry.allowed);
+        mask_to_words(real_tpcs, entry.real_tpcs);
+    }
     // Save the block being replaced (seq still even), make seq odd, write, make seq even (stores 2-5).
-    const gpupart_control_saved saved = saved_from_payload(current);
-    store(2, kSavedOffset, &saved, sizeof saved);
+    store(2, kSavedOffset, &current, kPayloadSize);
     const std::uint32_t odd = seq + 1;
     store(3, kSeqOffset, &odd, sizeof odd);
-    store(4, kPayloadOffset, &value.flags, kPayloadSize);
+    store(4, kPayloadOffset, &value, kPayloadSize);
     const std::uint32_t even = odd + 1;
     store(5, kSeqOffset, &even, sizeof even);
     unlock();

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "model/tpc_mask.hpp"
 #include "model/user_error.hpp"
@@ -19,22 +21,43 @@ public:
     explicit RegistryError(const std::string& message) : UserError(message) {}
 };
 
-struct SlotControl {
+// One GPU's mask in the control block (registry layout 4: one entry per GPU, keyed by UUID).
+struct GpuControl {
+    std::string uuid;        // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
     bool has_mask = false;
-    std::uint64_t generation = 0;
     TpcMask allowed;
-    TpcMask real_tpcs;
+    TpcMask real_tpcs;       // that GPU's real TPC bits as the writer knew them
+};
+
+struct SlotControl {
+    std::uint64_t generation = 0;  // one for the whole process: +1 on every change of any GPU's mask
+    std::vector<GpuControl> gpus;
     int writer_pid = 0;
     unsigned writer_uid = 0;
     std::uint64_t written_ns = 0;
+
+    const GpuControl* gpu(std::string_view uuid) const;  // nullptr: unconfined on that GPU
+    bool any_mask() const;
 };
 
-struct SlotStatus {
+// One GPU the process has a context on, as the shim applies it there.
+struct GpuStatus {
+    std::string uuid;
     gpupart_shim_state state = GPUPART_SHIM_WAITING;
     unsigned descriptor_version = 0;
     std::uint64_t applied_generation = 0;
     bool mask_applied = false;
     TpcMask applied;
+    std::uint64_t launches = 0;
+    std::uint64_t masked_launches = 0;
+    bool publishing = false;  // its entry was being written at every try: the facts above are not known
+};
+
+struct SlotStatus {
+    gpupart_shim_state state = GPUPART_SHIM_WAITING;  // the process: waiting, active, or a setup failure
+    std::vector<GpuStatus> gpus;                      // every GPU it has a context on, in first-use order
+
+    const GpuStatus* gpu(std::string_view uuid) const;
 };
 
 struct SlotCounters {
@@ -72,19 +95,26 @@ struct SlotRecord {
     // A writer died in the middle of a change: `control` is the block before it (saved by that writer),
     // which the next change completes first (registry_layout.h).
     bool writer_died = false;
-    std::optional<SlotStatus> status;    // empty: the shim was publishing
+    std::optional<SlotStatus> status;    // always read (per-GPU entries say when they were being published)
     SlotCounters counters;
     SlotGraphs graphs;
 };
 
-// The mask was changed after the shim last applied one, in a process that has launched a kernel: the
-// shim applies it at the process's next launch. (Before a first launch nothing is applied to lag.)
-bool mask_change_pending(const SlotRecord& record);
-// What the shim applied, as `gpupart list` and `gpupart top` print it: "(publishing)", "-" (no launch
-// yet), "(next launch)", "all" (no mask) or the TPC list.
-std::string applied_text(const SlotRecord& record);
+// The GPUs a process is on: those with a mask for it and those it has a context on, by UUID, sorted.
+std::vector<std::string> gpus_of(const SlotRecord& record);
+
+// The mask was changed after the shim last applied one on GPU `uuid`, where the process has launched a
+// kernel: the shim applies it at the next launch there. (Before a first launch nothing is applied to lag.)
+bool mask_change_pending(const SlotRecord& record, std::string_view uuid);
+// What the shim applied on GPU `uuid`, as `gpupart list` and `gpupart top` print it: "(publishing)", "-"
+// (no launch there yet), "(next launch)", "all" (no mask) or the TPC list.
+std::string applied_text(const SlotRecord& record, std::string_view uuid);
 
 std::string_view to_string(gpupart_shim_state state);
+std::string uuid_text(const gpupart_gpu_uuid& uuid);
+// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (case-insensitive) into the layout's words; throws
+// RegistryError (one line) for anything else.
+gpupart_gpu_uuid uuid_words(std::string_view text);
 TpcMask mask_from_words(const std::uint32_t words[4]);
 void mask_to_words(const TpcMask& mask, std::uint32_t words[4]);
 
@@ -104,7 +134,9 @@ public:
     // new control block through the seqlock. With `expected_generation`, refuses (RegistryError) when the
     // block's generation is another one by the time the lock is held: a compare-and-set, so a plan made
     // earlier never overwrites a newer change. Returns true when it completed a dead writer's change.
-    bool write_control(bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs,
+    // The change is to GPU `uuid`'s entry only (added, replaced, or removed when !has_mask); the other
+    // GPUs' masks stay as they are. Refuses (RegistryError) a 17th GPU.
+    bool write_control(const std::string& uuid, bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs,
                        std::optional<std::uint64_t> expected_generation = std::nullopt, int lock_timeout_ms = 2000);
 
     const std::string& path() const { return path_; }

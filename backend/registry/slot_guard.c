@@ -23,7 +23,7 @@ void gpupart_slot_guard_remember(const struct gpupart_control* adopted) {
     uint32_t expected = 0;
     if (!__atomic_compare_exchange_n(&g_remember_busy, &expected, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         return; /* another thread is remembering a control block it read at the same moment */
-    gpupart_control_write(&g_adopted, adopted);
+    gpupart_control_write(&g_adopted, &adopted->current);
     __atomic_store_n(&g_remember_busy, 0u, __ATOMIC_RELEASE);
 }
 
@@ -47,7 +47,7 @@ static void fill_replacement(struct gpupart_slot_file* page) {
     /* A thread may be remembering right now; it finishes without us, so a few tries are enough. If none
      * succeeds, the page gets no control block and threads keep the masks they hold. */
     if (gpupart_control_read(&g_adopted, &last, 64) == 0) {
-        gpupart_control_write(&page->control, &last);
+        gpupart_control_write(&page->control, &last.current);
     } else {
         __atomic_store_n(&page->control.seq, 1u, __ATOMIC_RELEASE); /* odd: "write in progress", keep yours */
     }

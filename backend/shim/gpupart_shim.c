@@ -74,8 +74,21 @@ static int g_slot_pid;                              /* the process that owns g_s
 static uint32_t g_setup_state;                      /* 0 not yet, 1 in progress, 2 done (atomic) */
 static uint32_t g_initial_state = GPUPART_SHIM_WAITING;
 
-/* Each launching thread keeps its own copy of the control block it applies, so the hot path reads
- * only thread-local data plus the control block's sequence number. */
+/* Which GPU a launch is on. The launch callback runs in the launching thread with the launch's context
+ * current, so cuCtxGetDevice gives the device ordinal (a driver call: no system call, no lock). Ordinals
+ * are fixed for the life of the process (CUDA_VISIBLE_DEVICES is read once, at cuInit), so the ordinal
+ * -> GPU entry map is process-wide and filled once per ordinal; keying by ordinal rather than by context
+ * pointer also survives a context destroyed and another made at the same address on another GPU. */
+typedef int (*ctx_get_device_fn)(int* device);
+typedef int (*device_get_uuid_fn)(unsigned char uuid[16], int device);
+static ctx_get_device_fn g_ctx_get_device;
+static device_get_uuid_fn g_device_get_uuid;
+#define MAX_ORDINALS 64
+static int32_t g_ordinal_gpu[MAX_ORDINALS];         /* atomic: 0 not looked up, k > 0 status.gpus[k-1], -1 unknown */
+static pthread_mutex_t g_gpu_lock = PTHREAD_MUTEX_INITIALIZER; /* the miss path only: once per ordinal */
+
+/* Each launching thread keeps, per GPU, its own copy of that GPU's entry of the control block, so the hot
+ * path reads only thread-local data plus the control block's sequence number. */
 struct applied {
     uint32_t valid;
     uint32_t seen_seq;
@@ -83,10 +96,13 @@ struct applied {
     uint32_t has_mask;
     uint32_t disable[4];        /* descriptor disable mask: the complement of the allowed TPCs */
     uint32_t low64_usable;      /* allowed bits 0-63 include a real TPC (needed for 64-bit layouts) */
-    uint32_t published_version; /* descriptor version this thread last published */
+    uint32_t published_version; /* descriptor version this thread last published for this GPU */
+    uint32_t publish_pending;   /* a publication lost its try-lock race: retry at the next launch */
     uint32_t refused;           /* the current control generation was refused (no real TPC) */
+    uint32_t others_masked;     /* no mask for this GPU while the process has one for another GPU */
 };
-static __thread struct applied t_applied __attribute__((tls_model("initial-exec")));
+#define UNKNOWN_GPU GPUPART_MAX_GPUS  /* t_applied index for launches whose GPU the driver did not tell */
+static __thread struct applied t_applied[GPUPART_MAX_GPUS + 1] __attribute__((tls_model("initial-exec")));
 
 static uint64_t coarse_realtime_ns(void) {
     struct timespec now; /* CLOCK_REALTIME_COARSE is served by the vDSO: no system call */
@@ -94,74 +110,137 @@ static uint64_t coarse_realtime_ns(void) {
     return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 }
 
-/* Publishes what this thread applies. Threads race for it with a try-lock: a loser simply skips,
- * because the winner publishes the same facts. */
-static void publish_status(struct gpupart_slot_file* slot, uint32_t state, uint32_t version, const struct applied* a) {
+/* The process-wide state: WAITING until a first launch, then ACTIVE; setup failures stay. */
+static void publish_process_state(struct gpupart_slot_file* slot, uint32_t state) {
+    __atomic_store_n(&slot->status.state, state, __ATOMIC_RELEASE);
+}
+
+/* Publishes what this thread applies on GPU entry `gpu`. Threads race for it with a try-lock: a loser
+ * retries at its next launch (another GPU's facts may be what the winner publishes). */
+static void publish_status(struct gpupart_slot_file* slot, int gpu, uint32_t state, uint32_t version, struct applied* a) {
+    a->published_version = version;
+    a->publish_pending = 1;
+    if (gpu < 0 || gpu >= (int)GPUPART_MAX_GPUS) return;
+    struct gpupart_status_gpu* entry = &slot->status.gpus[gpu];
     uint32_t expected = 0;
-    if (!__atomic_compare_exchange_n(&slot->status.writer_busy, &expected, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-        return;
-    struct gpupart_status value;
+    if (!__atomic_compare_exchange_n(&entry->writer_busy, &expected, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
+    struct gpupart_status_gpu value;
     memset(&value, 0, sizeof value);
     value.state = state;
     value.descriptor_version = version;
     value.applied_generation = a->generation;
     value.applied_flags = a->has_mask ? GPUPART_CONTROL_HAS_MASK : 0u;
     for (int i = 0; i < 4; ++i) value.applied[i] = a->has_mask ? ~a->disable[i] : 0u;
-    gpupart_status_write(&slot->status, &value);
-    __atomic_store_n(&slot->status.writer_busy, 0u, __ATOMIC_RELEASE);
+    gpupart_status_gpu_write(entry, &value);
+    __atomic_store_n(&entry->writer_busy, 0u, __ATOMIC_RELEASE);
+    a->publish_pending = 0;
 }
 
 /* What a thread applying `a` to descriptors of `version` reports. A refused request stays reported
  * until the next control change; an unknown descriptor overrides it (nothing is partitioned at all). */
 static uint32_t state_of(const struct applied* a, uint32_t version) {
     if (layout_of(version) == LAYOUT_UNKNOWN) return GPUPART_SHIM_UNSUPPORTED_DESCRIPTOR;
-    return a->refused ? GPUPART_SHIM_MASK_REFUSED : GPUPART_SHIM_ACTIVE;
+    if (a->refused) return GPUPART_SHIM_MASK_REFUSED;
+    return a->others_masked ? GPUPART_SHIM_NO_MASK_FOR_GPU : GPUPART_SHIM_ACTIVE;
 }
 
-/* The GPU's real TPC bits as `gpupart run` or a profile rule gave them at start, when they did: a later
+/* Each GPU's real TPC bits as `gpupart run` or a profile rule gave them at start, when they did: a later
  * control block is checked against these too, not only against the real_tpcs its writer claims, so a
  * block rewritten by hand cannot leave the process allowed only on holes (a kernel that never runs). */
-static uint32_t g_known_real[4];
-static uint32_t g_known_real_set;
+static struct gpupart_control_gpu g_known_real[GPUPART_MAX_GPUS];
+static uint32_t g_known_real_count;
 
-static int mask_usable(const struct gpupart_control* c) {
+static int mask_usable(const struct gpupart_control_gpu* c) {
     if (!gpupart_control_has_real_tpc(c)) return 0;
-    if (!g_known_real_set) return 1;
-    uint32_t usable = 0;
-    for (int i = 0; i < 4; ++i) usable |= c->allowed[i] & g_known_real[i];
-    return usable != 0;
+    for (uint32_t k = 0; k < g_known_real_count; ++k) {
+        if (!gpupart_uuid_equal(&g_known_real[k].uuid, &c->uuid)) continue;
+        uint32_t usable = 0;
+        for (int i = 0; i < 4; ++i) usable |= c->allowed[i] & g_known_real[k].real_tpcs[i];
+        return usable != 0;
+    }
+    return 1;
 }
 
-/* Reads the control block (bounded, never blocks) and adopts it unless its mask has no real TPC. */
-static void refresh(struct applied* a, struct gpupart_slot_file* slot, uint32_t version) {
+/* The GPU entry index of device ordinal `device`, found once: its UUID from the driver, then the status
+ * entry with that UUID, or a new one (the slot lists every GPU the process has a context on). -1 when
+ * the driver cannot say or 16 GPUs are taken. Not on the common path: once per ordinal per process. */
+static int resolve_ordinal(struct gpupart_slot_file* slot, int device) {
+    unsigned char bytes[16];
+    struct gpupart_gpu_uuid uuid;
+    int found = -1;
+    if (g_device_get_uuid == NULL || g_device_get_uuid(bytes, device) != 0) {
+        __atomic_store_n(&g_ordinal_gpu[device], -1, __ATOMIC_RELEASE);
+        return -1;
+    }
+    gpupart_uuid_from_bytes(bytes, &uuid);
+    pthread_mutex_lock(&g_gpu_lock);
+    uint32_t count = __atomic_load_n(&slot->status.gpu_count, __ATOMIC_ACQUIRE);
+    if (count > GPUPART_MAX_GPUS) count = GPUPART_MAX_GPUS;
+    for (uint32_t i = 0; i < count && found < 0; ++i) {
+        struct gpupart_gpu_uuid seen;
+        for (int w = 0; w < 4; ++w) seen.words[w] = gpupart_load32(&slot->status.gpus[i].uuid.words[w]);
+        if (gpupart_uuid_equal(&seen, &uuid)) found = (int)i;
+    }
+    if (found < 0 && count < GPUPART_MAX_GPUS) {
+        for (int w = 0; w < 4; ++w) gpupart_store32(&slot->status.gpus[count].uuid.words[w], uuid.words[w]);
+        __atomic_store_n(&slot->status.gpu_count, count + 1, __ATOMIC_RELEASE);
+        found = (int)count;
+    }
+    __atomic_store_n(&g_ordinal_gpu[device], found >= 0 ? found + 1 : -1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&g_gpu_lock);
+    return found;
+}
+
+/* The status entry of the GPU this launch is on, or -1 when the driver does not say. */
+static int launch_gpu(struct gpupart_slot_file* slot) {
+    int device = -1;
+    if (g_ctx_get_device == NULL || g_ctx_get_device(&device) != 0 || device < 0 || device >= MAX_ORDINALS) return -1;
+    const int32_t cached = __atomic_load_n(&g_ordinal_gpu[device], __ATOMIC_ACQUIRE);
+    if (cached > 0) return cached - 1;
+    if (cached < 0) return -1;
+    return resolve_ordinal(slot, device);
+}
+
+/* Reads the control block (bounded, never blocks) and adopts the entry for GPU `gpu` unless its mask has
+ * no real TPC. A GPU without an entry runs unconfined (and says so when other GPUs have masks). */
+static void refresh(struct applied* a, struct gpupart_slot_file* slot, int gpu, uint32_t version) {
     struct gpupart_control c;
     if (gpupart_control_read(&slot->control, &c, 4) != 0) return; /* a write is in progress: keep our mask */
     a->seen_seq = c.seq;
-    if (a->valid && c.generation == a->generation) return;
+    if (a->valid && c.current.generation == a->generation) return;
     a->valid = 1;
-    a->generation = c.generation;
-    if (c.flags & GPUPART_CONTROL_HAS_MASK) {
-        if (!mask_usable(&c)) { /* the kernel would never run: keep the previous mask, say so */
+    a->generation = c.current.generation;
+    int index = -1;
+    if (gpu >= 0) {
+        struct gpupart_gpu_uuid uuid;
+        for (int w = 0; w < 4; ++w) uuid.words[w] = gpupart_load32(&slot->status.gpus[gpu].uuid.words[w]);
+        index = gpupart_control_find(&c.current, &uuid);
+    }
+    a->others_masked = 0;
+    if (index >= 0 && (c.current.gpus[index].flags & GPUPART_CONTROL_HAS_MASK) != 0) {
+        const struct gpupart_control_gpu* entry = &c.current.gpus[index];
+        if (!mask_usable(entry)) { /* the kernel would never run: keep the previous mask, say so */
             gpupart_add64(&slot->counters.refused_masks, 1);
             a->refused = 1;
-            a->published_version = version;
-            publish_status(slot, GPUPART_SHIM_MASK_REFUSED, version, a);
+            publish_status(slot, gpu, GPUPART_SHIM_MASK_REFUSED, version, a);
             return;
         }
         a->refused = 0;
         a->has_mask = 1;
-        for (int i = 0; i < 4; ++i) a->disable[i] = ~c.allowed[i];
-        a->low64_usable = ((c.allowed[0] & c.real_tpcs[0]) | (c.allowed[1] & c.real_tpcs[1])) != 0;
+        for (int i = 0; i < 4; ++i) a->disable[i] = ~entry->allowed[i];
+        a->low64_usable = ((entry->allowed[0] & entry->real_tpcs[0]) | (entry->allowed[1] & entry->real_tpcs[1])) != 0;
     } else {
         a->refused = 0;
         a->has_mask = 0;
+        for (uint32_t i = 0; i < c.current.count; ++i)
+            if ((c.current.gpus[i].flags & GPUPART_CONTROL_HAS_MASK) != 0) a->others_masked = 1;
     }
     if (slot != &g_private) gpupart_slot_guard_remember(&c); /* what a truncated slot is replaced with */
-    a->published_version = version;
-    publish_status(slot, state_of(a, version), version, a);
+    publish_status(slot, gpu, state_of(a, version), version, a);
 }
 
-/* The launch path: a size check, a pointer, a version byte, a sequence compare and 2-5 stores. */
+/* The launch path: a size check, a pointer, a version byte, the device ordinal, a sequence compare and
+ * 2-5 stores. */
 static void on_launch(void* user, int domain, int cbid, const void* params) {
     (void)user;
     struct gpupart_slot_file* slot = __atomic_load_n(&g_slot, __ATOMIC_ACQUIRE);
@@ -182,14 +261,18 @@ static void on_launch(void* user, int domain, int cbid, const void* params) {
         return;
     }
     const uint32_t version = desc[DESC_VERSION_OFFSET];
-    struct applied* a = &t_applied;
-    if (!a->valid || __atomic_load_n(&slot->control.seq, __ATOMIC_ACQUIRE) != a->seen_seq) refresh(a, slot, version);
-    const enum layout layout = layout_of(version);
-    if (version != a->published_version) {
-        a->published_version = version;
-        publish_status(slot, state_of(a, version), version, a);
+    const int gpu = launch_gpu(slot);
+    struct applied* a = &t_applied[gpu >= 0 ? gpu : (int)UNKNOWN_GPU];
+    if (!a->valid || __atomic_load_n(&slot->control.seq, __ATOMIC_ACQUIRE) != a->seen_seq) refresh(a, slot, gpu, version);
+    if (version != a->published_version || a->publish_pending) {
+        if (gpu < 0) publish_process_state(slot, GPUPART_SHIM_GPU_UNKNOWN);
+        else if (__atomic_load_n(&slot->status.state, __ATOMIC_RELAXED) == GPUPART_SHIM_WAITING)
+            publish_process_state(slot, GPUPART_SHIM_ACTIVE);
+        publish_status(slot, gpu, state_of(a, version), version, a);
     }
+    if (gpu >= 0) gpupart_add64(&slot->gpu_counters[gpu].launches, 1);
     if (!a->has_mask) return;
+    const enum layout layout = layout_of(version);
     if (layout == LAYOUT_MASK128) {
         memcpy(desc + V04_MASK_OFFSET, a->disable, 4 * sizeof(uint32_t));
         uint32_t first;
@@ -202,6 +285,7 @@ static void on_launch(void* user, int domain, int cbid, const void* params) {
         return; /* unknown layout (or no real TPC within 64 bits): pass-through, the status says so */
     }
     gpupart_add64(&slot->counters.masked_launches, 1);
+    if (gpu >= 0) gpupart_add64(&slot->gpu_counters[gpu].masked_launches, 1);
 }
 
 /* ---- Setup: once libcuda is in the process ---------------------------------------------------------- */
@@ -220,9 +304,10 @@ static void read_command(char* out, size_t size, char* exe, size_t exe_size) {
 }
 
 /* A profile rule for this process, if `gpupart profile apply` armed one: this user's rules first, then
- * root's, each from that user's own (trusted) directory. Fills the control block and says which rule
- * in `start_rule`. */
-static int control_from_rules(const char* root, const char* exe, const char* command, struct gpupart_control* c,
+ * root's, each from that user's own (trusted) directory. A profile rule is stored resolved once per GPU
+ * (same line, one UUID each): the process starts with the masks of every GPU of the first rule that
+ * matches. Fills the control payload and says which rule in `start_rule`. */
+static int control_from_rules(const char* root, const char* exe, const char* command, struct gpupart_control_payload* c,
                               char* start_rule, size_t start_rule_size) {
     static struct gpupart_rules_file rules; /* 16 KiB: not on the stack; setup runs once */
     const uint32_t uids[2] = {(uint32_t)getuid(), 0u};
@@ -232,22 +317,55 @@ static int control_from_rules(const char* root, const char* exe, const char* com
         if (gpupart_rules_read(user_dir, uids[i], &rules) != 0) continue;
         const int found = gpupart_rules_match(&rules, exe, command, (uint32_t)getuid());
         if (found < 0) continue;
-        const struct gpupart_rule* rule = &rules.rules[found];
-        memcpy(c->allowed, rule->allowed, sizeof c->allowed);
-        memcpy(c->real_tpcs, rule->real_tpcs, sizeof c->real_tpcs);
-        c->flags = GPUPART_CONTROL_HAS_MASK;
+        const struct gpupart_rule* first = &rules.rules[found];
+        const uint32_t line = first->line;
+        for (uint32_t r = (uint32_t)found; r < rules.count && r < GPUPART_RULES_MAX && c->count < GPUPART_MAX_GPUS; ++r) {
+            const struct gpupart_rule* rule = &rules.rules[r];
+            const int same_rule = rule->line == line && rule->match == first->match && rule->uid == first->uid &&
+                                  memcmp(rule->exe, first->exe, sizeof rule->exe) == 0 &&
+                                  memcmp(rule->cmdline, first->cmdline, sizeof rule->cmdline) == 0;
+            if (!same_rule || gpupart_uuid_is_zero(&rule->gpu) || gpupart_control_find(c, &rule->gpu) >= 0) continue;
+            struct gpupart_control_gpu* entry = &c->gpus[c->count++];
+            entry->uuid = rule->gpu;
+            entry->flags = GPUPART_CONTROL_HAS_MASK;
+            memcpy(entry->allowed, rule->allowed, sizeof entry->allowed);
+            memcpy(entry->real_tpcs, rule->real_tpcs, sizeof entry->real_tpcs);
+        }
+        if (c->count == 0) continue;
         c->generation = 1;
         c->writer_uid = uids[i];
-        snprintf(start_rule, start_rule_size, "profile %.40s rule at line %u (uid %u)", rules.profile, rule->line,
+        snprintf(start_rule, start_rule_size, "profile %.40s rule at line %u (uid %u)", rules.profile, line,
                  (unsigned)uids[i]);
         return 1;
     }
     return 0;
 }
 
+/* GPUPART_TPCS / GPUPART_REAL_TPCS into control entries; -1 (and nothing filled) if malformed or if a
+ * GPU of GPUPART_TPCS has no real-TPC bits. */
+static int control_from_environment(const char* tpcs, const char* real, struct gpupart_control_payload* c) {
+    struct gpupart_gpu_uuid uuids[GPUPART_MAX_GPUS], real_uuids[GPUPART_MAX_GPUS];
+    uint32_t masks[GPUPART_MAX_GPUS][4], real_masks[GPUPART_MAX_GPUS][4];
+    const int count = gpupart_parse_gpu_masks(tpcs, uuids, masks, GPUPART_MAX_GPUS);
+    const int real_count = gpupart_parse_gpu_masks(real, real_uuids, real_masks, GPUPART_MAX_GPUS);
+    if (count <= 0 || real_count <= 0) return -1;
+    for (int i = 0; i < count; ++i) {
+        int r = 0;
+        while (r < real_count && !gpupart_uuid_equal(&real_uuids[r], &uuids[i])) ++r;
+        if (r == real_count) return -1;
+        struct gpupart_control_gpu* entry = &c->gpus[i];
+        entry->uuid = uuids[i];
+        entry->flags = GPUPART_CONTROL_HAS_MASK;
+        memcpy(entry->allowed, masks[i], sizeof entry->allowed);
+        memcpy(entry->real_tpcs, real_masks[r], sizeof entry->real_tpcs);
+    }
+    c->count = (uint32_t)count;
+    return 0;
+}
+
 /* The control block the process starts with: GPUPART_TPCS / GPUPART_REAL_TPCS (set by gpupart run),
  * else an armed profile rule, else none (registered, not partitioned until `gpupart set`). */
-static void initial_control(const char* dir, const char* exe, const char* command, struct gpupart_control* c,
+static void initial_control(const char* dir, const char* exe, const char* command, struct gpupart_control_payload* c,
                             char* start_rule, size_t start_rule_size) {
     memset(c, 0, sizeof *c);
     c->writer_pid = getpid();
@@ -258,14 +376,14 @@ static void initial_control(const char* dir, const char* exe, const char* comman
         if (dir != NULL) control_from_rules(dir, exe, command, c, start_rule, start_rule_size);
         return;
     }
-    if (gpupart_parse_hex_mask(tpcs, c->allowed) != 0 || gpupart_parse_hex_mask(getenv(GPUPART_ENV_REAL_TPCS), c->real_tpcs) != 0) {
-        memset(c->allowed, 0, sizeof c->allowed);
+    if (control_from_environment(tpcs, getenv(GPUPART_ENV_REAL_TPCS), c) != 0) {
+        memset(c->gpus, 0, sizeof c->gpus);
+        c->count = 0;
         g_initial_state = GPUPART_SHIM_BAD_ENVIRONMENT;
-        fprintf(stderr, "gpupart-shim: %s or %s is not a hex mask: this process is not partitioned\n", GPUPART_ENV_TPCS,
-                GPUPART_ENV_REAL_TPCS);
+        fprintf(stderr, "gpupart-shim: %s or %s is not \"GPU-<uuid>=0x<mask>[;...]\" for the same GPUs: this process is "
+                "not partitioned\n", GPUPART_ENV_TPCS, GPUPART_ENV_REAL_TPCS);
         return;
     }
-    c->flags = GPUPART_CONTROL_HAS_MASK;
     c->generation = 1;
     snprintf(start_rule, start_rule_size, "%s", GPUPART_ENV_TPCS);
 }
@@ -288,12 +406,10 @@ static void register_process(void) {
     } else if (why[0] == '\0') {
         snprintf(why, sizeof why, "registry %s: %s", root, strerror(-error));
     }
-    struct gpupart_control initial;
+    static struct gpupart_control_payload initial; /* 1 KiB: setup runs once */
     initial_control(error == 0 ? root : NULL, exe, command, &initial, start_rule, sizeof start_rule);
-    if ((initial.flags & GPUPART_CONTROL_HAS_MASK) != 0 && gpupart_control_has_real_tpc(&initial)) {
-        memcpy(g_known_real, initial.real_tpcs, sizeof g_known_real);
-        g_known_real_set = 1;
-    }
+    for (uint32_t i = 0; i < initial.count; ++i)
+        if (gpupart_control_has_real_tpc(&initial.gpus[i])) g_known_real[g_known_real_count++] = initial.gpus[i];
     struct gpupart_slot_file* slot = NULL;
     if (error == 0) {
         error = gpupart_slot_create(user_dir, pid, gpupart_process_start_time(pid), getuid(), command, GPUPART_SHIM_VERSION,
@@ -302,16 +418,14 @@ static void register_process(void) {
     }
     if (error == 0) gpupart_slot_guard(slot); /* from here a truncated slot cannot kill this process */
     if (error != 0) {
-        /* Keep the start mask, privately: confinement must not depend on the registry being usable. */
+        /* Keep the start masks, privately: confinement must not depend on the registry being usable. */
         fprintf(stderr, "gpupart-shim: %s: the start mask applies but cannot be changed or seen\n", why);
         gpupart_control_write(&g_private.control, &initial);
         slot = &g_private;
     } else {
         g_slot_pid = pid;
     }
-    struct applied none;
-    memset(&none, 0, sizeof none);
-    publish_status(slot, g_initial_state, 0, &none);
+    publish_process_state(slot, g_initial_state);
     __atomic_store_n(&g_slot, slot, __ATOMIC_RELEASE);
 }
 
@@ -337,16 +451,23 @@ static void subscribe_launches(void* libcuda) {
     gpupart_graphs_setup(libcuda, handle, enable, g_slot); /* same subscription: the driver takes only one */
 }
 
+/* The driver functions that tell a launch's GPU. Without them every launch is on an unknown GPU: it runs
+ * unconfined and the slot says so (never another GPU's mask). */
+static void find_device_functions(void* libcuda) {
+    AS_FUNCTION(g_ctx_get_device, dlsym(libcuda, "cuCtxGetDevice"));
+    AS_FUNCTION(g_device_get_uuid, dlsym(libcuda, "cuDeviceGetUuid_v2"));
+    if (g_device_get_uuid == NULL) AS_FUNCTION(g_device_get_uuid, dlsym(libcuda, "cuDeviceGetUuid"));
+    if (g_ctx_get_device == NULL || g_device_get_uuid == NULL)
+        fprintf(stderr, "gpupart-shim: this CUDA driver does not say which GPU a launch is on: kernels are not partitioned\n");
+}
+
 static void setup_once(void* libcuda) {
     uint32_t expected = 0;
     if (!__atomic_compare_exchange_n(&g_setup_state, &expected, 1u, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return;
     register_process();      /* the slot exists before the first callback can run */
+    find_device_functions(libcuda);
     subscribe_launches(libcuda);
-    if (g_initial_state != GPUPART_SHIM_WAITING) {
-        struct applied none;
-        memset(&none, 0, sizeof none);
-        publish_status(g_slot, g_initial_state, 0, &none);
-    }
+    if (g_initial_state != GPUPART_SHIM_WAITING) publish_process_state(g_slot, g_initial_state);
     __atomic_store_n(&g_setup_state, 2u, __ATOMIC_RELEASE);
 }
 
@@ -372,6 +493,7 @@ EXPORT void* dlopen(const char* file, int flags) {
 /* A forked child is another process: it must not count into, or remove, its parent's slot. */
 static void after_fork_in_child(void) {
     gpupart_graphs_after_fork();
+    pthread_mutex_init(&g_gpu_lock, NULL); /* another thread may have held it at the fork */
     if (g_slot != &g_private) {
         memcpy(&g_private, g_slot, sizeof g_private);
         __atomic_store_n(&g_slot, &g_private, __ATOMIC_RELEASE);

@@ -236,8 +236,8 @@ static void on_instantiated(struct gpupart_slot_file* slot, int cbid, void* cons
         return;
     }
     struct gpupart_control control; /* the mask its upload will get: not an older one the follower last saw */
-    if (gpupart_control_read(&slot->control, &control, 4) == 0 && control.generation != g_latest_generation)
-        adopt_generation(control.generation);
+    if (gpupart_control_read(&slot->control, &control, 4) == 0 && control.current.generation != g_latest_generation)
+        adopt_generation(control.current.generation);
     rec->exec = *exec_out;
     rec->graph = graph;
     rec->generation = g_latest_generation; /* its upload is still to come; a newer mask then gets it anyway */
@@ -288,7 +288,7 @@ static void on_graph_destroy(void** graph_argument) {
 static void on_launch_slow(struct gpupart_slot_file* slot, void* exec) {
     struct gpupart_control control;
     if (gpupart_control_read(&slot->control, &control, 4) != 0) return; /* a write is in progress: next time */
-    if (control.generation != g_latest_generation) adopt_generation(control.generation);
+    if (control.current.generation != g_latest_generation) adopt_generation(control.current.generation);
     struct exec_record* rec = gpupart_table_find(&g_execs, exec);
     if (rec == NULL && (rec = calloc(1, sizeof *rec)) != NULL) { /* instantiated where the shim could not see */
         rec->exec = exec;

@@ -4,6 +4,7 @@
 //   bench_shim_callback [--benchmark_repetitions=5 ...]
 // The GPU-side figures (tests/bench/run_bench.sh) include the real driver's own launch cost.
 #include <benchmark/benchmark.h>
+#include <string>
 
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +17,8 @@
 #include "registry/registry.hpp"
 
 namespace {
+
+constexpr const char* kBenchGpu = "GPU-00000000-0000-0000-0000-000000000001";  // the test double's default GPU
 
 using FakeLaunch = int (*)(unsigned, unsigned char*);
 FakeLaunch g_launch = nullptr;
@@ -46,7 +49,7 @@ void control_loop(benchmark::State& state, bool launch) {
     unsigned char descriptor[512];
     bool flip = false;
     for (auto _ : state) {
-        slot.write_control(true, flip ? gpupart::TpcMask::range(0, 3) : gpupart::TpcMask::range(9, 16),
+        slot.write_control(kBenchGpu, true, flip ? gpupart::TpcMask::range(0, 3) : gpupart::TpcMask::range(9, 16),
                            gpupart::TpcMask::range(0, 127));
         flip = !flip;
         if (launch) g_launch(0x40, descriptor);
@@ -68,8 +71,9 @@ int main(int argc, char** argv) {
     if (::mkdtemp(registry) == nullptr) return 1;
     g_registry = registry;
     ::setenv("GPUPART_REGISTRY_DIR", registry, 1);
-    ::setenv("GPUPART_TPCS", "0x1fe00", 1);  // gpc1 of the H200
-    ::setenv("GPUPART_REAL_TPCS", gpupart::TpcMask::range(0, 127).to_hex().c_str(), 1);
+    // gpc1 of the H200, on the test double's one GPU
+    ::setenv("GPUPART_TPCS", (std::string(kBenchGpu) + "=0x1fe00").c_str(), 1);
+    ::setenv("GPUPART_REAL_TPCS", (std::string(kBenchGpu) + "=" + gpupart::TpcMask::range(0, 127).to_hex()).c_str(), 1);
 
     void* driver = ::dlopen(GPUPART_FAKE_LIBCUDA, RTLD_NOW);
     if (driver == nullptr) {

@@ -51,7 +51,7 @@ inline std::string check_slot_bytes(const FuzzRegistry& registry, std::string_vi
         if (record.command.size() > 3 * GPUPART_COMMAND_BYTES) return "a command longer than its field allows";
         if (record.shim_version.size() > 3 * 32 || record.start_rule.size() > 3 * 80)
             return "a header string longer than its field allows";
-        (void)applied_text(record);
+        for (const std::string& gpu : gpus_of(record)) (void)applied_text(record, gpu);
         // Every string is valid UTF-8: JSON output (list --json, the journal) must never throw on it.
         (void)nlohmann::json({record.command, record.shim_version, record.start_rule}).dump();
     } catch (const RegistryError& error) {
@@ -68,8 +68,12 @@ inline std::string check_slot_bytes(const FuzzRegistry& registry, std::string_vi
         std::memcpy(&page, bytes.data(), sizeof page);
         gpupart_control control{};
         (void)gpupart_control_read(&page.control, &control, 4);
-        gpupart_status status{};
-        (void)gpupart_status_read(&page.status, &status, 4);
+        if (page.control.current.count > GPUPART_MAX_GPUS && control.current.count > GPUPART_MAX_GPUS)
+            return "a control count beyond the entries was not clamped";
+        for (unsigned i = 0; i < GPUPART_MAX_GPUS; ++i) {
+            gpupart_status_gpu entry{};
+            (void)gpupart_status_gpu_read(&page.status.gpus[i], &entry, 4);
+        }
         gpupart_control_repair(&page.control);
         if ((page.control.seq & 1u) != 0) return "repair left an odd sequence number";
     }

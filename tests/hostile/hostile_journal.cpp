@@ -38,7 +38,7 @@ struct HostileJournal : ::testing::Test {
     }
     std::string mask_of(int pid) const {
         const auto record = Registry(registry.dir).find_live(pid);
-        return record.control && record.control->has_mask ? record.control->allowed.to_list() : "all";
+        return record.control && test::has_mask_on(*record.control) ? test::allowed_on(*record.control).to_list() : "all";
     }
 };
 

@@ -61,8 +61,8 @@ TEST_P(HostileKilledWriter, TheNextSetAndUndoWorkAfterAWriterDiesAtThisStore) {
     Controller controller = make();
     const auto record = Registry(registry_dir.dir).find_live(child.pid);
     ASSERT_TRUE(record.control.has_value()) << "a dead writer made the partition unreadable";
-    EXPECT_TRUE(record.control->has_mask);
-    const std::string before = record.control->allowed.to_list();
+    EXPECT_TRUE(test::has_mask_on(*record.control));
+    const std::string before = test::allowed_on(*record.control).to_list();
     EXPECT_TRUE(before == "0-3" || before == gpc2) << before;
 
     // The next set goes through the controller's compare-and-set and applies.

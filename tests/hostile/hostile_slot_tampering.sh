@@ -8,7 +8,8 @@ gpupart=$1 shim=$2 fake=$3/libcuda.so.1 host=$4 demo=$5 work=$6
 rm -rf "$work" && mkdir -p "$work"
 registry=$work/registry
 export GPUPART_REGISTRY_DIR=$registry GPUPART_JOURNAL=$work/history.jsonl
-unset LD_PRELOAD GPUPART_TPCS GPUPART_REAL_TPCS
+unset LD_PRELOAD GPUPART_TPCS GPUPART_REAL_TPCS CUDA_VISIBLE_DEVICES FAKE_CUDA_GPUS
+G0=GPU-00000000-0000-0000-0000-000000000001  # the test double's one GPU: the built-in H200 as the registry names it
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 # shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
 . "$(dirname "$0")/../lib/checks.sh"
@@ -26,7 +27,7 @@ slot_of() { compgen -G "$registry/u*/$1-*.slot"; }
 masked_0_3() { grep -c "mask=0xfffffff0,0xffffffff,0xffffffff,0xffffffff" "$1"; }
 
 # ---- A shimmed process on TPCs 0-3 whose slot is truncated, then replaced ----------------------------
-env LD_PRELOAD="$shim" GPUPART_TPCS=0xf GPUPART_REAL_TPCS=0xff "$host" load:"$fake" launch:0x40 ready:"$work/r1" \
+env LD_PRELOAD="$shim" GPUPART_TPCS=$G0=0xf GPUPART_REAL_TPCS=$G0=0xff "$host" load:"$fake" launch:0x40 ready:"$work/r1" \
     wait:"$work/g1" launch:0x40 ready:"$work/r2" wait:"$work/g2" launch:0x40 > "$work/host.out" 2> "$work/host.err" &
 host_pid=$!
 check "host registered" await "$work/r1" $host_pid
@@ -46,7 +47,7 @@ check "replaced: the host finished normally (exit 0, got $rc)" [ $rc -eq 0 ]
 check "every launch kept TPCs 0-3 (3 launches)" [ "$(masked_0_3 "$work/host.out")" -eq 3 ]
 
 # ---- A shimmed process whose slot is rewritten in place with garbage, again and again ----------------
-env LD_PRELOAD="$shim" GPUPART_TPCS=0xf GPUPART_REAL_TPCS=0xff "$host" load:"$fake" launch:0x40 ready:"$work/s1" \
+env LD_PRELOAD="$shim" GPUPART_TPCS=$G0=0xf GPUPART_REAL_TPCS=$G0=0xff "$host" load:"$fake" launch:0x40 ready:"$work/s1" \
     wait:"$work/h1" launch:0x40 launch:0x40 launch:0x40 > "$work/garbage.out" 2> "$work/garbage.err" &
 garbage_pid=$!
 check "second host registered" await "$work/s1" $garbage_pid

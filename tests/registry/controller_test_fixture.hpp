@@ -23,7 +23,7 @@ struct ControllerFixture : ::testing::Test {
     // "all" for a process with no partition
     std::string mask_of(int pid) const {
         const auto record = Registry(registry_dir.dir).find_live(pid);
-        return record.control && record.control->has_mask ? record.control->allowed.to_list() : "all";
+        return record.control && has_mask_on(*record.control) ? allowed_on(*record.control).to_list() : "all";
     }
 };
 

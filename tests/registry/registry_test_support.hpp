@@ -2,6 +2,9 @@
 // Helpers for registry tests: a private registry directory, and forked children that register the way
 // the shim does (gpupart_slot_create) and then wait to be told to exit.
 #include <string>
+#include <string_view>
+
+#include "registry/slot_file.hpp"
 
 #include <sys/types.h>
 
@@ -25,7 +28,12 @@ struct RegisteredChild {
     int to_child = -1;
 };
 
-gpupart_control control_with(const char* allowed_hex, const char* real_hex);
+// The GPU the registry tests' processes are on: the registry's name for GPU 0 of the built-in H200,
+// which has no recorded UUID (gpu_key).
+inline constexpr const char* kTestGpu = "GPU-00000000-0000-0000-0000-000000000001";
+
+// A control payload with one entry for kTestGpu (no entry when `allowed_hex` is null).
+gpupart_control_payload control_with(const char* allowed_hex, const char* real_hex);
 
 // This user's directory in registry root `root` (made if missing), where the shim would register.
 std::string user_dir_in(const std::string& root);
@@ -38,5 +46,15 @@ struct MappedSlot {
     MappedSlot& operator=(const MappedSlot&) = delete;
     gpupart_slot_file* slot = nullptr;
 };
+
+// The mask a control block holds for `gpu` ("all": none, unconfined there).
+inline bool has_mask_on(const SlotControl& control, std::string_view gpu = kTestGpu) {
+    const GpuControl* entry = control.gpu(gpu);
+    return entry != nullptr && entry->has_mask;
+}
+inline TpcMask allowed_on(const SlotControl& control, std::string_view gpu = kTestGpu) {
+    const GpuControl* entry = control.gpu(gpu);
+    return entry != nullptr && entry->has_mask ? entry->allowed : TpcMask{};
+}
 
 }  // namespace gpupart::test

@@ -24,6 +24,7 @@
 using namespace gpupart;
 using gpupart::test::RegisteredChild;
 using gpupart::test::TempRegistry;
+using gpupart::test::kTestGpu;
 
 namespace {
 
@@ -127,7 +128,7 @@ TEST_F(ControllerTest, UndoIsRefusedAfterSomeoneElseChangedTheProcess) {
     Controller controller = make();
     controller.apply(controller.plan_set({{child.pid, "gpc1"}}, "set gpc1"));
     // Another gpupart (not through this journal) moves the process.
-    Registry(registry_dir.dir).set_mask(child.pid, true, TpcMask::range(54, 62), real_tpcs_for_test());
+    Registry(registry_dir.dir).set_mask(child.pid, kTestGpu, true, TpcMask::range(54, 62), real_tpcs_for_test());
     controller.refresh();
     const Plan undo = controller.plan_undo();
     ASSERT_TRUE(undo.refused());
@@ -141,7 +142,7 @@ TEST_F(ControllerTest, APlanIsNotAppliedOverAChangeMadeSinceItWasPlanned) {
     Controller controller = make();
     const Plan plan = controller.plan_set({{a.pid, "gpc1"}, {b.pid, "gpc2"}}, "set two");
     ASSERT_FALSE(plan.refused());
-    Registry(registry_dir.dir).set_mask(b.pid, true, TpcMask::range(54, 62), real_tpcs_for_test());  // concurrent change
+    Registry(registry_dir.dir).set_mask(b.pid, kTestGpu, true, TpcMask::range(54, 62), real_tpcs_for_test());  // concurrent change
     EXPECT_NE(error_of([&] { controller.apply(plan); }).find("was changed by someone else since"), std::string::npos);
     EXPECT_EQ(mask_of(a.pid), "0-3");    // rolled back: the plan applies whole or not at all
     EXPECT_EQ(mask_of(b.pid), "54-62");  // the other change stands
@@ -336,7 +337,7 @@ TEST_F(ControllerTest, AMalformedRulesTableInTheHistoryIsSkippedWithOneLineNamin
         std::ofstream(journal_path) << R"({"id":1,"time":"2026-11-23T00:00:00Z","uid":0,"user":"root","action":"profile apply x",)"
                                     << R"("undoes":null,"changes":[],"rules":)" << rules << "}\n";
     };
-    const std::string rule = R"({"match":MATCH,"uid":0,"gpu":0,"line":2,"allowed":"0x3","real_tpcs":"0xff","exe":"python3","cmdline":""})";
+    const std::string rule = R"({"match":MATCH,"uid":0,"gpu":"GPU-00000000-0000-0000-0000-000000000001","line":2,"allowed":"0x3","real_tpcs":"0xff","exe":"python3","cmdline":""})";
     const auto table = [&](const std::string& match) {
         std::string r = rule;
         r.replace(r.find("MATCH"), 5, match);

@@ -26,6 +26,9 @@ using gpupart::test::RegisteredChild;
 using gpupart::test::TempRegistry;
 using gpupart::test::MappedSlot;
 using gpupart::test::user_dir_in;
+using gpupart::test::allowed_on;
+using gpupart::test::has_mask_on;
+using gpupart::test::kTestGpu;
 
 namespace {
 
@@ -40,7 +43,7 @@ std::string error_of(const std::function<void()>& action) {
 
 // Registers the calling process itself (the test), as the shim would.
 std::string register_self(const std::string& dir, std::uint64_t start_time, const char* allowed = nullptr) {
-    const gpupart_control initial = control_with(allowed, "0xffffffffffffffffffffffffffffffff");
+    const gpupart_control_payload initial = control_with(allowed, "0xffffffffffffffffffffffffffffffff");
     gpupart_slot_file* slot = nullptr;
     char path[512];
     EXPECT_EQ(gpupart_slot_create(user_dir_in(dir).c_str(), ::getpid(), start_time, ::getuid(), "test-self", "test", "", &initial, &slot,
@@ -74,8 +77,8 @@ TEST(Registry, ListsARegisteredLiveProcess) {
     EXPECT_EQ(record.command, "registered-child --test");
     EXPECT_EQ(entries[0].liveness, Liveness::alive);
     ASSERT_TRUE(record.control.has_value());
-    EXPECT_TRUE(record.control->has_mask);
-    EXPECT_EQ(record.control->allowed.to_list(), "0-3");
+    EXPECT_TRUE(has_mask_on(*record.control));
+    EXPECT_EQ(allowed_on(*record.control).to_list(), "0-3");
     EXPECT_EQ(record.control->generation, 1u);
 }
 
@@ -83,16 +86,16 @@ TEST(Registry, SetMaskReachesTheRegisteredProcess) {
     TempRegistry registry_dir;
     RegisteredChild child(registry_dir.dir, "0xf");
     const Registry registry(registry_dir.dir);
-    const SlotRecord after = registry.set_mask(child.pid, true, TpcMask::range(9, 16), TpcMask::range(0, 127));
+    const SlotRecord after = registry.set_mask(child.pid, kTestGpu, true, TpcMask::range(9, 16), TpcMask::range(0, 127));
     ASSERT_TRUE(after.control.has_value());
-    EXPECT_EQ(after.control->allowed.to_list(), "9-16");
+    EXPECT_EQ(allowed_on(*after.control).to_list(), "9-16");
     EXPECT_EQ(after.control->generation, 2u);
     EXPECT_EQ(after.control->writer_pid, ::getpid());
     // Another process (a fresh fork) reads the same block through its own mapping.
     const pid_t reader = ::fork();
     if (reader == 0) {
         const SlotRecord seen = registry.find_live(child.pid);
-        ::_exit(seen.control && seen.control->allowed.to_list() == "9-16" ? 0 : 1);
+        ::_exit(seen.control && allowed_on(*seen.control).to_list() == "9-16" ? 0 : 1);
     }
     EXPECT_EQ(wait_exit_code(reader), 0);
 }
@@ -106,7 +109,7 @@ TEST(Registry, ExitedProcessIsReportedAndReclaimed) {
     auto entries = registry.list();
     ASSERT_EQ(entries.size(), 1u);
     EXPECT_EQ(entries[0].liveness, Liveness::gone);
-    EXPECT_NE(error_of([&] { registry.set_mask(pid, true, TpcMask::range(0, 3), TpcMask::range(0, 3)); }).find("no process"),
+    EXPECT_NE(error_of([&] { registry.set_mask(pid, kTestGpu, true, TpcMask::range(0, 3), TpcMask::range(0, 3)); }).find("no process"),
               std::string::npos);
     EXPECT_EQ(registry.collect_garbage(), 1);
     EXPECT_TRUE(registry.list().empty());
@@ -125,7 +128,7 @@ TEST(Registry, ReusedPidIsNeverTakenForTheRegisteredProcess) {
     EXPECT_EQ(error_of([&] { registry.find_live(::getpid()); }),
               fmt::format("process {} is not the one gpupart registered: that one exited and its pid now belongs to another process",
                           ::getpid()));
-    EXPECT_NE(error_of([&] { registry.set_mask(::getpid(), true, TpcMask::range(0, 3), TpcMask::range(0, 3)); }).find("not the one"),
+    EXPECT_NE(error_of([&] { registry.set_mask(::getpid(), kTestGpu, true, TpcMask::range(0, 3), TpcMask::range(0, 3)); }).find("not the one"),
               std::string::npos);
     EXPECT_EQ(registry.collect_garbage(), 1);
 }
@@ -150,9 +153,9 @@ TEST(Registry, UnknownLayoutVersionIsRefusedClearly) {
     const auto entries = registry.list();
     ASSERT_EQ(entries.size(), 1u);
     EXPECT_FALSE(entries[0].record.has_value());
-    EXPECT_EQ(entries[0].problem, path + ": registry layout version 999 is not the 3 this gpupart reads; use the gpupart that "
+    EXPECT_EQ(entries[0].problem, path + ": registry layout version 999 is not the 4 this gpupart reads; use the gpupart that "
                                          "matches the shim of this process");
-    EXPECT_NE(error_of([&] { registry.set_mask(::getpid(), true, TpcMask::range(0, 3), TpcMask::range(0, 3)); }).find("version 999"),
+    EXPECT_NE(error_of([&] { registry.set_mask(::getpid(), kTestGpu, true, TpcMask::range(0, 3), TpcMask::range(0, 3)); }).find("version 999"),
               std::string::npos);
 }
 
@@ -162,7 +165,27 @@ TEST(Registry, TruncatedOrForeignFilesAreRefused) {
     { std::ofstream(path) << "not a slot"; }
     const auto entries = Registry(registry_dir.dir).list();
     ASSERT_EQ(entries.size(), 1u);
-    EXPECT_EQ(entries[0].problem, path + ": not a gpupart slot file (size 10, expected 4096): truncated or not a slot");
+    EXPECT_EQ(entries[0].problem, path + ": not a gpupart slot file (size 10, expected 8192): truncated or not a slot");
+}
+
+// Layout 3 (one mask for every GPU, 4 KiB slots) and layout 4 refuse each other: a slot an older shim
+// made is named by its version, never read as a mask for some GPU.
+TEST(Registry, ALayoutThreeSlotIsRefusedByItsVersion) {
+    TempRegistry registry_dir;
+    const std::string path = register_self(registry_dir.dir, *process_start_time(::getpid()), "0xf");
+    {
+        MappedSlot mapped(path, true);
+        gpupart_store32(&mapped.slot->header.layout_version, 3);
+        gpupart_store32(&mapped.slot->header.file_size, 4096);
+    }
+    ASSERT_EQ(::truncate(path.c_str(), 4096), 0);  // as a layout-3 shim makes them
+    const Registry registry(registry_dir.dir);
+    const auto entries = registry.list();
+    ASSERT_EQ(entries.size(), 1u);
+    EXPECT_EQ(entries[0].problem, path + ": registry layout version 3 is not the 4 this gpupart reads; use the gpupart that "
+                                         "matches the shim of this process");
+    EXPECT_NE(error_of([&] { registry.set_mask(::getpid(), kTestGpu, true, TpcMask::range(0, 3), TpcMask::range(0, 3)); }).find("version 3"),
+              std::string::npos);
 }
 
 TEST(Registry, OtherUsersCannotChangeAProcess) {
@@ -173,15 +196,15 @@ TEST(Registry, OtherUsersCannotChangeAProcess) {
     if (intruder == 0) {
         if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(10);
         const Registry registry(registry_dir.dir);
-        const std::string error = error_of([&] { registry.set_mask(child.pid, true, TpcMask::range(9, 16), TpcMask::range(0, 127)); });
+        const std::string error = error_of([&] { registry.set_mask(child.pid, kTestGpu, true, TpcMask::range(9, 16), TpcMask::range(0, 127)); });
         if (error.find("belongs to root: only its owner, root or members of the registry's admin group may change it") == std::string::npos)
             ::_exit(11);
         // Reading stays open to everybody.
         const SlotRecord seen = registry.find_live(child.pid);
-        ::_exit(seen.control && seen.control->allowed.to_list() == "0-3" ? 0 : 12);
+        ::_exit(seen.control && allowed_on(*seen.control).to_list() == "0-3" ? 0 : 12);
     }
     EXPECT_EQ(wait_exit_code(intruder), 0);
-    EXPECT_EQ(Registry(registry_dir.dir).find_live(child.pid).control->allowed.to_list(), "0-3");  // unchanged
+    EXPECT_EQ(allowed_on(*Registry(registry_dir.dir).find_live(child.pid).control).to_list(), "0-3");  // unchanged
 }
 
 TEST(Registry, WriterKilledMidUpdateLeavesNothingStuck) {
@@ -202,7 +225,7 @@ TEST(Registry, WriterKilledMidUpdateLeavesNothingStuck) {
             ::pause();
         });
         SlotFile slot = SlotFile::open(path, true);
-        slot.write_control(true, TpcMask::range(20, 23), TpcMask::range(0, 127));
+        slot.write_control(kTestGpu, true, TpcMask::range(20, 23), TpcMask::range(0, 127));
         ::_exit(0);
     }
     char byte;
@@ -215,14 +238,14 @@ TEST(Registry, WriterKilledMidUpdateLeavesNothingStuck) {
     const SlotRecord torn = registry.find_live(child.pid);
     ASSERT_TRUE(torn.control.has_value());
     EXPECT_TRUE(torn.writer_died);
-    EXPECT_EQ(torn.control->allowed.to_list(), "0-3");
+    EXPECT_EQ(allowed_on(*torn.control).to_list(), "0-3");
     EXPECT_EQ(torn.control->generation, 1u);
     // The kernel dropped the dead writer's lock: the next writer completes the block at once.
     const auto started = std::chrono::steady_clock::now();
-    const SlotRecord fixed = registry.set_mask(child.pid, true, TpcMask::range(9, 16), TpcMask::range(0, 127));
+    const SlotRecord fixed = registry.set_mask(child.pid, kTestGpu, true, TpcMask::range(9, 16), TpcMask::range(0, 127));
     EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(500));
     ASSERT_TRUE(fixed.control.has_value());
-    EXPECT_EQ(fixed.control->allowed.to_list(), "9-16");
+    EXPECT_EQ(allowed_on(*fixed.control).to_list(), "9-16");
     EXPECT_EQ(fixed.control->generation, 2u);
 }
 
@@ -233,7 +256,7 @@ TEST(Registry, ConcurrentWritersAndReadersNeverSeeATornMask) {
     const std::string path = registry.list().at(0).path;
     const auto run_for = std::chrono::milliseconds(1500);
     // Start from a block that already has the shape every write gives it (four equal words).
-    SlotFile::open(path, true).write_control(true, TpcMask::from_words(0x100000001ULL, 0x100000001ULL),
+    SlotFile::open(path, true).write_control(kTestGpu, true, TpcMask::from_words(0x100000001ULL, 0x100000001ULL),
                                              TpcMask::from_words(0x100000001ULL, 0x100000001ULL));
 
     // Writers store masks whose four words are all equal, and real_tpcs equal to the mask: any mix of
@@ -249,7 +272,7 @@ TEST(Registry, ConcurrentWritersAndReadersNeverSeeATornMask) {
                 const auto word = static_cast<std::uint32_t>(random() | 1u);
                 const std::uint64_t wide = word | (static_cast<std::uint64_t>(word) << 32);
                 const TpcMask mask = TpcMask::from_words(wide, wide);
-                slot.write_control(true, mask, mask);
+                slot.write_control(kTestGpu, true, mask, mask);
             }
             ::_exit(0);
         }
@@ -265,8 +288,10 @@ TEST(Registry, ConcurrentWritersAndReadersNeverSeeATornMask) {
             while (std::chrono::steady_clock::now() < end) {
                 gpupart_control copy{};
                 if (gpupart_control_read(&mapped.slot->control, &copy, 16) != 0) continue;
+                const gpupart_control_gpu& entry = copy.current.gpus[0];
+                if (copy.current.count != 1) ::_exit(1);
                 for (int i = 1; i < 4; ++i)
-                    if (copy.allowed[i] != copy.allowed[0] || copy.real_tpcs[i] != copy.allowed[0]) ::_exit(1);  // torn
+                    if (entry.allowed[i] != entry.allowed[0] || entry.real_tpcs[i] != entry.allowed[0]) ::_exit(1);  // torn
                 ++consistent;
             }
             ::_exit(consistent > 100 ? 0 : 2);
@@ -314,7 +339,7 @@ TEST(Registry, ThreadsSharingAMappingNeverSeeATornMask) {
     TempRegistry registry_dir;
     RegisteredChild child(registry_dir.dir, "0x1");
     const std::string path = Registry(registry_dir.dir).list().at(0).path;
-    SlotFile::open(path, true).write_control(true, TpcMask::from_words(0x100000001ULL, 0x100000001ULL),
+    SlotFile::open(path, true).write_control(kTestGpu, true, TpcMask::from_words(0x100000001ULL, 0x100000001ULL),
                                              TpcMask::from_words(0x100000001ULL, 0x100000001ULL));
     std::atomic<bool> stop{false};
     std::atomic<long> torn{0};
@@ -327,7 +352,7 @@ TEST(Registry, ThreadsSharingAMappingNeverSeeATornMask) {
             while (!stop.load()) {
                 ++word;
                 const std::uint64_t wide = word | (static_cast<std::uint64_t>(word) << 32);
-                slot.write_control(true, TpcMask::from_words(wide, wide), TpcMask::from_words(wide, wide));
+                slot.write_control(kTestGpu, true, TpcMask::from_words(wide, wide), TpcMask::from_words(wide, wide));
             }
         });
     const MappedSlot shared(path, false);
@@ -337,7 +362,9 @@ TEST(Registry, ThreadsSharingAMappingNeverSeeATornMask) {
                 gpupart_control copy{};
                 if (gpupart_control_read(&shared.slot->control, &copy, 16) != 0) continue;
                 bool same = true;
-                for (int i = 1; i < 4; ++i) same = same && copy.allowed[i] == copy.allowed[0] && copy.real_tpcs[i] == copy.allowed[0];
+                const gpupart_control_gpu& entry = copy.current.gpus[0];
+                same = copy.current.count == 1;
+                for (int i = 1; i < 4; ++i) same = same && entry.allowed[i] == entry.allowed[0] && entry.real_tpcs[i] == entry.allowed[0];
                 (same ? consistent : torn)++;
             }
         });
@@ -360,7 +387,7 @@ TEST(Registry, ForgedSlotsAreIgnored) {
     ASSERT_EQ(entries.size(), 1u);
     EXPECT_FALSE(entries[0].record.has_value());
     EXPECT_EQ(entries[0].problem, fmt::format("{}: belongs to nobody but lies in the directory of root: ignored", path));
-    EXPECT_NE(error_of([&] { registry.set_mask(::getpid(), true, TpcMask::range(0, 3), TpcMask::range(0, 3)); }).find("ignored"),
+    EXPECT_NE(error_of([&] { registry.set_mask(::getpid(), kTestGpu, true, TpcMask::range(0, 3), TpcMask::range(0, 3)); }).find("ignored"),
               std::string::npos);
     EXPECT_NE(error_of([&] { registry.find_live(::getpid()); }).find("ignored"), std::string::npos);
 }
@@ -372,7 +399,7 @@ TEST(Registry, SlotClaimingItsOwnUserForAnotherUsersProcessIsIgnored) {
     const std::string nobody_dir = registry_dir.dir + "/u65534";
     ASSERT_EQ(::mkdir(nobody_dir.c_str(), 0755), 0);
     ASSERT_EQ(::chown(nobody_dir.c_str(), 65534, 65534), 0);
-    const gpupart_control initial = control_with(nullptr, nullptr);
+    const gpupart_control_payload initial = control_with(nullptr, nullptr);
     gpupart_slot_file* slot = nullptr;
     char path[512];
     ASSERT_EQ(gpupart_slot_create(nobody_dir.c_str(), ::getpid(), *process_start_time(::getpid()), 65534, "forged",

@@ -13,8 +13,17 @@
  *    the shim reads: first u32 = its size, pointer-sized element 4 = the descriptor.
  * The graph calls the shim follows (driver-API domain) are modelled in fake_graphs.c; entry 6 remembers
  * which of their callbacks the shim enabled.
+ *
+ * Devices, for multi-GPU tests: $FAKE_CUDA_GPUS lists the machine's GPUs by UUID, comma-separated
+ * ("GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx,..."; default one GPU, FAKE_CUDA_DEFAULT_UUID). As the real
+ * driver does, $CUDA_VISIBLE_DEVICES (indexes or full UUIDs, comma-separated) picks and orders the ones
+ * the process sees, and ordinals count those. Each thread's current device starts at ordinal 0 and is
+ * changed by fake_cuda_set_device (the test's cudaSetDevice). cuCtxGetDevice and cuDeviceGetUuid_v2
+ * answer from that; $FAKE_CUDA_CTX_FAIL=1 makes cuCtxGetDevice fail (a driver that cannot say).
  */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fake_libcuda.h"
@@ -100,6 +109,88 @@ int fake_cuda_build_descriptor(unsigned version, unsigned char* descriptor) {
     params[4] = descriptor;
     g_callback(g_user, DOMAIN_LAUNCH, CBID_DESCRIPTOR_UPLOAD, params);
     return 1;
+}
+
+/* ---- Devices ---------------------------------------------------------------------------------------- */
+#define FAKE_CUDA_DEFAULT_UUID "GPU-00000000-0000-0000-0000-000000000001" /* the built-in H200 (gpu_key) */
+#define FAKE_MAX_DEVICES 16
+#define UUID_TEXT 40
+
+static char g_machine[FAKE_MAX_DEVICES][UUID_TEXT + 1];
+static int g_machine_count = -1;
+static int g_visible[FAKE_MAX_DEVICES]; /* ordinal -> machine index */
+static int g_visible_count;
+static __thread int t_device;
+
+static void split_list(const char* text, void (*take)(const char* item, size_t length)) {
+    while (text != NULL && *text != '\0') {
+        const size_t length = strcspn(text, ",");
+        take(text, length);
+        text += length;
+        if (*text == ',') ++text;
+    }
+}
+
+static void take_machine(const char* item, size_t length) {
+    if (length != UUID_TEXT || g_machine_count >= FAKE_MAX_DEVICES) return;
+    memcpy(g_machine[g_machine_count], item, UUID_TEXT);
+    g_machine[g_machine_count++][UUID_TEXT] = '\0';
+}
+
+static void take_visible(const char* item, size_t length) {
+    if (g_visible_count >= FAKE_MAX_DEVICES) return;
+    for (int m = 0; m < g_machine_count; ++m)
+        if (length == UUID_TEXT && memcmp(item, g_machine[m], UUID_TEXT) == 0) g_visible[g_visible_count++] = m;
+    if (length > 0 && length < 3 && item[0] >= '0' && item[0] <= '9') {
+        const int index = atoi(item);
+        if (index < g_machine_count) g_visible[g_visible_count++] = index;
+    }
+}
+
+static void load_devices(void) {
+    if (g_machine_count >= 0) return;
+    g_machine_count = 0;
+    const char* machine = getenv("FAKE_CUDA_GPUS");
+    split_list(machine != NULL && machine[0] != '\0' ? machine : FAKE_CUDA_DEFAULT_UUID, take_machine);
+    const char* visible = getenv("CUDA_VISIBLE_DEVICES");
+    if (visible == NULL) {
+        for (int m = 0; m < g_machine_count; ++m) g_visible[g_visible_count++] = m;
+    } else {
+        split_list(visible, take_visible);
+    }
+}
+
+EXPORT int cuCtxGetDevice(int* device) {
+    load_devices();
+    const char* fail = getenv("FAKE_CUDA_CTX_FAIL");
+    if (device == NULL || (fail != NULL && strcmp(fail, "1") == 0)) return 201; /* CUDA_ERROR_INVALID_CONTEXT */
+    if (t_device >= g_visible_count) return 101;                               /* CUDA_ERROR_INVALID_DEVICE */
+    *device = t_device;
+    return 0;
+}
+
+EXPORT int cuDeviceGetUuid_v2(unsigned char uuid[16], int device) {
+    load_devices();
+    if (uuid == NULL || device < 0 || device >= g_visible_count) return 101;
+    const char* text = g_machine[g_visible[device]] + 4; /* past "GPU-" */
+    int n = 0;
+    for (const char* p = text; *p != '\0' && n < 32; ++p) {
+        if (*p == '-') continue;
+        unsigned value = 0;
+        if (sscanf(p, "%1x", &value) != 1) return 1;
+        if (n % 2 == 0) uuid[n / 2] = (unsigned char)(value << 4);
+        else uuid[n / 2] |= (unsigned char)value;
+        ++n;
+    }
+    return n == 32 ? 0 : 1;
+}
+
+/* The test's cudaSetDevice: 0, or 1 when the process sees no such device. */
+EXPORT int fake_cuda_set_device(int ordinal) {
+    load_devices();
+    if (ordinal < 0 || ordinal >= g_visible_count) return 1;
+    t_device = ordinal;
+    return 0;
 }
 
 /* The test's kernel launch: returns 1 if the launch callback ran, 0 if none is subscribed and enabled. */

@@ -16,7 +16,8 @@ registry=$work/registry
 export GPUPART_REGISTRY_DIR=$registry  # a private registry: never the machine's
 export GPUPART_JOURNAL=$work/history.jsonl  # a private history: never the user's
 export GPUPART_SHIM=$shim              # `gpupart run` preloads exactly the shim under test
-unset LD_PRELOAD GPUPART_TPCS GPUPART_REAL_TPCS
+unset LD_PRELOAD GPUPART_TPCS GPUPART_REAL_TPCS CUDA_VISIBLE_DEVICES FAKE_CUDA_GPUS
+G0=GPU-00000000-0000-0000-0000-000000000001  # the test double's one GPU: the built-in H200 as the registry names it
 # Under the asan preset the shim carries the sanitizer runtime and is preloaded ahead of it.
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 # shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
@@ -77,7 +78,7 @@ TPCS_0_3=0xfffffff0  # the disable mask (complement of the allowed TPCs), lowest
 GPC1=0xfffe01ff      # complement of bits 9-16
 
 # ---- 1. A process that never loads libcuda is untouched: no slot, normal behaviour -------------------
-env LD_PRELOAD="$shim" GPUPART_TPCS=0xf GPUPART_REAL_TPCS=0xf "$host" pid > "$work/plain.out" 2> "$work/plain.err"; rc=$?
+env LD_PRELOAD="$shim" GPUPART_TPCS=$G0=0xf GPUPART_REAL_TPCS=$G0=0xf "$host" pid > "$work/plain.out" 2> "$work/plain.err"; rc=$?
 check "no libcuda: exits 0" [ "$rc" -eq 0 ]
 check "no libcuda: runs normally" matches "$work/plain.out" '^pid [0-9]+$'
 check "no libcuda: one line out" lines "$work/plain.out" 1
@@ -172,7 +173,7 @@ check "run: the shim said nothing" [ ! -s "$work/main.err" ]
 check "run: normal exit removes the slot" no_slot "$main"
 
 # ---- 3. A mask with no real TPC is never applied --------------------------------------------------
-start refused env LD_PRELOAD="$shim" GPUPART_TPCS=0x10 GPUPART_REAL_TPCS=0xf "$host" load:"$fake" \
+start refused env LD_PRELOAD="$shim" GPUPART_TPCS=$G0=0x10 GPUPART_REAL_TPCS=$G0=0xf "$host" load:"$fake" \
     launch:0x40 launch:0x30 launch:0x40 ready:"$work/refused.ready" wait:"$work/refused.go"
 pid=$started
 check "holes only: reaches its pause" await "$work/refused.ready" "$pid"
@@ -196,7 +197,7 @@ check "holes only: exits 0" [ "$rc" -eq 0 ]
 check "holes only: slot removed at exit" no_slot "$pid"
 
 # ---- 4. A killed process leaves its slot; gpupart list reclaims it ---------------------------------
-start killed env LD_PRELOAD="$shim" GPUPART_TPCS=0xf GPUPART_REAL_TPCS=0xf "$host" load:"$fake" launch:0x40 \
+start killed env LD_PRELOAD="$shim" GPUPART_TPCS=$G0=0xf GPUPART_REAL_TPCS=$G0=0xf "$host" load:"$fake" launch:0x40 \
     ready:"$work/killed.ready" wait:"$work/never"
 pid=$started
 check "killed: reaches its pause" await "$work/killed.ready" "$pid"
@@ -320,13 +321,13 @@ wait "$later"
 # ---- 6. CUDA graphs: execs uploaded before a `gpupart set` are re-masked at their next launch ----------
 # The test double models the driver's graphs (fake_graphs.c): descriptors built at an exec's first launch
 # only, and again for a kernel node turned off and on. The shim's graph counts are read from the slot
-# file itself (struct gpupart_counters at byte 512, registry_layout.h: u64 fields in this order).
+# file itself (struct gpupart_counters at byte 3584, registry_layout.h: u64 fields in this order).
 graph_counter() {  # graph_counter PID NAME: counters.graph_NAME of PID's slot
     local slot offset
     slot=$(slot_of "$1") || return 1
     case $2 in
-        tracking) offset=552 ;; generation) offset=560 ;; execs) offset=568 ;; current) offset=576 ;;
-        unfollowable) offset=584 ;; device_launch) offset=592 ;; remasks) offset=600 ;; remask_failures) offset=608 ;;
+        tracking) offset=3624 ;; generation) offset=3632 ;; execs) offset=3640 ;; current) offset=3648 ;;
+        unfollowable) offset=3656 ;; device_launch) offset=3664 ;; remasks) offset=3672 ;; remask_failures) offset=3680 ;;
         *) return 1 ;;
     esac
     od -A n -t u8 -j "$offset" -N 8 "$slot" | tr -d ' '

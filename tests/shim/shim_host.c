@@ -22,6 +22,9 @@
  *     execdestroy:I  cuGraphExecDestroy(exec I)                               -> "exec I destroyed"
  *     graphcount     graphs not destroyed yet (the application's)             -> "graphs live=N"
  *   and:
+ *     device:N       make ordinal N current in this thread (fake_cuda_set_device) -> "device N"
+ *     thread:STEPS   run STEPS (joined by '+', e.g. thread:device:1+launch:40) in a new thread and join
+ *                    it; its lines are printed as usual
  *     ready:FILE     create FILE                                              -> "ready"
  *     wait:FILE      poll every 10 ms until FILE exists (exit 2 after 20 s)   -> "resumed"
  *     pid            -> "pid <pid>"
@@ -29,6 +32,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -204,64 +208,99 @@ static int graph_step(const char* step) {
     return 0;
 }
 
-int main(int argc, char** argv) {
-    launch_fn launch = NULL;
-    for (int i = 1; i < argc; ++i) {
-        const char* step = argv[i];
-        if (starts_with(step, "load:")) {
-            void* library = dlopen(step + 5, RTLD_NOW);
-            if (library == NULL) {
-                fprintf(stderr, "shim_host: %s\n", dlerror());
-                return 1;
-            }
-            void* symbol = dlsym(library, "fake_cuda_launch");
-            if (symbol == NULL) {
-                fprintf(stderr, "shim_host: %s has no fake_cuda_launch\n", step + 5);
-                return 1;
-            }
-            memcpy(&launch, &symbol, sizeof launch);
-            resolve_graph_api(library);
-            printf("loaded\n");
-        } else if (starts_with(step, "launch:")) {
-            char* end = NULL;
-            errno = 0;
-            const unsigned long version = strtoul(step + 7, &end, 16);
-            if (launch == NULL || errno != 0 || end == step + 7 || *end != '\0' || version > 0xff) {
-                fprintf(stderr, "shim_host: bad step %s (version is one hex byte; load: comes first)\n", step);
-                return 1;
-            }
-            unsigned char descriptor[DESCRIPTOR_BYTES];
-            const int called = launch((unsigned)version, descriptor);
-            printf("launch version=0x%02lx callback=%d word0=0x%08x mask=0x%08x,0x%08x,0x%08x,0x%08x low=0x%08x,0x%08x\n",
-                   version, called, u32_at(descriptor, 0), u32_at(descriptor, V04_MASK_OFFSET),
-                   u32_at(descriptor, V04_MASK_OFFSET + 4), u32_at(descriptor, V04_MASK_OFFSET + 8),
-                   u32_at(descriptor, V04_MASK_OFFSET + 12), u32_at(descriptor, V01_MASK_OFFSET),
-                   u32_at(descriptor, V01_MASK_OFFSET + 4));
-        } else if (starts_with(step, "ready:")) {
-            printf("ready\n");
-            fflush(stdout); /* everything up to this step is on stdout before the file appears */
-            const int fd = open(step + 6, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-            if (fd < 0) {
-                fprintf(stderr, "shim_host: cannot create %s: %s\n", step + 6, strerror(errno));
-                return 1;
-            }
-            close(fd);
-        } else if (starts_with(step, "wait:")) {
-            if (wait_for(step + 5) != 0) {
-                fprintf(stderr, "shim_host: %s did not appear within 20 s\n", step + 5);
-                return 2;
-            }
-            printf("resumed\n");
-        } else if (starts_with(step, "graph") || starts_with(step, "devgraph:") || starts_with(step, "execdestroy:")) {
-            const int status = graph_step(step);
-            if (status != 0) return status;
-        } else if (strcmp(step, "pid") == 0) {
-            printf("pid %d\n", (int)getpid());
-        } else {
-            fprintf(stderr, "shim_host: unknown step %s\n", step);
+static launch_fn g_launch;
+static int (*g_set_device)(int ordinal);
+static int run_step(const char* step);
+
+/* thread:A+B+C: the steps in a thread of their own (a second host thread driving another GPU). */
+static void* thread_steps(void* argument) {
+    char* steps = argument;
+    intptr_t status = 0;
+    for (char* save = NULL, *step = strtok_r(steps, "+", &save); step != NULL && status == 0; step = strtok_r(NULL, "+", &save))
+        status = run_step(step);
+    return (void*)status;
+}
+
+static int run_step(const char* step) {
+    launch_fn launch = g_launch;
+    if (starts_with(step, "load:")) {
+        void* library = dlopen(step + 5, RTLD_NOW);
+        if (library == NULL) {
+            fprintf(stderr, "shim_host: %s\n", dlerror());
             return 1;
         }
-        fflush(stdout);
+        void* symbol = dlsym(library, "fake_cuda_launch");
+        if (symbol == NULL) {
+            fprintf(stderr, "shim_host: %s has no fake_cuda_launch\n", step + 5);
+            return 1;
+        }
+        memcpy(&g_launch, &symbol, sizeof g_launch);
+        symbol = dlsym(library, "fake_cuda_set_device");
+        memcpy(&g_set_device, &symbol, sizeof g_set_device);
+        resolve_graph_api(library);
+        printf("loaded\n");
+    } else if (starts_with(step, "launch:")) {
+        char* end = NULL;
+        errno = 0;
+        const unsigned long version = strtoul(step + 7, &end, 16);
+        if (launch == NULL || errno != 0 || end == step + 7 || *end != '\0' || version > 0xff) {
+            fprintf(stderr, "shim_host: bad step %s (version is one hex byte; load: comes first)\n", step);
+            return 1;
+        }
+        unsigned char descriptor[DESCRIPTOR_BYTES];
+        const int called = launch((unsigned)version, descriptor);
+        printf("launch version=0x%02lx callback=%d word0=0x%08x mask=0x%08x,0x%08x,0x%08x,0x%08x low=0x%08x,0x%08x\n",
+               version, called, u32_at(descriptor, 0), u32_at(descriptor, V04_MASK_OFFSET),
+               u32_at(descriptor, V04_MASK_OFFSET + 4), u32_at(descriptor, V04_MASK_OFFSET + 8),
+               u32_at(descriptor, V04_MASK_OFFSET + 12), u32_at(descriptor, V01_MASK_OFFSET),
+               u32_at(descriptor, V01_MASK_OFFSET + 4));
+    } else if (starts_with(step, "device:")) {
+        const int ordinal = atoi(step + 7);
+        if (g_set_device == NULL || g_set_device(ordinal) != 0) {
+            fprintf(stderr, "shim_host: cannot make device %d current\n", ordinal);
+            return 1;
+        }
+        printf("device %d\n", ordinal);
+    } else if (starts_with(step, "thread:")) {
+        char* steps = strdup(step + 7);
+        pthread_t thread;
+        void* status = NULL;
+        if (steps == NULL || pthread_create(&thread, NULL, thread_steps, steps) != 0) return 1;
+        pthread_join(thread, &status);
+        free(steps);
+        if (status != NULL) return (int)(intptr_t)status;
+    } else if (starts_with(step, "ready:")) {
+        printf("ready\n");
+        fflush(stdout); /* everything up to this step is on stdout before the file appears */
+        const int fd = open(step + 6, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            fprintf(stderr, "shim_host: cannot create %s: %s\n", step + 6, strerror(errno));
+            return 1;
+        }
+        close(fd);
+    } else if (starts_with(step, "wait:")) {
+        if (wait_for(step + 5) != 0) {
+            fprintf(stderr, "shim_host: %s did not appear within 20 s\n", step + 5);
+            return 2;
+        }
+        printf("resumed\n");
+    } else if (starts_with(step, "graph") || starts_with(step, "devgraph:") || starts_with(step, "execdestroy:")) {
+        const int status = graph_step(step);
+        if (status != 0) return status;
+    } else if (strcmp(step, "pid") == 0) {
+        printf("pid %d\n", (int)getpid());
+    } else {
+        fprintf(stderr, "shim_host: unknown step %s\n", step);
+        return 1;
+    }
+    fflush(stdout);
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        const int status = run_step(argv[i]);
+        if (status != 0) return status;
     }
     return 0;
 }

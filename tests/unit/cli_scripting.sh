@@ -75,7 +75,7 @@ check "list --format csv exits 0" [ "$rc" -eq 0 ]
 check "list csv has a row per worker" lines "$work/list.csv" 3
 check "list csv quotes a mask with commas" matches "$work/list.csv" '^[0-9]+,[^,]+,"0-3,9-16,18-25,27-34","gpupart-demo-worker llm-serving \(simulated workload, no GPU\)"$'
 "$gpupart" list --format csv | head -1 > "$work/list-header.csv"
-check "list csv default header" [ "$(cat "$work/list-header.csv")" = "pid,user,liveness,tpcs,applied,launches,command" ]
+check "list csv default header" [ "$(cat "$work/list-header.csv")" = "pid,user,liveness,gpu,tpcs,applied,launches,command" ]
 
 "$gpupart" check --snapshot builtin:h200 --json > "$work/check.json"
 if grep -qE '"severity": "(warning|error)"' "$work/check.json"; then expect=1; else expect=0; fi

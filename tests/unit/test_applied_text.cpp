@@ -7,18 +7,25 @@ using namespace gpupart;
 
 namespace {
 
+constexpr const char* kGpu = "GPU-263da6ff-9608-67cf-9bce-a8c85c7c1cd0";
+constexpr const char* kOtherGpu = "GPU-f52cbf16-60f9-2ddf-2c8f-1a4831a7446b";
+
 // A process whose control block is at `generation` and whose shim applied `applied_generation`.
 SlotRecord record_with(std::uint64_t generation, std::uint64_t applied_generation, std::uint64_t launches) {
     SlotRecord r;
     r.control = SlotControl{};
-    r.control->has_mask = true;
     r.control->generation = generation;
-    r.control->allowed = TpcMask::range(0, 7);
+    r.control->gpus.push_back(GpuControl{kGpu, true, TpcMask::range(0, 7), TpcMask::range(0, 127)});
     r.status = SlotStatus{};
     r.status->state = GPUPART_SHIM_ACTIVE;
-    r.status->applied_generation = applied_generation;
-    r.status->mask_applied = true;
-    r.status->applied = TpcMask::range(0, 3);
+    GpuStatus here;
+    here.uuid = kGpu;
+    here.state = GPUPART_SHIM_ACTIVE;
+    here.applied_generation = applied_generation;
+    here.mask_applied = true;
+    here.applied = TpcMask::range(0, 3);
+    here.launches = launches;
+    r.status->gpus.push_back(here);
     r.counters.launches = launches;
     return r;
 }
@@ -27,31 +34,48 @@ SlotRecord record_with(std::uint64_t generation, std::uint64_t applied_generatio
 
 TEST(AppliedText, TheAppliedMaskOnceTheShimAppliedTheLatestChange) {
     const SlotRecord r = record_with(2, 2, 10);
-    EXPECT_FALSE(mask_change_pending(r));
-    EXPECT_EQ(applied_text(r), "0-3");
+    EXPECT_FALSE(mask_change_pending(r, kGpu));
+    EXPECT_EQ(applied_text(r, kGpu), "0-3");
 }
 
 TEST(AppliedText, AChangeTheShimHasNotAppliedWaitsForTheNextLaunch) {
     const SlotRecord r = record_with(3, 2, 10);
-    EXPECT_TRUE(mask_change_pending(r));
-    EXPECT_EQ(applied_text(r), "(next launch)");
+    EXPECT_TRUE(mask_change_pending(r, kGpu));
+    EXPECT_EQ(applied_text(r, kGpu), "(next launch)");
 }
 
 TEST(AppliedText, BeforeAFirstLaunchNothingIsAppliedAndNothingPends) {
     const SlotRecord r = record_with(3, 0, 0);
-    EXPECT_FALSE(mask_change_pending(r));
-    EXPECT_EQ(applied_text(r), "-");
+    EXPECT_FALSE(mask_change_pending(r, kGpu));
+    EXPECT_EQ(applied_text(r, kGpu), "-");
 }
 
 TEST(AppliedText, WithoutAMaskTheWholeGpuAndWhilePublishingNothingIsKnown) {
     SlotRecord r = record_with(1, 1, 5);
-    r.status->mask_applied = false;
-    EXPECT_EQ(applied_text(r), "all");
-    r.status.reset();  // the shim was mid-publish when the slot was read
-    EXPECT_FALSE(mask_change_pending(r));
-    EXPECT_EQ(applied_text(r), "(publishing)");
+    r.status->gpus[0].mask_applied = false;
+    EXPECT_EQ(applied_text(r, kGpu), "all");
+    r.status->gpus[0].publishing = true;  // the shim was mid-publish when the slot was read
+    EXPECT_FALSE(mask_change_pending(r, kGpu));
+    EXPECT_EQ(applied_text(r, kGpu), "(publishing)");
     SlotRecord torn = record_with(4, 1, 5);
     torn.control.reset();  // a control write was in progress
-    EXPECT_FALSE(mask_change_pending(torn));
-    EXPECT_EQ(applied_text(torn), "0-3");
+    EXPECT_FALSE(mask_change_pending(torn, kGpu));
+    EXPECT_EQ(applied_text(torn, kGpu), "0-3");
+}
+
+TEST(AppliedText, EachGpuSaysItsOwnAndAGpuWithNoLaunchSaysNothing) {
+    SlotRecord r = record_with(3, 3, 10);
+    r.control->gpus.push_back(GpuControl{kOtherGpu, true, TpcMask::range(9, 16), TpcMask::range(0, 127)});
+    EXPECT_EQ(applied_text(r, kGpu), "0-3");
+    EXPECT_EQ(applied_text(r, kOtherGpu), "-");  // a mask there, no context there yet
+    EXPECT_FALSE(mask_change_pending(r, kOtherGpu));
+    EXPECT_EQ(gpus_of(r), (std::vector<std::string>{kGpu, kOtherGpu}));
+    GpuStatus other;
+    other.uuid = kOtherGpu;
+    other.state = GPUPART_SHIM_ACTIVE;
+    other.applied_generation = 2;
+    other.launches = 4;
+    r.status->gpus.push_back(other);
+    EXPECT_TRUE(mask_change_pending(r, kOtherGpu));  // generation 3 not applied there yet
+    EXPECT_FALSE(mask_change_pending(r, kGpu));
 }

@@ -10,7 +10,7 @@ namespace {
 SlotRecord record_with(std::uint64_t control_generation, SlotGraphs graphs) {
     SlotRecord r;
     r.control = SlotControl{};
-    r.control->has_mask = true;
+    r.control->gpus.push_back(GpuControl{"GPU-263da6ff-9608-67cf-9bce-a8c85c7c1cd0", true, TpcMask::range(0, 7), TpcMask::range(0, 127)});
     r.control->generation = control_generation;
     r.graphs = graphs;
     return r;

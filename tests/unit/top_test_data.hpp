@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "controller/system_state.hpp"
+#include "model/gpu_queries.hpp"
 #include "model/mask_resolve.hpp"
 #include "snapshot/snapshot_file.hpp"
 #include "top/top_data.hpp"
@@ -30,16 +31,21 @@ inline RegistryEntry entry_of(const FakeProcess& fake) {
     r.uid = 0;
     r.command = fake.command;
     r.shim_version = fake.command.starts_with("gpupart-demo-worker") ? "demo (simulated)" : "0.1.0";
+    const std::string gpu = gpu_key(h200());
     SlotControl control;
-    control.has_mask = fake.tpcs != "all";
     control.generation = 1;
-    if (control.has_mask) control.allowed = resolve_mask(fake.tpcs, h200()).mask;
+    if (fake.tpcs != "all") control.gpus.push_back(GpuControl{gpu, true, resolve_mask(fake.tpcs, h200()).mask, real_tpcs(h200())});
     r.control = control;
     SlotStatus status;
     status.state = GPUPART_SHIM_ACTIVE;
-    status.applied_generation = 1;
-    status.mask_applied = control.has_mask;
-    status.applied = control.allowed;
+    GpuStatus here;
+    here.uuid = gpu;
+    here.state = GPUPART_SHIM_ACTIVE;
+    here.applied_generation = 1;
+    here.mask_applied = !control.gpus.empty();
+    here.applied = control.gpus.empty() ? TpcMask{} : control.gpus[0].allowed;
+    here.launches = fake.launches;
+    status.gpus.push_back(here);
     r.status = status;
     r.counters.launches = fake.launches;
     return RegistryEntry{"/fake/" + std::to_string(fake.pid) + ".slot", r, Liveness::alive, ""};
@@ -51,24 +57,36 @@ inline TopData frame_data(const std::vector<FakeProcess>& fakes, bool mps = fals
     SystemState state;
     state.gpu = h200();
     state.mps_running = mps;
-    for (const FakeProcess& fake : fakes) {
-        entries.push_back(entry_of(fake));
-        const SlotRecord& r = *entries.back().record;
-        ProcessState p;
-        p.pid = r.pid;
-        p.start_time = r.start_time;
-        p.command = r.command;
-        p.partitioned = r.control->has_mask;
-        p.mask = r.control->allowed;
-        p.generation = 1;
-        state.processes.push_back(p);
-    }
+    state.gpu_uuid = gpu_key(h200());
+    // As gather_state makes them from the registry.
+    const auto states_of = [&](const std::vector<RegistryEntry>& from) {
+        std::vector<ProcessState> processes;
+        for (const RegistryEntry& entry : from) {
+            const SlotRecord& r = *entry.record;
+            ProcessState p;
+            p.pid = r.pid;
+            p.start_time = r.start_time;
+            p.command = r.command;
+            p.gpus = gpus_of(r);
+            if (const GpuControl* mine = r.control->gpu(state.gpu_uuid)) {
+                p.partitioned = mine->has_mask;
+                p.mask = mine->allowed;
+            }
+            p.generation = 1;
+            describe_process_on_gpu(r, state.gpu_uuid, p);
+            processes.push_back(p);
+        }
+        return processes;
+    };
+    for (const FakeProcess& fake : fakes) entries.push_back(entry_of(fake));
+    state.processes = states_of(entries);
     TopSource source{"builtin:h200", true, "no NVIDIA GPU on this machine: showing the built-in recorded H200", "", 1};
     LaunchRates rates(kTopRateWindow);
     const auto start = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
     TopData data = make_top_data(state, entries, source, "/run/gpupart", rates, start);
     if (second_sample) {
         for (auto& entry : entries) entry.record->counters.launches += 400;
+        state.processes = states_of(entries);
         data = make_top_data(state, entries, source, "/run/gpupart", rates, start + std::chrono::seconds(1));
     }
     data.clock = "12:00:00";

@@ -55,7 +55,7 @@ private slots:
     void processTableEscapesTheCommandLineAndItsTooltip() {
         ProcessTableModel model;
         LaunchRates rates(std::chrono::milliseconds(250));
-        model.setRows(process_rows(hostile_state(), {}, rates, LaunchRates::Clock::now()));
+        model.setRows(process_rows(hostile_state(), rates, LaunchRates::Clock::now()));
         const QModelIndex command = model.index(0, ProcessTableModel::command);
         QCOMPARE(model.data(command).toString(), kEscaped);
         QVERIFY(plain(model.data(command).toString()));
@@ -75,7 +75,7 @@ private slots:
     void screenshot() {
         ProcessTableModel model;
         LaunchRates rates(std::chrono::milliseconds(250));
-        model.setRows(process_rows(hostile_state(), {}, rates, LaunchRates::Clock::now()));
+        model.setRows(process_rows(hostile_state(), rates, LaunchRates::Clock::now()));
         QWidget window;
         auto* layout = new QVBoxLayout(&window);
         auto* table = new QTreeView(&window);

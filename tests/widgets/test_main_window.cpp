@@ -40,7 +40,8 @@ int pid_of(const GuiSession& session, const QString& name) {
 
 QString mask_in_registry(int pid) {
     const SlotRecord record = Registry(Registry::default_directory()).find_live(pid);
-    return record.control && record.control->has_mask ? QString::fromStdString(record.control->allowed.to_list()) : "all";
+    const GpuControl* entry = record.control ? record.control->gpu("GPU-00000000-0000-0000-0000-000000000001") : nullptr;
+    return entry != nullptr && entry->has_mask ? QString::fromStdString(entry->allowed.to_list()) : "all";
 }
 
 QPoint center_of(const QRectF& rect) { return rect.center().toPoint(); }
@@ -131,7 +132,7 @@ private slots:
         auto* slot = static_cast<gpupart_slot_file*>(memory);
         const auto publish = [&](std::uint64_t execs, std::uint64_t current, std::uint64_t unfollowable) {
             gpupart_store64(&slot->counters.graph_tracking, GPUPART_GRAPHS_FOLLOWED);
-            gpupart_store64(&slot->counters.graph_generation, gpupart_load64(&slot->control.generation));
+            gpupart_store64(&slot->counters.graph_generation, gpupart_load64(&slot->control.current.generation));
             gpupart_store64(&slot->counters.graph_execs, execs);
             gpupart_store64(&slot->counters.graph_current, current);
             gpupart_store64(&slot->counters.graph_unfollowable, unfollowable);

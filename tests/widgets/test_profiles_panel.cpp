@@ -90,7 +90,7 @@ private slots:
         Controller controller(Registry(registry.dir), h200(), Journal(registry.dir + "/history.jsonl"));
         const auto mask_of = [&] {
             const auto record = Registry(registry.dir).find_live(child.pid);
-            return record.control && record.control->has_mask ? record.control->allowed.to_list() : std::string("all");
+            return record.control && test::has_mask_on(*record.control) ? test::allowed_on(*record.control).to_list() : std::string("all");
         };
 
         ProfilesPanel panel;
