@@ -94,6 +94,15 @@ Controller make_controller_for_process(const SnapshotOptions& options, int pid) 
                                 on.front(), topology.origin));
 }
 
+Controller make_controller_for_gpu_key(const SnapshotOptions& options, const std::string& key) {
+    if (!options.gpu.empty() || key.empty()) return make_controller(options);
+    const ChosenSnapshot topology = partition_topology(options);
+    for (const Gpu& gpu : topology.snapshot.gpus)
+        if (gpu_key(gpu) == key) return Controller(Registry(Registry::default_directory()), gpu, Journal(Journal::default_path()));
+    throw UserError(fmt::format("the change is on GPU {}, which snapshot {} does not hold: name a GPU with --gpu", key,
+                                topology.origin));
+}
+
 Controller make_rules_controller() {
     return Controller(Registry(Registry::default_directory()), Gpu{}, Journal(Journal::default_path()));
 }

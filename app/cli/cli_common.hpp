@@ -45,6 +45,8 @@ Controller make_controller(const SnapshotOptions& options, int* gpu_index_out = 
 // The same for process `pid`: without --gpu, the GPU it is on when it is on exactly one (or the machine
 // has one); refuses in one line when it is on several or on none yet and the machine has several.
 Controller make_controller_for_process(const SnapshotOptions& options, int pid);
+// The same for the GPU the registry calls `key` (a journal entry's GPU), unless --gpu names one.
+Controller make_controller_for_gpu_key(const SnapshotOptions& options, const std::string& key);
 
 // The snapshot index of the GPU --gpu names in `chosen` (snapshot_choice.hpp: index, UUID, PCI bus id).
 int selected_index(const ChosenSnapshot& chosen, const SnapshotOptions& options);

@@ -57,7 +57,9 @@ Command add_undo_command(CLI::App& app) {
                 // names no TPC: like the change itself, it needs no topology of this machine.
                 const auto last = Journal(Journal::default_path()).last_undoable();
                 const bool rules_only = last && last->changes.empty() && last->rules;
-                Controller controller = rules_only ? make_rules_controller() : make_controller(options->snapshot);
+                // Without --gpu, the GPU the change was made on (the journal says which).
+                const std::string gpu = last && !last->changes.empty() ? last->changes.front().gpu : "";
+                Controller controller = rules_only ? make_rules_controller() : make_controller_for_gpu_key(options->snapshot, gpu);
                 return plan_and_apply(controller, controller.plan_undo(), options->json, options->dry_run);
             }};
 }

@@ -121,6 +121,8 @@ static void publish_status(struct gpupart_slot_file* slot, int gpu, uint32_t sta
     a->published_version = version;
     a->publish_pending = 1;
     if (gpu < 0 || gpu >= (int)GPUPART_MAX_GPUS) return;
+    if (__atomic_load_n(&slot->status.state, __ATOMIC_RELAXED) == GPUPART_SHIM_WAITING)
+        publish_process_state(slot, GPUPART_SHIM_ACTIVE); /* a first launch on a known GPU */
     struct gpupart_status_gpu* entry = &slot->status.gpus[gpu];
     uint32_t expected = 0;
     if (!__atomic_compare_exchange_n(&entry->writer_busy, &expected, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
@@ -266,8 +268,6 @@ static void on_launch(void* user, int domain, int cbid, const void* params) {
     if (!a->valid || __atomic_load_n(&slot->control.seq, __ATOMIC_ACQUIRE) != a->seen_seq) refresh(a, slot, gpu, version);
     if (version != a->published_version || a->publish_pending) {
         if (gpu < 0) publish_process_state(slot, GPUPART_SHIM_GPU_UNKNOWN);
-        else if (__atomic_load_n(&slot->status.state, __ATOMIC_RELAXED) == GPUPART_SHIM_WAITING)
-            publish_process_state(slot, GPUPART_SHIM_ACTIVE);
         publish_status(slot, gpu, state_of(a, version), version, a);
     }
     if (gpu >= 0) gpupart_add64(&slot->gpu_counters[gpu].launches, 1);
