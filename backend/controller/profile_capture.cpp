@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "controller/profile_apply.hpp"
+#include "platform/process_identity.hpp"
 #include "platform/user_names.hpp"
-#include "registry/process_identity.hpp"
 
 namespace gpupart {
 namespace {

@@ -7,9 +7,9 @@
 #include "controller/mps_findings.hpp"
 #include "model/gpu_queries.hpp"
 #include "model/user_error.hpp"
+#include "platform/process_identity.hpp"
 #include "platform/user_names.hpp"
 #include "registry/graph_status.hpp"
-#include "registry/process_identity.hpp"
 #include "report/topology_text.hpp"
 
 namespace gpupart {

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "platform/proc_file.hpp"
-#include "sources/udev_filter.hpp"
+#include "platform/udev_filter.hpp"
 
 namespace gpupart {
 std::vector<PciGpu> find_nvidia_gpus(const std::string& sysfs_root) {

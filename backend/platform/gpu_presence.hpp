@@ -1,6 +1,6 @@
 #pragma once
 // Is there an NVIDIA GPU on this machine at all? Read from sysfs (vendor 0x10de, display class: the
-// filter of sources/udev_filter.hpp), so it needs no driver library; the front ends use it to decide
+// filter of platform/udev_filter.hpp), so it needs no driver library; the front ends use it to decide
 // between live sources and the built-in recorded snapshot, and to say which one they show.
 #include <string>
 #include <vector>

@@ -1,20 +1,5 @@
 #pragma once
-// Who a process is, from /proc: pid plus start time names a process for its whole life, so a reused
-// pid is never mistaken for the process that registered.
-#include <cstdint>
-#include <optional>
-#include <string>
-
-namespace gpupart {
-
-enum class Liveness { alive, gone, reused };
-std::string_view to_string(Liveness liveness);
-
-std::optional<std::uint64_t> process_start_time(int pid);  // nullopt: no such process
-std::optional<unsigned> process_uid(int pid);
-Liveness process_liveness(int pid, std::uint64_t start_time);
-// The command line of a process, arguments joined by spaces ("python3 serve.py"); its name (comm) where
-// it has no command line (a kernel thread, a zombie); empty when /proc does not show it.
-std::string process_command(int pid);
-
-}  // namespace gpupart
+// Transitional: process identity moved to the platform layer (platform/process_identity.hpp), which
+// sources and registry both use. Kept only for app/top/top_data.cpp and widgets/process_rows.cpp, which
+// are being rewritten on main; delete this header once they include platform/process_identity.hpp.
+#include "platform/process_identity.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "registry/process_identity.hpp"
+#include "platform/process_identity.hpp"
 #include "registry/slot_file.hpp"
 
 namespace gpupart {

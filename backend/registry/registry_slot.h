@@ -39,7 +39,9 @@ int gpupart_user_dir_check(const char* root, const char* name, uint32_t* uid, ch
  * none. 0, -ENOENT (none and not `create`), or -errno. */
 int gpupart_user_dir(const char* root, uint32_t uid, int create, char* out, size_t out_size);
 
-/* Field 22 of /proc/PID/stat (start time in clock ticks since boot); 0 if the process does not exist. */
+/* Field 22 of /proc/PID/stat (start time in clock ticks since boot); 0 if the process does not exist.
+ * Defined by the platform layer (platform/process_start_time.c, which declares it the same way); declared
+ * here too for the shim and the slot writers, which name slots by pid and start time. */
 uint64_t gpupart_process_start_time(int pid);
 
 /* Creates "<user_dir>/<pid>-<start time>.slot" fully formed (written under a random temporary name made

@@ -16,9 +16,9 @@
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
+#include "platform/process_identity.hpp"
 #include "platform/safe_file.hpp"
 #include "platform/user_names.hpp"
-#include "registry/process_identity.hpp"
 #include "registry/registry_seqlock.h"
 #include "registry/registry_slot.h"
 

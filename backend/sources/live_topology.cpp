@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "platform/gpu_presence.hpp"
-#include "registry/process_identity.hpp"
+#include "platform/process_identity.hpp"
 #include "sources/mmio_image.hpp"
 #include "sources/nvdebug_reader.hpp"
 #include "sources/nvml_model.hpp"

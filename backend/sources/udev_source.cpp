@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "sources/udev_filter.hpp"
+#include "platform/udev_filter.hpp"
 
 namespace gpupart {
 namespace {

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "platform/proc_file.hpp"
-#include "registry/process_identity.hpp"
+#include "platform/process_identity.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <poll.h>
 
 #include "platform/gpu_presence.hpp"
-#include "sources/udev_filter.hpp"
+#include "platform/udev_filter.hpp"
 #include "sources/udev_source.hpp"
 
 using gpupart::SourceState;

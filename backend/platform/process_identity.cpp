@@ -1,11 +1,11 @@
-#include "registry/process_identity.hpp"
+#include "platform/process_identity.hpp"
 
 #include <sys/stat.h>
 
 #include <fmt/format.h>
 
 #include "platform/proc_file.hpp"
-#include "registry/registry_slot.h"
+#include "platform/process_start_time.h"
 
 namespace gpupart {
 

@@ -1,4 +1,4 @@
-#include "sources/udev_filter.hpp"
+#include "platform/udev_filter.hpp"
 
 #include <algorithm>
 #include <cctype>

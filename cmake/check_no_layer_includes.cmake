@@ -1,0 +1,18 @@
+# Fails when a file of DIR (not its subdirectories) #includes a header of the backend layer LAYER.
+# cmake -DDIR=<dir> -DLAYER=<layer> [-DSTAMP=<file>] -P check_no_layer_includes.cmake
+cmake_minimum_required(VERSION 3.25)
+file(GLOB files ${DIR}/*.cpp ${DIR}/*.hpp ${DIR}/*.h)
+set(hits "")
+foreach(file IN LISTS files)
+  file(STRINGS ${file} lines REGEX "^[ \t]*#[ \t]*include[ \t]*[\"<]${LAYER}/")
+  foreach(line IN LISTS lines)
+    string(STRIP "${line}" line)
+    string(APPEND hits "\n  ${file}: ${line}")
+  endforeach()
+endforeach()
+if(hits)
+  message(FATAL_ERROR "${DIR} must not use the ${LAYER} layer, but includes its headers:${hits}")
+endif()
+if(STAMP)
+  file(TOUCH ${STAMP})
+endif()

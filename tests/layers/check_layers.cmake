@@ -1,0 +1,86 @@
+# Proves that the build enforces the backend's layers (backend/CMakeLists.txt): for every layer, a file
+# compiled with that layer's include directories (the ones its library really gets, transitive ones
+# included) can #include a header of each layer it may use, and including a header of any layer it may
+# not use fails with "No such file". The table below is the architecture, written down independently of
+# the CMake code that builds the include roots: loosen a root there and this test fails.
+#
+# cmake -DCXX=<compiler> -DSCRATCH=<dir> -DIMPLICIT=<a|b> -DINCLUDES_<layer>=<a|b|...> -P check_layers.cmake
+cmake_minimum_required(VERSION 3.25)
+set(layers model platform sources snapshot report registry controller)
+set(forbidden_model      platform sources snapshot report registry controller)
+set(forbidden_platform   sources snapshot report registry controller)
+set(forbidden_sources    snapshot report registry controller)
+set(forbidden_snapshot   report registry controller)
+set(forbidden_report     snapshot registry controller)
+set(forbidden_registry   sources snapshot report controller)  # never the controller, never the sources
+set(forbidden_controller "")
+
+# One light header per layer, the one a probe includes.
+set(header_model      model/gpu.hpp)
+set(header_platform   platform/proc_file.hpp)
+set(header_sources    sources/source_status.hpp)
+set(header_snapshot   snapshot/snapshot_file.hpp)
+set(header_report     report/csv_text.hpp)
+set(header_registry   registry/registry_layout.h)
+set(header_controller controller/finding.hpp)
+
+foreach(var CXX SCRATCH)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "check_layers.cmake: -D${var}= is missing")
+  endif()
+endforeach()
+string(REPLACE "|" ";" implicit "${IMPLICIT}")
+file(REMOVE_RECURSE ${SCRATCH})
+file(MAKE_DIRECTORY ${SCRATCH})
+
+set(failures 0)
+set(checks 0)
+foreach(layer IN LISTS layers)
+  if(NOT DEFINED INCLUDES_${layer})
+    message(FATAL_ERROR "check_layers.cmake: -DINCLUDES_${layer}= is missing")
+  endif()
+  string(REPLACE "|" ";" includes "${INCLUDES_${layer}}")
+  set(flags -std=c++20 -fsyntax-only)
+  foreach(dir IN LISTS includes)
+    if(NOT dir IN_LIST implicit)  # -I/usr/include would break the standard library's #include_next
+      list(APPEND flags "-I${dir}")
+    endif()
+  endforeach()
+
+  # The control: every layer it may use (itself included) is reachable. Without it a broken compiler
+  # command would make every "forbidden" probe fail and the test pass for the wrong reason.
+  set(allowed ${layers})
+  list(REMOVE_ITEM allowed ${forbidden_${layer}})
+  set(probe ${SCRATCH}/${layer}_allowed.cpp)
+  set(text "// ${layer} may use: ${allowed}\n")
+  foreach(other IN LISTS allowed)
+    string(APPEND text "#include \"${header_${other}}\"\n")
+  endforeach()
+  file(WRITE ${probe} "${text}")
+  execute_process(COMMAND ${CXX} ${flags} ${probe} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  math(EXPR checks "${checks} + 1")
+  if(NOT rc EQUAL 0)
+    message(SEND_ERROR "${layer}: including the layers it may use (${allowed}) failed:\n${out}")
+    math(EXPR failures "${failures} + 1")
+  endif()
+
+  foreach(other IN LISTS forbidden_${layer})
+    set(probe ${SCRATCH}/${layer}_uses_${other}.cpp)
+    file(WRITE ${probe} "// ${layer} must not use ${other}: this must not compile\n#include \"${header_${other}}\"\n")
+    execute_process(COMMAND ${CXX} ${flags} ${probe} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+    math(EXPR checks "${checks} + 1")
+    string(REPLACE "." "\\." header_regex "${header_${other}}")
+    if(rc EQUAL 0)
+      message(SEND_ERROR "${layer} can #include \"${header_${other}}\": the ${layer} layer must not use ${other}")
+      math(EXPR failures "${failures} + 1")
+    elseif(NOT out MATCHES "${header_regex}'?: No such file|'${header_regex}' file not found")
+      message(SEND_ERROR "${layer} -> ${other}: the probe failed, but not for want of the header:\n${out}")
+      math(EXPR failures "${failures} + 1")
+    endif()
+  endforeach()
+endforeach()
+
+if(failures GREATER 0)
+  message(FATAL_ERROR "${failures} of ${checks} layer checks failed")
+endif()
+message(STATUS "${checks} layer checks passed: every layer reaches what it may use and nothing else")
