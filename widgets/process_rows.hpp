@@ -13,7 +13,7 @@
 #include <QString>
 
 #include "controller/system_state.hpp"
-#include "registry/launch_rates.hpp"
+#include "model/launch_rates.hpp"
 
 namespace gpupart::widgets {
 

@@ -13,7 +13,6 @@
 
 #include "controller/controller.hpp"
 #include "controller/profile_store.hpp"
-#include "registry/registry_layout.h"
 
 class QLabel;
 class QPlainTextEdit;

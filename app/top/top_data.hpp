@@ -12,7 +12,7 @@
 #include "controller/finding.hpp"
 #include "controller/system_state.hpp"
 #include "model/gpu.hpp"
-#include "registry/launch_rates.hpp"
+#include "model/launch_rates.hpp"
 #include "registry/registry.hpp"
 
 namespace gpupart::top {

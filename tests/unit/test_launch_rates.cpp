@@ -1,7 +1,7 @@
-// Launch counters into launches per second (registry/launch_rates.hpp), as the app and `gpupart top` show them.
+// Launch counters into launches per second (model/launch_rates.hpp), as the app and `gpupart top` show them.
 #include <gtest/gtest.h>
 
-#include "registry/launch_rates.hpp"
+#include "model/launch_rates.hpp"
 
 using gpupart::LaunchRates;
 using namespace std::chrono_literals;

@@ -1,4 +1,4 @@
-#include "registry/launch_rates.hpp"
+#include "model/launch_rates.hpp"
 
 namespace gpupart {
 
