@@ -1,5 +1,7 @@
 #include "process_rows.hpp"
 
+#include <algorithm>
+
 #include "display_text.hpp"
 #include "model/gpu_queries.hpp"
 #include "owner_colors.hpp"
@@ -60,6 +62,10 @@ std::vector<ProcessRow> process_rows(const SystemState& state, LaunchRates& rate
         row.user = plain_text(user_name(process.uid));
         row.command = plain_text(process.command);
         row.gpu = state.gpu.index;
+        row.other_gpus = static_cast<int>(std::count_if(process.gpus.begin(), process.gpus.end(),
+                                                        [&](const std::string& uuid) { return uuid != state.gpu_uuid; }));
+        row.gpus_detail = process.gpus.empty() ? QString("no context on any GPU yet: it may open any, unconfined")
+                                               : QString("on %1").arg(plain_text(fmt_gpus(process.gpus)));
         row.partitioned = process.partitioned;
         row.tpcs = process.partitioned ? process.mask & real : real;
         row.tpc_count = row.tpcs.count();

@@ -23,6 +23,8 @@ struct ProcessRow {
     QString user;
     QString command;
     int gpu = 0;
+    int other_gpus = 0;        // other GPUs the process has a mask for or a context on
+    QString gpus_detail;       // tooltip: every GPU of the process by UUID
     bool partitioned = false;
     TpcMask tpcs;             // allowed TPCs (all real TPCs when not partitioned)
     int tpc_count = 0;

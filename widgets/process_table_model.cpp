@@ -66,6 +66,7 @@ QVariant ProcessTableModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::ToolTipRole) {  // rich text, always: row.command may hold "<b>"
         switch (column) {
         case command: return tooltip_text(row.command);
+        case gpu: return tooltip_text(row.gpus_detail);
         case tpcs: return tooltip_text(row.partitioned ? "mask bits " + QString::fromStdString(row.tpcs.to_list())
                                                        : "not partitioned: may run on every TPC");
         case memory: return row.gpu_memory_bytes ? QVariant() : tooltip_text("no source reported this process's GPU memory (NVML)");
@@ -92,7 +93,7 @@ QVariant ProcessTableModel::data(const QModelIndex& index, int role) const {
     case pid: return row.pid;
     case user: return row.user;
     case command: return row.command;
-    case gpu: return row.gpu;
+    case gpu: return row.other_gpus > 0 ? QString("%1 +%2").arg(row.gpu).arg(row.other_gpus) : QString::number(row.gpu);
     case tpcs: return row.partitioned ? QString::number(row.tpc_count) : QString("all %1").arg(row.tpc_count);
     case sms: return row.sm_count;
     case share: return QString("%1%").arg(row.share * 100, 0, 'f', 0);
@@ -110,7 +111,7 @@ QVariant ProcessTableModel::headerData(int section, Qt::Orientation orientation,
                                          "GPU memory", "MPS", "Shim"};
     static const char* const tips[] = {
         "Process id (a process is its pid and start time)", "Owner of the process", "Command line",
-        "GPU index", "TPCs the process may use", "SMs of those TPCs", "Share of the GPU's real TPCs",
+        "GPU index (+N: the process is on N other GPUs too)", "TPCs the process may use on this GPU", "SMs of those TPCs", "Share of the GPU's real TPCs",
         "Kernel launches per second, from the shim's counters", "GPU memory (NVML)", "MPS state",
         "What the shim in the process reports"};
     if (role == Qt::DisplayRole) return titles[section];

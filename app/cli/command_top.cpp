@@ -74,7 +74,7 @@ int run_top(const TopOptions& options) {
     settings.ascii = std::strcmp(::nl_langinfo(CODESET), "UTF-8") != 0;
     const Gpu& gpu = selected_gpu(chosen, options.snapshot);
     top::TopSession session(Controller(Registry(Registry::default_directory()), gpu, Journal(Journal::default_path())),
-                            Registry(Registry::default_directory()), std::move(source), settings);
+                            Registry(Registry::default_directory()), std::move(source), settings, chosen.snapshot.gpus);
     if (!options.batch) {
         if (!::isatty(STDIN_FILENO) || !::isatty(STDOUT_FILENO))
             throw UserError("gpupart top needs a terminal: use --batch to print frames as text");

@@ -361,6 +361,7 @@ Intent handle_key(UiState& ui, const TopData& data, const Screen& last, const Ke
         }
         case 'I': ui.sort_descending = !ui.sort_descending; return {};
         case 'u': return just(IntentKind::undo);
+        case 'G': return just(IntentKind::next_gpu);
         case '+':
         case '=': return {IntentKind::grow, {}, 0, target_pids(data, ui)};
         case '-': return {IntentKind::shrink, {}, 0, target_pids(data, ui)};

@@ -26,7 +26,7 @@ const std::vector<std::string>& help_lines() {
         "           the selected process, taking them from their holders",
         "Del        floorplan: release the marked TPCs (held by nobody)",
         "+ -        one TPC more / less for the selected (or tagged) ones",
-        "u          undo your last change (as `gpupart undo`)",
+        "u          undo your last change  G  next GPU (one at a time)",
         "Esc        clear the marks · close a dialog",
         "F1 ?       this help          F2 S   setup",
         "F3 /       search             F4 \\   filter",

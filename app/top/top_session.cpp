@@ -8,13 +8,14 @@
 #include <fmt/format.h>
 
 #include "controller/move_plan.hpp"  // plan_give, plan_grow, plan_shrink
+#include "model/gpu_queries.hpp"
 #include "model/user_error.hpp"
 #include "top/top_view.hpp"
 
 namespace gpupart::top {
 
-TopSession::TopSession(Controller controller, Registry registry, TopSource source, Settings settings)
-    : controller_(std::move(controller)), registry_(std::move(registry)), source_(std::move(source)) {
+TopSession::TopSession(Controller controller, Registry registry, TopSource source, Settings settings, std::vector<Gpu> gpus)
+    : controller_(std::move(controller)), registry_(std::move(registry)), source_(std::move(source)), gpus_(std::move(gpus)) {
     ui_.settings = settings;
     sample();  // at start an error ends top with its message, as any other start-up error
 }
@@ -82,8 +83,32 @@ void TopSession::propose(Plan plan, std::string title) {
     ui_.dialog = Dialog::confirm;
 }
 
+// One GPU at a time: the next one's floorplan and processes, with a fresh controller over it (its
+// processes, findings and undo are that GPU's). Marks and rates belong to the GPU left.
+void TopSession::next_gpu() {
+    if (gpus_.size() < 2) {
+        ui_.message = "this snapshot has one GPU";
+        ui_.message_is_error = false;
+        return;
+    }
+    std::size_t at = 0;
+    while (at < gpus_.size() && gpus_[at].index != data_.gpu.index) ++at;
+    const Gpu& next = gpus_[(at + 1) % gpus_.size()];
+    controller_ = controller_.with_gpu(next);
+    rates_ = LaunchRates(kTopRateWindow);
+    ui_.marked = TpcMask{};
+    ui_.tagged.clear();
+    ui_.message = fmt::format("GPU {}: {} ({})", next.index, gpu_display_name(next), gpu_key(next));
+    ui_.message_is_error = false;
+    refresh();
+}
+
 void TopSession::carry_out(const Intent& intent) {
     if (intent.kind == IntentKind::none) return;
+    if (intent.kind == IntentKind::next_gpu) {  // looking, not changing: allowed in a view-only session
+        next_gpu();
+        return;
+    }
     if (!source_.read_only.empty()) {
         ui_.dialog = Dialog::none;
         ui_.message = "view only: " + source_.read_only;
@@ -130,7 +155,8 @@ void TopSession::carry_out(const Intent& intent) {
                 break;
             }
             case IntentKind::none:
-            case IntentKind::quit: break;
+            case IntentKind::quit:
+            case IntentKind::next_gpu: break;  // handled above
         }
     } catch (const UserError& error) {
         ui_.dialog = Dialog::none;

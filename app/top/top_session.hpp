@@ -13,7 +13,8 @@ namespace gpupart::top {
 
 class TopSession {
 public:
-    TopSession(Controller controller, Registry registry, TopSource source, Settings settings);
+    // `gpus`: every GPU of the snapshot, for the key that switches GPUs (empty: only the controller's).
+    TopSession(Controller controller, Registry registry, TopSource source, Settings settings, std::vector<Gpu> gpus = {});
 
     void refresh();                             // a new sample of the registry and MPS; a failure keeps the last
                                                 // one and shows why on the message line
@@ -29,6 +30,7 @@ private:
     void carry_out(const Intent& intent);
     void propose(Plan plan, std::string title);
     std::string process_name(int pid) const;
+    void next_gpu();
 
     Controller controller_;
     Registry registry_;
@@ -39,6 +41,7 @@ private:
     Screen last_{0, 0};
     std::string refresh_error_;  // what the last failed refresh put on the message line
     bool registry_seen_ = false; // the registry directory existed at some sample: its removal is said
+    std::vector<Gpu> gpus_;      // the snapshot's GPUs ('G' cycles through them)
 };
 
 }  // namespace gpupart::top

@@ -73,6 +73,8 @@ std::optional<PlannedChange> Controller::change_for(int pid, Plan& plan) const {
         return std::nullopt;
     }
     const ProcessState* process = find_process(state_, pid);
+    for (const ProcessState& other : state_.elsewhere)  // on other GPUs only: it may get a mask here too
+        if (process == nullptr && other.pid == pid) process = &other;
     if (process == nullptr) {
         // Let the registry say precisely why (not running, not partitioned, pid reused, forged slot).
         std::string why;

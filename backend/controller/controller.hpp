@@ -70,6 +70,8 @@ public:
     // The TPCs no partitioned process other than `pid` holds: where its requests by size land.
     TpcMask free_for(int pid) const;
     const std::string& registry_directory() const { return registry_.directory(); }
+    // The same registry and journal for another GPU (a front end switching GPUs).
+    Controller with_gpu(const Gpu& gpu) const { return Controller(registry_, gpu, journal_); }
 
 private:
     std::optional<PlannedChange> change_for(int pid, Plan& plan) const;  // adds a refusal when pid is not live

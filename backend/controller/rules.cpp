@@ -1,5 +1,6 @@
 #include "controller/rules.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -54,12 +55,20 @@ void append_graph_change(std::vector<Finding>& findings, const ProcessState& pro
 
 SystemState state_after(const SystemState& state, const std::vector<PlannedChange>& changes) {
     SystemState after = state;
-    for (const PlannedChange& change : changes)
+    for (const PlannedChange& change : changes) {
+        // A process on other GPUs only is on this one once it has a mask here.
+        const auto moved = std::find_if(after.elsewhere.begin(), after.elsewhere.end(),
+                                        [&](const ProcessState& p) { return p.pid == change.pid; });
+        if (moved != after.elsewhere.end() && change.after_partitioned) {
+            after.processes.push_back(*moved);
+            after.elsewhere.erase(moved);
+        }
         for (ProcessState& process : after.processes)
             if (process.pid == change.pid) {
                 process.partitioned = change.after_partitioned;
                 process.mask = change.after;
             }
+    }
     return after;
 }
 

@@ -137,10 +137,7 @@ SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::st
         if (entry.liveness != Liveness::alive) continue;
         const SlotRecord& r = *entry.record;
         std::vector<std::string> gpus = gpus_of(r);
-        if (!gpus.empty() && std::find(gpus.begin(), gpus.end(), state.gpu_uuid) == gpus.end()) {
-            ++state.processes_elsewhere;
-            continue;
-        }
+        const bool here = gpus.empty() || std::find(gpus.begin(), gpus.end(), state.gpu_uuid) != gpus.end();
         ProcessState process;
         process.gpus = std::move(gpus);
         process.pid = r.pid;
@@ -156,7 +153,7 @@ SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::st
         }
         process.graphs = graph_status(r);
         describe_process_on_gpu(r, state.gpu_uuid, process);
-        state.processes.push_back(std::move(process));
+        (here ? state.processes : state.elsewhere).push_back(std::move(process));
     }
     // The daemon of this GPU: its own unit's (gpupart-mps@<uuid>.service) where there is one.
     const MpsDirectories mps_dirs = mps_directories(gpu.uuid.value.value_or(""));

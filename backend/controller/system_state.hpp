@@ -61,7 +61,9 @@ struct SystemState {
     // process that has not launched may still open any GPU, unconfined). Processes on other GPUs only
     // are not here: their TPCs are another board's.
     std::vector<ProcessState> processes;
-    int processes_elsewhere = 0;          // registered, alive, on other GPUs only
+    // Registered, alive, on other GPUs only: not this GPU's (no TPC of it, no finding), but a change may
+    // give one a mask here too (`set --gpu`), after which it is.
+    std::vector<ProcessState> elsewhere;
     std::vector<UnreadableSlot> unreadable;  // those of live processes, or of a process the name does not tell
     bool mps_running = false;
     bool mps_static_partitioning = false;

@@ -9,12 +9,16 @@ set -u
 . "$(dirname "$0")/../lib/checks.sh"  # check, checks_summary
 checks_verbose=1  # "PASS NAME" / "FAIL NAME" on stdout
 export CUDA_MPS_PIPE_DIRECTORY=/tmp/gpupart-mps CUDA_MPS_LOG_DIRECTORY=/tmp/gpupart-mps-log
-snap=(--snapshot builtin:h200)
+# This GPU's live topology, probed below and exported to a file every user of the test reads: masks are
+# kept per GPU UUID (registry layout 4), so a recording of another GPU (builtin:h200 has no UUID) would
+# reach no launch here. The probe result goes to a private cache, so that the RM-reader tests below still
+# see a machine whose users have not probed it.
+snap=()
 started=()
 cleanup() {
     for pid in "${started[@]}"; do kill -9 "$pid" 2>/dev/null; done
     "$gp" mps stop > /dev/null 2>&1
-    rm -rf "$GPUPART_REGISTRY_DIR"
+    rm -rf "$GPUPART_REGISTRY_DIR" /tmp/gpupart-devtest-live.json
 }
 trap cleanup EXIT
 sms_of() { "$gp" mask parse "$1" "${snap[@]}" --json | python3 -c 'import json,sys; print(" ".join(map(str,json.load(sys.stdin)["sms"])))'; }
@@ -41,7 +45,13 @@ slots() { find "$GPUPART_REGISTRY_DIR" -name '*.slot' 2>/dev/null; }
 wait_for_line() { for _ in $(seq 1 300); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done; return 1; }
 
 nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader | tee "$out/gpu.txt"
+mkdir -p "$out/probe-cache"
+XDG_CACHE_HOME="$out/probe-cache" "$gp" probe > "$out/probe.txt" 2>&1 || { echo "gpupart probe failed:"; cat "$out/probe.txt"; }
+live=/tmp/gpupart-devtest-live.json  # where the other user of section 6 can read it too
+XDG_CACHE_HOME="$out/probe-cache" "$gp" export --json "$live" > /dev/null && chmod 0644 "$live" && cp "$live" "$out/live.json"
+snap=(--snapshot "$live")
 gpc1=$(sms_of gpc1); gpc6=$(sms_of gpc6)
+gpc1_tpcs=$("$gp" mask parse gpc1 "${snap[@]}" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["tpcs"])')
 
 echo "== 1. an unmodified program under gpupart run lands only on the allowed SMs (no MPS)"
 "$bin/gpupart-dev-smid" --blocks 4224 --launches 2 > "$out/unmasked.txt" 2>&1
@@ -65,7 +75,7 @@ cat "$out/set.txt"
 "$gp" list --keep-exited --json > "$out/list-after.json"
 check "launches before the set ran on gpc1" launches_on "$out/set.txt" 0 2 "$gpc1"
 check "launches after the set ran on gpc6" launches_on "$out/set.txt" 3 5 "$gpc6"
-check "list showed the process with its mask" grep -q " 9-16 " "$out/list-before.txt"
+check "list showed the process with its mask" grep -q " $gpc1_tpcs " "$out/list-before.txt"
 
 echo "== 3. a CUDA graph uploaded before gpupart set follows it from its next replay (docs/cuda-graphs.md; graph_tests.sh has the rest)"
 rm -f "$resume"

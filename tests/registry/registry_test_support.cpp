@@ -43,11 +43,11 @@ MappedSlot::MappedSlot(const std::string& path, bool writable) {
 
 MappedSlot::~MappedSlot() { ::munmap(slot, GPUPART_SLOT_FILE_SIZE); }
 
-gpupart_control_payload control_with(const char* allowed_hex, const char* real_hex) {
+gpupart_control_payload control_with(const char* allowed_hex, const char* real_hex, const char* gpu) {
     gpupart_control_payload control{};
     if (allowed_hex != nullptr) {
         gpupart_control_gpu& entry = control.gpus[0];
-        gpupart_uuid_parse(kTestGpu, &entry.uuid);
+        gpupart_uuid_parse(gpu, &entry.uuid);
         gpupart_parse_hex_mask(allowed_hex, entry.allowed);
         gpupart_parse_hex_mask(real_hex, entry.real_tpcs);
         entry.flags = GPUPART_CONTROL_HAS_MASK;
@@ -58,7 +58,7 @@ gpupart_control_payload control_with(const char* allowed_hex, const char* real_h
     return control;
 }
 
-RegisteredChild::RegisteredChild(const std::string& dir, const char* tpcs_hex) {
+RegisteredChild::RegisteredChild(const std::string& dir, const char* tpcs_hex, const char* gpu) {
     int ready[2];
     int hold[2];
     if (::pipe(ready) != 0 || ::pipe(hold) != 0) throw std::runtime_error("pipe failed");
@@ -66,7 +66,7 @@ RegisteredChild::RegisteredChild(const std::string& dir, const char* tpcs_hex) {
     if (pid == 0) {
         ::close(ready[0]);
         ::close(hold[1]);
-        const gpupart_control_payload initial = control_with(tpcs_hex, "0xffffffffffffffffffffffffffffffff");
+        const gpupart_control_payload initial = control_with(tpcs_hex, "0xffffffffffffffffffffffffffffffff", gpu);
         gpupart_slot_file* slot = nullptr;
         char path[512];
         char user_dir[512];

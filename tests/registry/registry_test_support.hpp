@@ -12,6 +12,11 @@
 
 namespace gpupart::test {
 
+// The GPU the registry tests' processes are on: the registry's name for GPU 0 of the built-in H200,
+// which has no recorded UUID (gpu_key).
+inline constexpr const char* kTestGpu = "GPU-00000000-0000-0000-0000-000000000001";
+
+
 struct TempRegistry {
     TempRegistry();
     ~TempRegistry();
@@ -21,19 +26,16 @@ struct TempRegistry {
 // A forked child that registers in `dir` with `allowed` (empty = no mask), writes a byte to the parent
 // when registered, and exits when the parent closes the pipe. `pid` is the child.
 struct RegisteredChild {
-    RegisteredChild(const std::string& dir, const char* tpcs_hex);
+    // `gpu`: the GPU (UUID) the mask is for.
+    RegisteredChild(const std::string& dir, const char* tpcs_hex, const char* gpu = kTestGpu);
     ~RegisteredChild();
     void finish();  // closes the pipe and reaps the child
     pid_t pid = -1;
     int to_child = -1;
 };
 
-// The GPU the registry tests' processes are on: the registry's name for GPU 0 of the built-in H200,
-// which has no recorded UUID (gpu_key).
-inline constexpr const char* kTestGpu = "GPU-00000000-0000-0000-0000-000000000001";
-
 // A control payload with one entry for kTestGpu (no entry when `allowed_hex` is null).
-gpupart_control_payload control_with(const char* allowed_hex, const char* real_hex);
+gpupart_control_payload control_with(const char* allowed_hex, const char* real_hex, const char* gpu = kTestGpu);
 
 // This user's directory in registry root `root` (made if missing), where the shim would register.
 std::string user_dir_in(const std::string& root);
