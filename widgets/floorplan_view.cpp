@@ -302,7 +302,10 @@ std::optional<DropTarget> FloorplanView::legendTargetAt(QPointF widget_point, in
     if (!index || *index >= scene_.legend_entry_count()) return std::nullopt;
     if (entry != nullptr) *entry = *index;
     switch (scene_.legend_kind(*index)) {
-    case LegendKind::owner: return DropTarget{scene_.owners[static_cast<std::size_t>(*index)].pid};
+    case LegendKind::owner: {
+        const FloorplanOwner& owner = scene_.owners[static_cast<std::size_t>(*index)];
+        return DropTarget{owner.pid, owner.start_time};
+    }
     case LegendKind::free: return DropTarget{std::nullopt};
     default: return std::nullopt;
     }

@@ -56,6 +56,7 @@ QVariant ProcessTableModel::data(const QModelIndex& index, int role) const {
     const ProcessRow& row = rows_[static_cast<std::size_t>(index.row())];
     const auto column = static_cast<Column>(index.column());
     if (role == PidRole) return row.pid;
+    if (role == StartTimeRole) return static_cast<qulonglong>(row.start_time);
     if (role == Qt::DecorationRole && column == pid) return row.partitioned ? row.color : QColor(Qt::transparent);
     if (role == Qt::ForegroundRole && column == shim && row.shim_problem) return QBrush(QColor(0xc6, 0x28, 0x28));
     if (role == Qt::TextAlignmentRole) {

@@ -29,6 +29,11 @@ std::optional<int> ProcessTableView::pidAt(QPoint viewport_position) const {
     return pid.isValid() ? std::optional<int>(pid.toInt()) : std::nullopt;
 }
 
+DropTarget ProcessTableView::targetAt(QPoint viewport_position, int pid) const {
+    const QModelIndex index = indexAt(viewport_position);
+    return DropTarget{pid, index.siblingAtColumn(0).data(ProcessTableModel::StartTimeRole).toULongLong()};
+}
+
 std::optional<int> ProcessTableView::selectedPid() const {
     if (selectionModel() == nullptr) return std::nullopt;
     const QModelIndexList rows = selectionModel()->selectedRows();
@@ -60,7 +65,7 @@ void ProcessTableView::dragMoveEvent(QDragMoveEvent* event) {
         event->ignore();
         return;
     }
-    const DropVerdict verdict = judge_(DropTarget{*pid}, *tpcs);
+    const DropVerdict verdict = judge_(targetAt(event->position().toPoint(), *pid), *tpcs);
     emit dropVerdict(verdict.message, verdict.allowed, verdict.warning);
     if (verdict.allowed) event->acceptProposedAction();
     else event->ignore();
@@ -75,9 +80,11 @@ void ProcessTableView::dropEvent(QDropEvent* event) {
     emit dropVerdict(QString(), false, false);
     const auto tpcs = tpcs_from_mime(event->mimeData());
     const auto pid = tpcs ? pidAt(event->position().toPoint()) : std::nullopt;
-    if (!pid || !judge_ || !action_ || !judge_(DropTarget{*pid}, *tpcs).allowed) return event->ignore();
+    if (!pid) return event->ignore();
+    const DropTarget target = targetAt(event->position().toPoint(), *pid);
+    if (!judge_ || !action_ || !judge_(target, *tpcs).allowed) return event->ignore();
     event->acceptProposedAction();
-    action_(DropTarget{*pid}, *tpcs);
+    action_(target, *tpcs);
 }
 
 }  // namespace gpupart::widgets

@@ -16,6 +16,8 @@ public:
     void setDropJudge(DropJudge judge) { judge_ = std::move(judge); }
     void setDropAction(DropAction action) { action_ = std::move(action); }
     std::optional<int> pidAt(QPoint viewport_position) const;  // through any proxy model
+    // The row's process under `viewport_position` as a drop target: pid `pid` and the row's start time.
+    DropTarget targetAt(QPoint viewport_position, int pid) const;
     std::optional<int> selectedPid() const;
     void selectPid(int pid);
 

@@ -18,7 +18,8 @@ std::optional<TpcMask> tpcs_from_mime(const QMimeData* mime);
 
 // Where TPCs are dropped: a process (pid) or "free" (no pid: release them from whoever holds them).
 struct DropTarget {
-    std::optional<int> pid;
+    std::optional<int> pid;        // none: the "free" entry (release the TPCs)
+    std::uint64_t start_time = 0;  // of the process the user dropped on: a pid reused meanwhile is refused
     bool operator==(const DropTarget&) const = default;
 };
 

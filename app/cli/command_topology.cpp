@@ -60,14 +60,39 @@ Command add_topology_command(CLI::App& app) {
         SnapshotOptions snapshot;
         bool json = false;
         bool sources = false;
+        bool all_gpus = false;
     };
     auto options = std::make_shared<TopologyOptions>();
     CLI::App* command = app.add_subcommand("topology", "Show GPCs, TPCs, SMs, holes, engines and copy-engine wiring");
     add_snapshot_options(*command, options->snapshot);
     command->add_flag("--sources", options->sources, "Say per fact which source gave it, and what each source said");
     command->add_flag("--json", options->json, "Machine-readable output (docs/json-output.md)");
+    CLI::Option* all = command->add_flag("--all-gpus", options->all_gpus, "Every GPU of the snapshot, in index order");
+    all->excludes(command->get_option("--gpu"));
     return {command, [options] {
                 const ChosenSnapshot chosen = load_chosen(options->snapshot);
+                if (options->all_gpus) {
+                    // JSON: the one-GPU answer of each GPU, in a "gpus" array; text: each floorplan in turn.
+                    if (options->json) {
+                        Json out = origin_json(chosen);
+                        out["gpus"] = Json::array();
+                        for (const Gpu& each : chosen.snapshot.gpus) {
+                            Json one = options->sources ? sources_json(chosen, each) : topology_json(chosen, each);
+                            for (const char* key : {"snapshot", "live", "builtin", "why", "captured"}) one.erase(key);
+                            out["gpus"].push_back(std::move(one));
+                        }
+                        fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
+                        return 0;
+                    }
+                    print_origin(chosen);
+                    for (std::size_t i = 0; i < chosen.snapshot.gpus.size(); ++i) {
+                        const Gpu& each = chosen.snapshot.gpus[i];
+                        if (i > 0) fmt::print("\n");
+                        fmt::print("{}", options->sources ? sources_text(each, sources_of(chosen, each.index), chosen.live)
+                                                          : topology_text(each));
+                    }
+                    return 0;
+                }
                 const Gpu& gpu = selected_gpu(chosen, options->snapshot);
                 if (options->json) {
                     fmt::print("{}\n", (options->sources ? sources_json(chosen, gpu) : topology_json(chosen, gpu)).dump(2, ' ', false, kJsonUtf8Errors));

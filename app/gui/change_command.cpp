@@ -9,7 +9,7 @@ namespace gpupart::gui {
 ChangeCommand::ChangeCommand(GuiSession& session, const Applied& applied, Reporter report)
     : QUndoCommand(QString::fromStdString(applied.plan.action)), session_(session), action_(applied.plan.action),
       entry_id_(applied.entry.id), report_(std::move(report)) {
-    for (const PlannedChange& change : applied.plan.changes) masks_.push_back({change.pid, change.after});
+    for (const PlannedChange& change : applied.plan.changes) masks_.push_back({change.pid, change.after, change.start_time});
 }
 
 void ChangeCommand::redo() {

@@ -143,7 +143,8 @@ Plan GuiSession::planGive(const widgets::DropTarget& target, const TpcMask& tpcs
         return Plan{"give", {}, {{Severity::error, "HARDWARE.md section 3",
                                   "this GPU's TPC mask bits are not known (" + mask_bits_unknown_reason(gpu()) + ")",
                                   "mask-bits-unknown"}}, std::nullopt, std::nullopt};
-    return plan_give(*controller_, target.pid, tpcs);
+    if (!target.pid) return plan_give(*controller_, std::nullopt, tpcs);
+    return plan_give(*controller_, ProcessRef{*target.pid, target.start_time}, tpcs);
 }
 
 widgets::DropVerdict GuiSession::judge(const widgets::DropTarget& target, const TpcMask& tpcs) const {

@@ -251,7 +251,7 @@ void MainWindow::showGiveMenu(QPoint global_position) {
     } else {
         menu.addSection(QString("Give %1 TPC%2 to").arg(selection.count()).arg(selection.count() == 1 ? "" : "s"));
         for (const widgets::ProcessRow& row : session_.rows()) {
-            const widgets::DropTarget target{row.pid};
+            const widgets::DropTarget target{row.pid, row.start_time};
             const widgets::DropVerdict verdict = session_.judge(target, selection);
             QPixmap swatch(12, 12);
             swatch.fill(row.color);

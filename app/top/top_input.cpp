@@ -136,7 +136,7 @@ Intent give_intent(UiState& ui, const TopData& data, const TpcMask& tpcs) {
         set_message(ui, "nothing marked: Space marks a TPC, g a whole GPC", true);
         return {};
     }
-    return {IntentKind::give, tpcs, target->pid, {}};
+    return {IntentKind::give, tpcs, {target->pid, target->start_time}, {}};
 }
 
 // ---- dialogs ----------------------------------------------------------------------------------------
@@ -153,9 +153,9 @@ Intent menu_action(UiState& ui, const TopData& data, const MenuItem& item) {
             const Tpc* tpc = find_tpc(data.gpu, cursor_bit(data, ui));
             return give_intent(ui, data, tpc && tpc->gpc ? gpc_tpcs(data.gpu, *tpc->gpc) : TpcMask{});
         }
-        case MenuAction::release: return {IntentKind::release, give_selection(data, ui), 0, {}};
-        case MenuAction::grow: return {IntentKind::grow, {}, 0, target_pids(data, ui)};
-        case MenuAction::shrink: return {IntentKind::shrink, {}, 0, target_pids(data, ui)};
+        case MenuAction::release: return {IntentKind::release, give_selection(data, ui), {}, {}};
+        case MenuAction::grow: return {IntentKind::grow, {}, {}, target_processes(data, ui)};
+        case MenuAction::shrink: return {IntentKind::shrink, {}, {}, target_processes(data, ui)};
         case MenuAction::undo: return just(IntentKind::undo);
         case MenuAction::clear_marks: ui.marked = {}; return {};
         case MenuAction::untag: ui.tagged.clear(); return {};
@@ -314,7 +314,7 @@ Intent handle_key(UiState& ui, const TopData& data, const Screen& last, const Ke
         case KeyCode::back_tab: ui.focus = floorplan ? Focus::table : Focus::floorplan; return {};
         case KeyCode::escape: ui.marked = {}; return {};
         case KeyCode::del:
-            if (floorplan) return {IntentKind::release, give_selection(data, ui), 0, {}};
+            if (floorplan) return {IntentKind::release, give_selection(data, ui), {}, {}};
             return {};
         case KeyCode::mouse: return click(ui, data, last, key);
         case KeyCode::enter:
@@ -363,8 +363,8 @@ Intent handle_key(UiState& ui, const TopData& data, const Screen& last, const Ke
         case 'u': return just(IntentKind::undo);
         case 'G': return just(IntentKind::next_gpu);
         case '+':
-        case '=': return {IntentKind::grow, {}, 0, target_pids(data, ui)};
-        case '-': return {IntentKind::shrink, {}, 0, target_pids(data, ui)};
+        case '=': return {IntentKind::grow, {}, {}, target_processes(data, ui)};
+        case '-': return {IntentKind::shrink, {}, {}, target_processes(data, ui)};
         case 'g':
             ui.focus = Focus::floorplan;
             toggle_gpc(ui, data);

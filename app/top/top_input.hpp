@@ -16,8 +16,8 @@ enum class IntentKind { none, quit, give, release, grow, shrink, undo, apply, ne
 struct Intent {
     IntentKind kind = IntentKind::none;
     TpcMask tpcs;           // give, release: these TPCs
-    int pid = 0;            // give: to this process
-    std::vector<int> pids;  // grow, shrink: these processes
+    ProcessRef target;               // give: to this process (pid and start time, as the user saw it)
+    std::vector<ProcessRef> targets; // grow, shrink: these processes
 };
 
 // `last` is the frame the user saw (where clicks land, how many rows a page has).

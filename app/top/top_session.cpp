@@ -119,21 +119,21 @@ void TopSession::carry_out(const Intent& intent) {
         controller_.refresh();  // plan against the registry as it is now, not as it was drawn
         switch (intent.kind) {
             case IntentKind::give:
-                propose(plan_give(controller_, intent.pid, intent.tpcs),
-                        fmt::format("Give TPCs {} to {}?", intent.tpcs.to_list(), process_name(intent.pid)));
+                propose(plan_give(controller_, intent.target, intent.tpcs),
+                        fmt::format("Give TPCs {} to {}?", intent.tpcs.to_list(), process_name(intent.target.pid)));
                 break;
             case IntentKind::release:
                 propose(plan_give(controller_, std::nullopt, intent.tpcs), fmt::format("Release TPCs {}?", intent.tpcs.to_list()));
                 break;
             case IntentKind::grow:
-                propose(plan_grow(controller_, intent.pids),
-                        intent.pids.size() == 1 ? fmt::format("Add a TPC to {}?", process_name(intent.pids.front()))
-                                                : fmt::format("Add a TPC to each of {} processes?", intent.pids.size()));
+                propose(plan_grow(controller_, intent.targets),
+                        intent.targets.size() == 1 ? fmt::format("Add a TPC to {}?", process_name(intent.targets.front().pid))
+                                                   : fmt::format("Add a TPC to each of {} processes?", intent.targets.size()));
                 break;
             case IntentKind::shrink:
-                propose(plan_shrink(controller_, intent.pids),
-                        intent.pids.size() == 1 ? fmt::format("Take a TPC from {}?", process_name(intent.pids.front()))
-                                                : fmt::format("Take a TPC from each of {} processes?", intent.pids.size()));
+                propose(plan_shrink(controller_, intent.targets),
+                        intent.targets.size() == 1 ? fmt::format("Take a TPC from {}?", process_name(intent.targets.front().pid))
+                                                   : fmt::format("Take a TPC from each of {} processes?", intent.targets.size()));
                 break;
             case IntentKind::undo: {
                 Plan plan = controller_.plan_undo();

@@ -168,6 +168,13 @@ std::vector<int> target_pids(const TopData& data, const UiState& ui) {
     return pids;
 }
 
+std::vector<ProcessRef> target_processes(const TopData& data, const UiState& ui) {
+    std::vector<ProcessRef> chosen;
+    for (int pid : target_pids(data, ui))
+        if (const TopProcess* process = find_process(data, pid)) chosen.push_back({process->pid, process->start_time});
+    return chosen;
+}
+
 std::vector<MenuItem> action_menu(const TopData& data, const UiState& ui) {
     const TopProcess* selected = selected_process(data, ui);
     const std::string to = selected ? fmt::format("{} ({})", selected->pid, selected->letter) : "the selected process";

@@ -41,6 +41,8 @@ int cursor_bit(const TopData& data, const UiState& ui);
 
 // The processes + and - act on: the tagged ones shown, else the selected one.
 std::vector<int> target_pids(const TopData& data, const UiState& ui);
+// The same processes as the controller takes them: pid and start time (a pid reused meanwhile is refused).
+std::vector<ProcessRef> target_processes(const TopData& data, const UiState& ui);
 
 // The F9 menu.
 enum class MenuAction { give_marked, give_gpc, release, grow, shrink, undo, clear_marks, untag };

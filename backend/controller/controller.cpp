@@ -66,7 +66,7 @@ TpcMask Controller::free_for(int pid) const {
     return real_tpcs(state_.gpu) & ~taken;
 }
 
-std::optional<PlannedChange> Controller::change_for(int pid, Plan& plan) const {
+std::optional<PlannedChange> Controller::change_for(int pid, std::uint64_t start_time, Plan& plan) const {
     // Every front end's target goes through here: a pid no process can have is refused by the one rule.
     if (const auto problem = pid_problem(pid)) {
         plan.findings.push_back(refusal("no-such-process", "model/pid.hpp: a process id is 1 to 4194304", *problem));
@@ -87,6 +87,13 @@ std::optional<PlannedChange> Controller::change_for(int pid, Plan& plan) const {
         plan.findings.push_back(refusal("no-such-process", "registry: a process is its pid and start time", why));
         return std::nullopt;
     }
+    if (start_time != 0 && process->start_time != start_time) {
+        plan.findings.push_back(refusal("process-replaced", "registry: a process is its pid and start time",
+                                        fmt::format("process {} is not the one you chose: that one has exited and pid {} now names "
+                                                    "another process ({}); nothing was planned for it", pid, pid,
+                                                    one_line(process->command, 40))));
+        return std::nullopt;
+    }
     PlannedChange change;
     change.pid = process->pid;
     change.start_time = process->start_time;
@@ -102,7 +109,7 @@ Plan Controller::plan_set(const std::vector<SetRequest>& requests, const std::st
     Plan plan;
     plan.action = action;
     for (const SetRequest& request : requests) {
-        auto change = change_for(request.pid, plan);
+        auto change = change_for(request.pid, request.start_time, plan);
         if (!change) continue;
         try {
             const MaskExpression expression = parse_mask_expression(request.tpcs);
@@ -132,7 +139,7 @@ Plan Controller::plan_masks(const std::vector<MaskRequest>& requests, const std:
     Plan plan;
     plan.action = action;
     for (const MaskRequest& request : requests) {
-        auto change = change_for(request.pid, plan);
+        auto change = change_for(request.pid, request.start_time, plan);
         if (!change) continue;
         change->after = request.tpcs;  // exact: an empty or hole-only mask is refused by the no-real-tpc rule
         plan.changes.push_back(std::move(*change));

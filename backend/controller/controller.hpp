@@ -21,12 +21,14 @@ struct SetRequest {
     int pid = 0;
     std::string tpcs;  // mask expression; counts are placed on TPCs no other partitioned process holds
     Placement placement = Placement::packed;
+    std::uint64_t start_time = 0;  // the process chosen (ProcessRef); 0: whichever has `pid` now
 };
 
 // An exact mask for one process, as the GUI and the terminal view compute it from a drag or a key.
 struct MaskRequest {
     int pid = 0;
     TpcMask tpcs;
+    std::uint64_t start_time = 0;  // the process chosen (ProcessRef); 0: whichever has `pid` now
 };
 
 struct Plan {
@@ -74,7 +76,8 @@ public:
     Controller with_gpu(const Gpu& gpu) const { return Controller(registry_, gpu, journal_); }
 
 private:
-    std::optional<PlannedChange> change_for(int pid, Plan& plan) const;  // adds a refusal when pid is not live
+    // Adds a refusal when pid is not live, or names another process than the one with `start_time` (0: any).
+    std::optional<PlannedChange> change_for(int pid, std::uint64_t start_time, Plan& plan) const;
     // Puts back the `done` changes of `plan` (and its rules when written); false when any was changed
     // again by someone else meanwhile (theirs stands).
     bool roll_back(const Plan& plan, const std::vector<const PlannedChange*>& done, const JournalEntry& entry,

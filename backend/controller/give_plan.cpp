@@ -5,12 +5,12 @@
 #include "model/gpu_queries.hpp"
 
 namespace gpupart {
-Plan plan_give(const Controller& controller, std::optional<int> receiver, const TpcMask& tpcs) {
+Plan plan_give(const Controller& controller, std::optional<ProcessRef> receiver, const TpcMask& tpcs) {
     const SystemState& state = controller.state();
     const TpcMask real = real_tpcs(state.gpu);
     const TpcMask moved = tpcs & real;
     const std::string what = moved.empty() ? tpcs.to_list() : moved.to_list();
-    const std::string action = receiver ? fmt::format("give {} to {}", what, *receiver) : fmt::format("release {}", what);
+    const std::string action = receiver ? fmt::format("give {} to {}", what, receiver->pid) : fmt::format("release {}", what);
     std::vector<MaskRequest> requests;
     std::vector<Finding> refusals;
     if (moved.empty()) {
@@ -18,13 +18,13 @@ Plan plan_give(const Controller& controller, std::optional<int> receiver, const 
                                                              "section 3)", receiver ? "give" : "release", what)));
     } else {
         if (receiver) {
-            const ProcessState* process = find_process(state, *receiver);
+            const ProcessState* process = find_process(state, receiver->pid);
             // An unknown receiver still gets a request, so the controller says precisely why it is refused.
             const TpcMask after = process != nullptr && process->partitioned ? process->mask | moved : moved;
-            requests.push_back({*receiver, after});
+            requests.push_back({receiver->pid, after, receiver->start_time});
         }
         for (const ProcessState& holder : state.processes) {
-            if (!holder.partitioned || (receiver && holder.pid == *receiver)) continue;
+            if (!holder.partitioned || (receiver && holder.pid == receiver->pid)) continue;
             if ((holder.mask & moved).empty()) continue;
             const TpcMask left = holder.mask & ~moved;
             if ((left & real).empty())
@@ -33,7 +33,7 @@ Plan plan_give(const Controller& controller, std::optional<int> receiver, const 
                                                                    holder.pid, holder.command.substr(0, 40),
                                                                    receiver ? "given away" : "released")));
             else
-                requests.push_back({holder.pid, left});
+                requests.push_back({holder.pid, left, holder.start_time});
         }
     }
     const bool nothing = requests.empty() && refusals.empty();

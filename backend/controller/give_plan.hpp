@@ -11,6 +11,6 @@ namespace gpupart {
 
 // `receiver` empty: release the TPCs from every holder. The action text names what was done
 // ("give 0-3 to 1234", "release 9-16").
-Plan plan_give(const Controller& controller, std::optional<int> receiver, const TpcMask& tpcs);
+Plan plan_give(const Controller& controller, std::optional<ProcessRef> receiver, const TpcMask& tpcs);
 
 }  // namespace gpupart

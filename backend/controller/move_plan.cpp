@@ -80,21 +80,24 @@ std::optional<int> tpc_to_remove(const Gpu& gpu, const TpcMask& own) {
     return (least->tpcs & own).bits().back();
 }
 
-Plan plan_grow(const Controller& controller, const std::vector<int>& pids) {
+Plan plan_grow(const Controller& controller, const std::vector<ProcessRef>& processes) {
     const SystemState& state = controller.state();
     TpcMask free = real_tpcs(state.gpu);
     for (const ProcessState& process : state.processes)
         if (process.partitioned) free &= ~process.mask;
     std::vector<MaskRequest> requests;
     std::vector<Finding> refusals;
-    for (int pid : pids) {
+    std::vector<int> pids;
+    for (const ProcessRef& chosen : processes) {
+        const int pid = chosen.pid;
+        pids.push_back(pid);
         const ProcessState* process = partitioned_process(state, pid, "it may already run on every TPC", refusals);
         if (process == nullptr) continue;
         if (const auto bit = tpc_to_add(state.gpu, process->mask, free)) {
             TpcMask after = process->mask;
             after.set(*bit);
             free.set(*bit, false);  // two processes grown at once never get the same TPC
-            requests.push_back({pid, after});
+            requests.push_back({pid, after, chosen.start_time});
         } else {
             refusals.push_back(refusal("no-free-tpc", "controller", fmt::format("no free TPC for process {}: every TPC is given to a process "
                                                                   "(mark TPCs in the floorplan to move them)", pid)));
@@ -103,17 +106,20 @@ Plan plan_grow(const Controller& controller, const std::vector<int>& pids) {
     return controller.plan_masks_refusing(requests, std::move(refusals), fmt::format("grow {} by 1 TPC", pid_list(pids)));
 }
 
-Plan plan_shrink(const Controller& controller, const std::vector<int>& pids) {
+Plan plan_shrink(const Controller& controller, const std::vector<ProcessRef>& processes) {
     const SystemState& state = controller.state();
     std::vector<MaskRequest> requests;
     std::vector<Finding> refusals;
-    for (int pid : pids) {
+    std::vector<int> pids;
+    for (const ProcessRef& chosen : processes) {
+        const int pid = chosen.pid;
+        pids.push_back(pid);
         const ProcessState* process = partitioned_process(state, pid, "give it TPCs first", refusals);
         if (process == nullptr) continue;
         if (const auto bit = tpc_to_remove(state.gpu, process->mask)) {
             TpcMask after = process->mask & real_tpcs(state.gpu);
             after.set(*bit, false);
-            requests.push_back({pid, after});
+            requests.push_back({pid, after, chosen.start_time});
         } else {
             refusals.push_back(refusal("last-tpc", "controller", fmt::format("process {} has one TPC left: a partition needs at least one", pid)));
         }

@@ -11,11 +11,11 @@ namespace gpupart {
 
 // One more TPC for each process: a free one (held by no partitioned process) in a GPC it already
 // uses where possible, so partitions stay GPC-packed. Refused when no TPC is free.
-Plan plan_grow(const Controller& controller, const std::vector<int>& pids);
+Plan plan_grow(const Controller& controller, const std::vector<ProcessRef>& processes);
 
 // One TPC less for each process, taken from the GPC it uses least, so whole GPCs stay whole.
 // Refused for a process with one TPC left.
-Plan plan_shrink(const Controller& controller, const std::vector<int>& pids);
+Plan plan_shrink(const Controller& controller, const std::vector<ProcessRef>& processes);
 
 // The TPC `plan_grow` adds to `own` out of `free`; nullopt when `free` has no real TPC.
 std::optional<int> tpc_to_add(const Gpu& gpu, const TpcMask& own, const TpcMask& free);

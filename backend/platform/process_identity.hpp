@@ -8,6 +8,15 @@
 namespace gpupart {
 
 enum class Liveness { alive, gone, reused };
+
+// A process as a front end chose it (a row, a drop target, a key on a selection): its pid and the start
+// time it had then. A request carrying it is refused if that pid names another process by the time it is
+// planned. start_time 0: whatever process has the pid then (a pid a person typed on the command line).
+struct ProcessRef {
+    int pid = 0;
+    std::uint64_t start_time = 0;
+    bool operator==(const ProcessRef&) const = default;
+};
 std::string_view to_string(Liveness liveness);
 
 std::optional<std::uint64_t> process_start_time(int pid);  // nullopt: no such process

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "controller/controller.hpp"
+#include "controller/move_plan.hpp"
 #include "controller/give_plan.hpp"
 #include "controller/profile_apply.hpp"
 #include "registry/registry_slot.h"
@@ -65,6 +66,22 @@ TEST_F(ControllerTest, SetIsPlannedAppliedAndJournaled) {
     EXPECT_EQ(entries[0].changes[0].before.to_list(), "0-3");
     EXPECT_EQ(entries[0].changes[0].after.to_list(), "9-16");
     EXPECT_EQ(entries[0].changes[0].generation_after, 2u);
+}
+
+// Front ends send the process as the user saw it (pid and start time): a request for a process that has
+// exited and whose pid now names another one is refused, never applied to the newcomer.
+TEST_F(ControllerTest, ARequestForAReplacedProcessIsRefused) {
+    RegisteredChild a(registry_dir.dir, "0xf");
+    const Controller controller = make();
+    const ProcessState* seen = find_process(controller.state(), a.pid);
+    ASSERT_NE(seen, nullptr);
+    EXPECT_FALSE(controller.plan_masks({{a.pid, TpcMask::range(9, 16), seen->start_time}}, "set").refused());
+    const Plan stale = controller.plan_masks({{a.pid, TpcMask::range(9, 16), seen->start_time + 1}}, "set");
+    ASSERT_TRUE(stale.refused());
+    EXPECT_EQ(stale.findings.front().id, "process-replaced");
+    EXPECT_TRUE(stale.changes.empty());
+    EXPECT_TRUE(plan_give(controller, ProcessRef{a.pid, seen->start_time + 1}, TpcMask::range(9, 16)).refused());
+    EXPECT_TRUE(plan_grow(controller, {{a.pid, seen->start_time + 1}}).refused());
 }
 
 TEST_F(ControllerTest, CountsAreplacedOnTpcsNobodyElseHolds) {
@@ -305,7 +322,7 @@ TEST_F(ControllerTest, GivingTpcsMovesThemFromTheirHoldersAndNeverStarvesOne) {
     RegisteredChild a(registry_dir.dir, "0x1fe0f");  // gpc0 (0-3) and gpc1 (9-16)
     RegisteredChild b(registry_dir.dir, "0x3fc0000");  // gpc2 (18-25)
     Controller controller = make();
-    const Plan give = plan_give(controller, b.pid, TpcMask::range(9, 16));
+    const Plan give = plan_give(controller, ProcessRef{b.pid}, TpcMask::range(9, 16));
     ASSERT_FALSE(give.refused()) << finding_line(give.findings.at(0));
     EXPECT_EQ(give.action, "give 9-16 to " + std::to_string(b.pid));
     controller.apply(give);
@@ -313,7 +330,7 @@ TEST_F(ControllerTest, GivingTpcsMovesThemFromTheirHoldersAndNeverStarvesOne) {
     EXPECT_EQ(mask_of(b.pid), "9-16,18-25");
 
     controller.refresh();
-    const Plan starve = plan_give(controller, b.pid, TpcMask::range(0, 8));  // a's last TPCs (4-8 are holes)
+    const Plan starve = plan_give(controller, ProcessRef{b.pid}, TpcMask::range(0, 8));  // a's last TPCs (4-8 are holes)
     ASSERT_TRUE(starve.refused());
     EXPECT_TRUE(std::any_of(starve.findings.begin(), starve.findings.end(),
                             [](const Finding& f) { return f.id == "last-tpcs"; }));

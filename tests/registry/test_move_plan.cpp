@@ -31,7 +31,7 @@ TEST_F(MovePlanTest, GivingTakesTheTpcsFromTheirHolder) {
     RegisteredChild a(registry_dir.dir, "0x1fe0f");  // gpc0-1: 0-3,9-16
     RegisteredChild b(registry_dir.dir, "0xf000000000");  // 36-39
     Controller controller = make();
-    const Plan plan = plan_give(controller, b.pid, TpcMask::range(4, 12));  // holes 4-8 are dropped
+    const Plan plan = plan_give(controller, ProcessRef{b.pid}, TpcMask::range(4, 12));  // holes 4-8 are dropped
     ASSERT_FALSE(plan.refused());
     EXPECT_EQ(plan.action, fmt::format("give 9-12 to {}", b.pid));
     ASSERT_EQ(plan.changes.size(), 2u);
@@ -52,10 +52,10 @@ TEST_F(MovePlanTest, GivingAProcessItsLastTpcsAwayIsRefused) {
     RegisteredChild a(registry_dir.dir, "0xf");
     RegisteredChild b(registry_dir.dir, "0x1fe00");
     Controller controller = make();
-    const Plan plan = plan_give(controller, b.pid, TpcMask::range(0, 3));
+    const Plan plan = plan_give(controller, ProcessRef{b.pid}, TpcMask::range(0, 3));
     EXPECT_TRUE(plan.refused());
     EXPECT_TRUE(has_finding(plan, "last-tpcs"));
-    EXPECT_TRUE(plan_give(controller, b.pid, TpcMask::range(4, 8)).refused());  // holes only
+    EXPECT_TRUE(plan_give(controller, ProcessRef{b.pid}, TpcMask::range(4, 8)).refused());  // holes only
     EXPECT_EQ(mask_of(a.pid), "0-3");
 }
 
@@ -63,7 +63,7 @@ TEST_F(MovePlanTest, GrowAndShrinkByOneTpc) {
     RegisteredChild a(registry_dir.dir, "0x1e00");  // 9-12
     RegisteredChild b(registry_dir.dir, "0x1e000");  // 13-16
     Controller controller = make();
-    const Plan grow = plan_grow(controller, {a.pid, b.pid});
+    const Plan grow = plan_grow(controller, {{a.pid}, {b.pid}});
     ASSERT_FALSE(grow.refused());
     ASSERT_EQ(grow.changes.size(), 2u);
     // gpc1 is full: each gets one free TPC elsewhere, not the same one.
@@ -73,13 +73,13 @@ TEST_F(MovePlanTest, GrowAndShrinkByOneTpc) {
     EXPECT_EQ(extra_b.count(), 1);
     EXPECT_NE(extra_a, extra_b);
     controller.apply(grow);
-    const Plan shrink = plan_shrink(controller, {a.pid});
+    const Plan shrink = plan_shrink(controller, {{a.pid}});
     ASSERT_FALSE(shrink.refused());
     controller.apply(shrink);
     EXPECT_EQ(mask_of(a.pid), "9-12");  // the TPC outside gpc1 goes first
     RegisteredChild c(registry_dir.dir, "0x200");  // 9 only
     controller.refresh();
-    EXPECT_TRUE(has_finding(plan_shrink(controller, {c.pid}), "last-tpc"));
+    EXPECT_TRUE(has_finding(plan_shrink(controller, {{c.pid}}), "last-tpc"));
 }
 
 TEST_F(MovePlanTest, ATopSessionMovesTpcsWithKeysAndUndoesThem) {

@@ -26,6 +26,13 @@ json_field() {  # json_field FILE PYTHON-EXPRESSION-OF-d: prints it (d is the pa
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
 }
 
+# ---- 0. topology of every GPU ---------------------------------------------------------------------
+"$gpupart" topology "${S[@]}" --all-gpus --json > "$work/topology.json"; rc=$?
+check "topology --all-gpus --json exits 0" [ "$rc" -eq 0 ]
+check "topology --all-gpus: every GPU, its own TPC count" [ "$(json_field "$work/topology.json" "[(g['gpu']['index'], g['summary']['tpcs']) for g in d['gpus']]")" = "[(0, 66), (1, 66), (2, 62)]" ]
+"$gpupart" topology "${S[@]}" --all-gpus > "$work/topology.txt"
+check "topology --all-gpus: three floorplans" [ "$(grep -c '^GPU [0-9]:' "$work/topology.txt")" -eq 3 ]
+
 # ---- 1. run --gpu 1: GPU 1's launches only -------------------------------------------------------
 start a "$gpupart" run "${S[@]}" --gpu 1 --tpcs 9-16 -- "$host" load:"$fake" \
     device:0 launch:0x40 device:1 launch:0x40 device:2 launch:0x40 thread:device:1+launch:0x40 \

@@ -78,7 +78,8 @@ TEST(TopInput, EnterGivesTheMarkedTpcsToTheSelectedProcess) {
     k.press('g');            // gpc1
     const Intent intent = k.press(KeyCode::enter);
     EXPECT_EQ(intent.kind, IntentKind::give);
-    EXPECT_EQ(intent.pid, 4102);
+    EXPECT_EQ(intent.target.pid, 4102);
+    EXPECT_EQ(intent.target.start_time, 1000u + 4102u);  // the process as the table showed it
     EXPECT_EQ(intent.tpcs.to_list(), "9-16");
     // Nothing marked: the TPC under the cursor.
     k.press(KeyCode::escape);
@@ -89,14 +90,18 @@ TEST(TopInput, PlusAndMinusActOnTheTaggedProcessesOrTheSelectedOne) {
     Keys k;
     Intent grow = k.press('+');
     EXPECT_EQ(grow.kind, IntentKind::grow);
-    EXPECT_EQ(grow.pids, std::vector<int>{4101});
+    ASSERT_EQ(grow.targets.size(), 1u);
+    EXPECT_EQ(grow.targets[0].pid, 4101);
+    EXPECT_NE(grow.targets[0].start_time, 0u);  // the process as the user saw it, not a bare pid
     k.press(' ');  // tags A and steps to B, as htop does
     EXPECT_EQ(k.ui.selected_pid, 4102);
     k.press(KeyCode::down);
     k.press(' ');  // tags C
     const Intent shrink = k.press('-');
     EXPECT_EQ(shrink.kind, IntentKind::shrink);
-    EXPECT_EQ(shrink.pids, (std::vector<int>{4101, 4103}));
+    ASSERT_EQ(shrink.targets.size(), 2u);
+    EXPECT_EQ(shrink.targets[0].pid, 4101);
+    EXPECT_EQ(shrink.targets[1].pid, 4103);
 }
 
 TEST(TopInput, SortFilterAndSearch) {
