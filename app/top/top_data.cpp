@@ -59,6 +59,10 @@ TopData make_top_data(const SystemState& state, const std::vector<RegistryEntry>
         process.shim = p.shim_word;
         process.shim_detail = p.shim_sentence;
         if (const std::string graphs = graph_sentence(p.graphs); !graphs.empty()) process.shim_detail += "; " + graphs;
+        std::string others;  // the other GPUs it is on (G shows them), by the UUID's first 8 hex digits
+        for (const std::string& uuid : p.gpus)
+            if (uuid != state.gpu_uuid) others += (others.empty() ? "" : ", ") + uuid.substr(0, 12);
+        if (!others.empty()) process.shim_detail += "; also on " + others;
         process.launches = p.launches_all_gpus;
         process.launches_per_second = rates.update(p.pid, p.start_time, p.launches_all_gpus, now);
         process.simulated = p.simulated;

@@ -1,11 +1,15 @@
 // The process table on a multi-GPU machine (issue 16): rows come from one GPU's controller state, and
 // the GPU column says when a process is on other GPUs too, naming them by UUID in its tooltip.
+#include <QLabel>
 #include <QTest>
+#include <QTreeView>
+#include <QVBoxLayout>
 
 #include "controller/system_state.hpp"
 #include "model/gpu_queries.hpp"
 #include "process_rows.hpp"
 #include "process_table_model.hpp"
+#include "screenshot.hpp"
 #include "snapshot/snapshot_file.hpp"
 
 using namespace gpupart;
@@ -49,6 +53,16 @@ private slots:
         QVERIFY2(cell(1, Qt::ToolTipRole).contains(kOther), qPrintable(cell(1, Qt::ToolTipRole)));
         QVERIFY2(cell(2, Qt::ToolTipRole).contains("no context on any GPU yet"), qPrintable(cell(2, Qt::ToolTipRole)));
         QVERIFY(model.headerData(ProcessTableModel::gpu, Qt::Horizontal, Qt::ToolTipRole).toString().contains("other GPUs"));
+        // What a person sees: the table, and the GPU cell's tooltip of the process on two GPUs below it.
+        QWidget window;
+        auto* layout = new QVBoxLayout(&window);
+        auto* table = new QTreeView(&window);
+        table->setModel(&model);
+        layout->addWidget(table);
+        auto* tip = new QLabel(cell(1, Qt::ToolTipRole), &window);
+        tip->setStyleSheet(QStringLiteral("background: #ffffdc; border: 1px solid #999; padding: 4px"));
+        layout->addWidget(tip);
+        QVERIFY(gpupart::test::save_screenshot(window, QStringLiteral("process_rows_gpus"), QSize(1000, 240)));
     }
 };
 
