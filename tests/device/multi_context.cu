@@ -22,9 +22,10 @@
 #include <unistd.h>
 
 #include "device_program.cuh"
+#include "smid_kernel.cuh"
 
 using gpupart_dev::check;
-using gpupart_dev::global_timer_ns;
+using gpupart_dev::record_smid;
 using gpupart_dev::wait_for_resume;
 
 namespace {
@@ -63,16 +64,6 @@ struct Context {
 };
 
 }  // namespace
-
-__global__ void record_smid(unsigned* out, unsigned long long spin_ns) {
-  if (threadIdx.x != 0) return;
-  unsigned smid;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
-  const unsigned long long t0 = global_timer_ns();
-  while (global_timer_ns() - t0 < spin_ns) {
-  }
-  out[blockIdx.x] = smid;
-}
 
 int main(int argc, char** argv) {
   gpupart_dev::start_watchdog(kWatchdogS);

@@ -22,9 +22,10 @@
 #include <unistd.h>
 
 #include "device_program.cuh"
+#include "smid_kernel.cuh"
 
 using gpupart_dev::check;
-using gpupart_dev::global_timer_ns;
+using gpupart_dev::record_smid;
 using gpupart_dev::wait_for_resume;
 
 namespace {
@@ -37,18 +38,6 @@ constexpr gpupart_dev::Usage kUsage{
     "                        [--pause-after K --resume-file PATH]\n"};
 
 }  // namespace
-
-// Every block writes the id of the SM it runs on. Thread 0 does the work; the other
-// threads only make the block a realistic size.
-__global__ void record_smid(unsigned* out, unsigned long long spin_ns) {
-  if (threadIdx.x != 0) return;
-  unsigned smid;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
-  const unsigned long long t0 = global_timer_ns();
-  while (global_timer_ns() - t0 < spin_ns) {
-  }
-  out[blockIdx.x] = smid;
-}
 
 int main(int argc, char** argv) {
   gpupart_dev::start_watchdog(kWatchdogS);

@@ -13,13 +13,7 @@ G0=GPU-00000000-0000-0000-0000-000000000001  # the test double's one GPU: the bu
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 # shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
 . "$(dirname "$0")/../lib/checks.sh"
-cleanup() {
-    local pid
-    for pid in $(jobs -p); do kill -KILL "$pid" 2> /dev/null; done
-    wait 2> /dev/null
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+end_jobs_on_exit
 
 running() { local stat; read -r stat 2> /dev/null < "/proc/$1/stat" || return 1; stat=${stat##*) }; [ "${stat%% *}" != Z ]; }
 await() { local i; for ((i = 0; i < 1000; ++i)); do [ -e "$1" ] && return 0; running "$2" || break; sleep 0.01; done; [ -e "$1" ]; }

@@ -6,6 +6,7 @@
 #                          sourcing) each prints "PASS NAME" or "FAIL NAME" on stdout instead.
 # checks_summary LABEL     prints "LABEL: N passed, M failed"; its status is 0 when none failed.
 # contains FILE TEXT, lacks FILE TEXT, matches FILE REGEX, lines FILE N: conditions on a file.
+# end_jobs_on_exit         makes sure nothing the script started in the background outlives it.
 passes=0
 failures=0
 checks_verbose=0
@@ -30,3 +31,15 @@ contains() { grep -qF -- "$2" "$1"; }
 lacks() { ! grep -qF -- "$2" "$1"; }
 matches() { grep -qE -- "$2" "$1"; }
 lines() { [ "$(wc -l < "$1")" -eq "$2" ]; }
+
+# Nothing started in the background outlives the script, whatever happens: an unreaped child's pid cannot
+# be reused, so killing what `jobs -p` lists is safe.
+end_background_jobs() {
+    local pid
+    for pid in $(jobs -p); do kill -KILL "$pid" 2> /dev/null; done
+    wait 2> /dev/null
+}
+end_jobs_on_exit() {
+    trap end_background_jobs EXIT
+    trap 'exit 1' INT TERM
+}

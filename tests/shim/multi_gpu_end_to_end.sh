@@ -6,13 +6,8 @@
 # rules work per GPU; CUDA_VISIBLE_DEVICES reorders ordinals without moving masks.
 #   multi_gpu_end_to_end.sh GPUPART SHIM_SO FAKE_DRIVER_DIR SHIM_HOST WORK_DIR
 set -u
-gpupart=$1
-shim=$2
-fake=$3/libcuda.so.1
-host=$4
-work=$5
 # shellcheck source-path=SCRIPTDIR source=shim_test_lib.sh
-. "$(dirname "$0")/shim_test_lib.sh"  # the private registry, cleanup, slot and process helpers
+. "$(dirname "$0")/shim_test_lib.sh" "$@"  # arguments, the private registry, cleanup, slot and process helpers
 
 snapshot=$(dirname "$0")/../fixtures/multi-gpu/three-gpus.json
 S=(--snapshot "$snapshot")

@@ -6,13 +6,8 @@
 # machine.
 #   shim_end_to_end.sh GPUPART SHIM_SO FAKE_DRIVER_DIR SHIM_HOST WORK_DIR
 set -u
-gpupart=$1
-shim=$2
-fake=$3/libcuda.so.1
-host=$4
-work=$5
 # shellcheck source-path=SCRIPTDIR source=shim_test_lib.sh
-. "$(dirname "$0")/shim_test_lib.sh"  # the private registry, cleanup, slot and process helpers
+. "$(dirname "$0")/shim_test_lib.sh" "$@"  # arguments, the private registry, cleanup, slot and process helpers
 TPCS_0_3=0xfffffff0  # the disable mask (complement of the allowed TPCs), lowest word
 GPC1=0xfffe01ff      # complement of bits 9-16
 

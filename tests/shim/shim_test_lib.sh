@@ -1,6 +1,12 @@
 # What the shim's end-to-end scripts share (shim_end_to_end.sh, multi_gpu_end_to_end.sh): a private
 # registry and journal under $work, cleanup of everything they start, and helpers for slots, processes
-# and the descriptors the test double fills. The caller sets gpupart, shim, fake, host and work first.
+# and the descriptors the test double fills. Sourced with the scripts' arguments:
+#   . shim_test_lib.sh GPUPART SHIM_SO FAKE_DRIVER_DIR SHIM_HOST WORK_DIR
+gpupart=$1
+shim=$2
+fake=$3/libcuda.so.1
+host=$4
+work=$5
 rm -rf "$work" && mkdir -p "$work"
 registry=$work/registry
 export GPUPART_REGISTRY_DIR=$registry  # a private registry: never the machine's
@@ -13,15 +19,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 # shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"  # check, contains, matches, lines, checks_summary
 
-# Nothing started here outlives the test, whatever happens: an unreaped child's pid cannot be reused,
-# so killing what `jobs -p` lists is safe.
-cleanup() {
-    local pid
-    for pid in $(jobs -p); do kill -KILL "$pid" 2> /dev/null; done
-    wait 2> /dev/null
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+end_jobs_on_exit
 
 line_is() {  # line_is FILE N TEXT
     local actual
