@@ -30,7 +30,7 @@ char owner_letter(std::size_t index) {
     return '#';
 }
 
-TopData make_top_data(const SystemState& state, const std::vector<RegistryEntry>& entries, const TopSource& source,
+TopData make_top_data(const SystemState& state, const TopSource& source,
                       const std::string& registry_dir, LaunchRates& rates, std::chrono::steady_clock::time_point now) {
     TopData data;
     data.gpu = state.gpu;
@@ -41,10 +41,10 @@ TopData make_top_data(const SystemState& state, const std::vector<RegistryEntry>
     for (Finding& finding : data.findings) finding.message = one_line(finding.message);
     data.clock = local_clock();
     std::vector<std::pair<int, std::uint64_t>> alive;
-    for (const RegistryEntry& entry : entries) {
-        if (entry.record) continue;
-        if (data.unreadable_slots++ == 0) data.unreadable_problem = one_line(fmt::format("{}: {}", entry.path, entry.problem));
-    }
+    // Everything comes from the controller's one registry read: its unreadable slots (of live processes,
+    // or whose name does not tell) and its per-GPU process view.
+    for (const UnreadableSlot& slot : state.unreadable)
+        if (data.unreadable_slots++ == 0) data.unreadable_problem = one_line(fmt::format("{}: {}", slot.path, slot.problem));
     // The processes on this GPU, as the controller's state sees them (one view for every front end).
     for (const ProcessState& p : state.processes) {
         TopProcess process;

@@ -63,8 +63,8 @@ struct TopData {
 // Samples closer than this to the previous one (a key press refreshes too) keep the last rate.
 inline constexpr std::chrono::milliseconds kTopRateWindow{250};
 
-// One frame's data from the controller's state (refreshed by the caller) and the registry's slots.
-TopData make_top_data(const SystemState& state, const std::vector<RegistryEntry>& entries, const TopSource& source,
+// One frame's data from the controller's state alone (refreshed by the caller: one registry read).
+TopData make_top_data(const SystemState& state, const TopSource& source,
                       const std::string& registry_dir, LaunchRates& rates, std::chrono::steady_clock::time_point now);
 
 // The letter of the process at `index` in pid order: A-Z, a-z, then '#'.

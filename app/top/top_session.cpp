@@ -41,7 +41,7 @@ std::string TopSession::registry_problem() {
 
 void TopSession::sample() {
     controller_.refresh();
-    data_ = make_top_data(controller_.state(), registry_.list(), source_, registry_.directory(), rates_,
+    data_ = make_top_data(controller_.state(), source_, registry_.directory(), rates_,
                           std::chrono::steady_clock::now());
     data_.registry_problem = registry_problem();
 }

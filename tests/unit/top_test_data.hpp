@@ -83,11 +83,11 @@ inline TopData frame_data(const std::vector<FakeProcess>& fakes, bool mps = fals
     TopSource source{"builtin:h200", true, "no NVIDIA GPU on this machine: showing the built-in recorded H200", "", 1};
     LaunchRates rates(kTopRateWindow);
     const auto start = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
-    TopData data = make_top_data(state, entries, source, "/run/gpupart", rates, start);
+    TopData data = make_top_data(state, source, "/run/gpupart", rates, start);
     if (second_sample) {
         for (auto& entry : entries) entry.record->counters.launches += 400;
         state.processes = states_of(entries);
-        data = make_top_data(state, entries, source, "/run/gpupart", rates, start + std::chrono::seconds(1));
+        data = make_top_data(state, source, "/run/gpupart", rates, start + std::chrono::seconds(1));
     }
     data.clock = "12:00:00";
     return data;
