@@ -93,7 +93,8 @@ Timing replay(cudaGraphExec_t exec, cudaStream_t stream) {
 // This process's own registry slot (it runs under gpupart run), mapped writable: the process owns it.
 gpupart_slot_file* own_slot() {
   const char* dir = std::getenv("GPUPART_REGISTRY_DIR");
-  const std::string pattern = std::string(dir ? dir : "/dev/shm/gpupart") + "/" + std::to_string(getpid()) + "-*.slot";
+  // In its user's directory (registry layout 3 and later): "<root>/u<uid>/<pid>-<start>.slot".
+  const std::string pattern = std::string(dir ? dir : "/run/gpupart") + "/u*/" + std::to_string(getpid()) + "-*.slot";
   glob_t found{};
   if (glob(pattern.c_str(), 0, nullptr, &found) != 0 || found.gl_pathc != 1) {
     std::fprintf(stderr, "error --flip: no registry slot %s (run this under gpupart run)\n", pattern.c_str());
@@ -110,7 +111,8 @@ gpupart_slot_file* own_slot() {
   return static_cast<gpupart_slot_file*>(memory);
 }
 
-// Writes the other of the two masks into the slot's control block, with the next generation.
+// Writes the other of the two masks into the slot's control block, with the next generation: into the
+// entry of the one GPU `gpupart run` gave the process a mask for (registry layout 4).
 struct Flipper {
   gpupart_slot_file* slot = nullptr;
   uint32_t masks[2][4] = {};
@@ -119,12 +121,17 @@ struct Flipper {
 
   void flip() {
     which = 1 - which;
-    gpupart_control c{};
-    c.flags = GPUPART_CONTROL_HAS_MASK;
-    c.generation = __atomic_load_n(&slot->control.generation, __ATOMIC_RELAXED) + 1;
+    gpupart_control now{};
+    if (gpupart_control_read(&slot->control, &now, 64) != 0 || now.current.count != 1) {
+      std::fprintf(stderr, "error --flip: the slot holds no single GPU mask to flip\n");
+      std::exit(1);
+    }
+    gpupart_control_payload c = now.current;
+    c.generation += 1;
     c.writer_pid = getpid();
-    std::memcpy(c.allowed, masks[which], sizeof c.allowed);
-    std::memcpy(c.real_tpcs, real, sizeof c.real_tpcs);
+    c.gpus[0].flags = GPUPART_CONTROL_HAS_MASK;
+    std::memcpy(c.gpus[0].allowed, masks[which], sizeof c.gpus[0].allowed);
+    std::memcpy(c.gpus[0].real_tpcs, real, sizeof c.gpus[0].real_tpcs);
     gpupart_control_write(&slot->control, &c);
   }
 };

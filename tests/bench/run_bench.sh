@@ -8,15 +8,24 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../device/device_env.sh
 . "$(dirname "$0")/../device/device_env.sh" "$1" "$2" gpupart-bench  # bin, out, gp, GPUPART_*
 trap 'rm -rf "$GPUPART_REGISTRY_DIR"' EXIT
+# Masks are kept per GPU UUID (registry layout 4): this GPU's live map (probed into a private cache and
+# exported), and its UUID for the shim preloaded by hand. A recording of another GPU would confine nothing.
+mkdir -p "$out/probe-cache"
+XDG_CACHE_HOME="$out/probe-cache" "$gp" probe > "$out/probe.txt" 2>&1 || { echo "gpupart probe failed"; cat "$out/probe.txt"; exit 1; }
+XDG_CACHE_HOME="$out/probe-cache" "$gp" export --json "$out/live.json" > /dev/null
+snap=(--snapshot "$out/live.json")
+uuid=$(nvidia-smi --query-gpu=uuid --format=csv,noheader -i 0)
+gpc1_hex=$("$gp" mask parse gpc1 "${snap[@]}" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["mask"])')
+real_hex=$("$gp" mask parse all "${snap[@]}" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["mask"])')
 
 as_mode() {  # as_mode MODE CMD...: runs CMD as MODE says
     local mode=$1; shift
     case $mode in
         plain) "$@" ;;
         plain-8conn) CUDA_DEVICE_MAX_CONNECTIONS=8 "$@" ;;  # what gpupart run sets for MPS clients
-        shim-direct) LD_PRELOAD="$GPUPART_SHIM" GPUPART_TPCS=0x1fe00 GPUPART_REAL_TPCS=0xffffffffffffffffffffffffffffffff "$@" ;;
-        shim-all) "$gp" run --tpcs all --snapshot builtin:h200 -- "$@" ;;
-        shim-gpc1) "$gp" run --tpcs gpc1 --snapshot builtin:h200 -- "$@" ;;
+        shim-direct) LD_PRELOAD="$GPUPART_SHIM" GPUPART_TPCS="$uuid=$gpc1_hex" GPUPART_REAL_TPCS="$uuid=$real_hex" "$@" ;;
+        shim-all) "$gp" run --tpcs all "${snap[@]}" -- "$@" ;;
+        shim-gpc1) "$gp" run --tpcs gpc1 "${snap[@]}" -- "$@" ;;
     esac
 }
 modes=(plain shim-direct shim-all shim-gpc1)
@@ -32,7 +41,7 @@ done
 for rep in $(seq 1 20); do
     for mode in "${modes[@]}" plain-8conn wrapper-only; do
         start=$(date +%s%N)
-        if [ "$mode" = wrapper-only ]; then "$gp" run --tpcs gpc1 --snapshot builtin:h200 -- true; else as_mode "$mode" "$bin/gpupart-bench-start" > /dev/null; fi
+        if [ "$mode" = wrapper-only ]; then "$gp" run --tpcs gpc1 "${snap[@]}" -- true; else as_mode "$mode" "$bin/gpupart-bench-start" > /dev/null; fi
         echo "$mode start_ms $(( ($(date +%s%N) - start) / 1000 ))" >> "$out/start.txt"
     done
 done
