@@ -129,6 +129,7 @@ int main(int argc, char** argv) {
                     period = std::chrono::nanoseconds(1000000000L / (scaled > 0 ? scaled : 1));
                 }
                 status.descriptor_version = 0x40;  // what the recorded H200 uses
+                gpupart_store64(&slot->gpu_counters[0].applied_realtime_ns, realtime_ns());
                 gpupart_status_gpu_write(&slot->status.gpus[0], &status);
             }
         }

@@ -68,6 +68,11 @@ void describe_process_on_gpu(const SlotRecord& r, const std::string& uuid, Proce
     process.last_launch_ns = r.counters.last_launch_ns;
     process.errors = r.counters.errors;
     process.refused_masks = r.counters.refused_masks;
+    process.graph_launches = r.counters.graph_launches;
+    if (r.control) {
+        process.written_ns = r.control->written_ns;
+        process.writer_pid = r.control->writer_pid;
+    }
     process.applied = applied_text(r, uuid);
     process.pending = mask_change_pending(r, uuid);
     const GpuStatus* here = r.status ? r.status->gpu(uuid) : nullptr;
@@ -82,6 +87,7 @@ void describe_process_on_gpu(const SlotRecord& r, const std::string& uuid, Proce
         process.descriptor_version = here->descriptor_version;
         process.launches = here->launches;
         process.masked_launches = here->masked_launches;
+        process.applied_ns = here->applied_ns;
     }
     process.shim_code = static_cast<int>(state);
     process.shim_sentence = std::string(to_string(state));
@@ -126,10 +132,14 @@ void gather_mps_log(SystemState& state, const std::string& log_directory, const 
 }
 
 SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::string& admin_group) {
+    return gather_state(registry.list(), gpu, admin_group);
+}
+
+SystemState gather_state(const std::vector<RegistryEntry>& entries, const Gpu& gpu, const std::string& admin_group) {
     SystemState state;
     state.gpu = gpu;
     state.gpu_uuid = gpu_key(gpu);
-    for (const auto& entry : registry.list()) {
+    for (const auto& entry : entries) {
         if (!entry.record) {
             if (auto slot = unreadable_slot(entry)) state.unreadable.push_back(std::move(*slot));
             continue;

@@ -44,6 +44,10 @@ struct ProcessState {
     std::uint64_t last_launch_ns = 0;
     std::uint64_t errors = 0;
     std::uint64_t refused_masks = 0;
+    std::uint64_t graph_launches = 0;
+    std::uint64_t applied_ns = 0;  // when the shim adopted the generation it applies here (realtime; 0: never)
+    std::uint64_t written_ns = 0;  // when the control block was last written (realtime)
+    int writer_pid = 0;            // who wrote it (the process itself at registration, else a gpupart)
 };
 
 // A slot that could not be read (another layout, permission, garbage): the TPCs its process uses are
@@ -76,6 +80,8 @@ struct SystemState {
 
 // Reads the registry and MPS. `admin_group` names the admin group ("gpupart").
 SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::string& admin_group = "gpupart");
+// The same from a registry already listed (Registry::list): one read serves every GPU of a machine.
+SystemState gather_state(const std::vector<RegistryEntry>& entries, const Gpu& gpu, const std::string& admin_group = "gpupart");
 
 // Fills state's mps_fatal_errors (of the servers `server_pids`), mps_log_directory and mps_log_problem from
 // the MPS logs in `log_directory`: what gather_state does when MPS runs, for front ends that read no other

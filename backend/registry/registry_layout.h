@@ -189,13 +189,17 @@ struct gpupart_counters {
     uint64_t graph_device_launch;  /* ... instantiated for device launch: re-masked only when the host launches or uploads them */
     uint64_t graph_remasks;        /* graph execs re-masked so far */
     uint64_t graph_remask_failures;/* re-masks the driver refused so far */
-    uint8_t reserved[128 - 104];
+    uint64_t graph_launches;       /* cuGraphLaunch calls of the process (the driver's enter callback) */
+    uint8_t reserved[128 - 112];
 };
 
-/* Per-GPU launch counters, same index as status.gpus (relaxed adds). 16 bytes. */
+/* Per-GPU launch counters, same index as status.gpus (relaxed atomics). 32 bytes. */
 struct gpupart_gpu_counters {
     uint64_t launches;
     uint64_t masked_launches;
+    uint64_t applied_realtime_ns;  /* when the shim adopted the current control generation on this GPU: at
+                                      the first launch there after a change (0: never) */
+    uint64_t reserved;
 };
 
 struct gpupart_slot_file {
@@ -204,8 +208,8 @@ struct gpupart_slot_file {
     struct gpupart_status status;        /* offset 2496 */
     struct gpupart_counters counters;    /* offset 3584 */
     struct gpupart_gpu_counters gpu_counters[GPUPART_MAX_GPUS]; /* offset 3712 */
-    char command[GPUPART_COMMAND_BYTES]; /* offset 3968: immutable, args joined by spaces, NUL-terminated */
-    uint8_t reserved[GPUPART_SLOT_FILE_SIZE - 3968 - GPUPART_COMMAND_BYTES];
+    char command[GPUPART_COMMAND_BYTES]; /* offset 4224: immutable, args joined by spaces, NUL-terminated */
+    uint8_t reserved[GPUPART_SLOT_FILE_SIZE - 4224 - GPUPART_COMMAND_BYTES];
 };
 
 /*
@@ -264,7 +268,8 @@ GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, control) == 2
 GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, status) == 2496, "status offset");
 GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, counters) == 3584, "counters offset");
 GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, gpu_counters) == 3712, "gpu counters offset");
-GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, command) == 3968, "command offset");
+GPUPART_STATIC_ASSERT(sizeof(struct gpupart_gpu_counters) == 32, "GPU counters are 32 bytes");
+GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, command) == 4224, "command offset");
 GPUPART_STATIC_ASSERT(sizeof(struct gpupart_rule) == 512, "a rule is 512 bytes");
 GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_rules_file, rules) == 128, "rules follow a 128-byte header");
 

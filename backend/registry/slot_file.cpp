@@ -292,12 +292,13 @@ SlotRecord SlotFile::read() const {
         gpu.applied = mask_from_words(entry.applied);
         gpu.launches = page.gpu_counters[i].launches;
         gpu.masked_launches = page.gpu_counters[i].masked_launches;
+        gpu.applied_ns = page.gpu_counters[i].applied_realtime_ns;
         status.gpus.push_back(std::move(gpu));
     }
     record.status = std::move(status);
     const auto& counters = page.counters;
     record.counters = SlotCounters{counters.launches, counters.masked_launches, counters.last_launch_realtime_ns,
-                                   counters.errors, counters.refused_masks};
+                                   counters.errors, counters.refused_masks, counters.graph_launches};
     const std::uint64_t tracking = counters.graph_tracking;
     record.graphs = SlotGraphs{tracking <= GPUPART_GRAPHS_LAYOUT_UNKNOWN ? static_cast<gpupart_graph_tracking>(tracking)
                                                                         : GPUPART_GRAPHS_LAYOUT_UNKNOWN,

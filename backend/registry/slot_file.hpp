@@ -50,6 +50,7 @@ struct GpuStatus {
     TpcMask applied;
     std::uint64_t launches = 0;
     std::uint64_t masked_launches = 0;
+    std::uint64_t applied_ns = 0;  // when the shim adopted its applied generation here (realtime; 0: never)
     bool publishing = false;  // its entry was being written at every try: the facts above are not known
 };
 
@@ -66,6 +67,7 @@ struct SlotCounters {
     std::uint64_t last_launch_ns = 0;
     std::uint64_t errors = 0;
     std::uint64_t refused_masks = 0;
+    std::uint64_t graph_launches = 0;
 };
 
 // What the shim publishes about the process's CUDA graphs (registry_layout.h); graph_status.hpp says

@@ -238,6 +238,9 @@ static void refresh(struct applied* a, struct gpupart_slot_file* slot, int gpu, 
             if ((c.current.gpus[i].flags & GPUPART_CONTROL_HAS_MASK) != 0) a->others_masked = 1;
     }
     if (slot != &g_private) gpupart_slot_guard_remember(&c); /* what a truncated slot is replaced with */
+    /* When this generation reached this GPU: the first launch there since the change (the exporter's
+     * set-to-first-launch time). One coarse clock read per change, not per launch. */
+    if (gpu >= 0) gpupart_store64(&slot->gpu_counters[gpu].applied_realtime_ns, coarse_realtime_ns());
     publish_status(slot, gpu, state_of(a, version), version, a);
 }
 

@@ -335,7 +335,13 @@ static int record_usable(const unsigned char* record) {
 void gpupart_graphs_on_api(struct gpupart_slot_file* slot, int cbid, const void* record_pointer) {
     if (__atomic_load_n(&g_disabled, __ATOMIC_RELAXED) || t_in_shim || record_pointer == NULL) return;
     const int launch = cbid == CB_LAUNCH || cbid == CB_LAUNCH_PTSZ || cbid == CB_UPLOAD || cbid == CB_UPLOAD_PTSZ;
-    /* The launch path while nothing changed: no lock, no record access. */
+    if (cbid == CB_LAUNCH || cbid == CB_LAUNCH_PTSZ) { /* count graph launches once (the enter site): two loads */
+        uint32_t size, site;
+        memcpy(&size, record_pointer, sizeof size);
+        memcpy(&site, (const unsigned char*)record_pointer + RECORD_SITE, sizeof site);
+        if (size >= RECORD_MIN_SIZE && site == SITE_ENTER) gpupart_add64(&slot->counters.graph_launches, 1);
+    }
+    /* The launch path while nothing changed: no lock, no record field beyond those. */
     if (launch && __atomic_load_n(&slot->control.seq, __ATOMIC_ACQUIRE) == __atomic_load_n(&g_synced_seq, __ATOMIC_ACQUIRE))
         return;
     const unsigned char* record = record_pointer;

@@ -262,6 +262,7 @@ graph_counter() {  # graph_counter PID NAME: counters.graph_NAME of PID's slot
     case $2 in
         tracking) offset=3624 ;; generation) offset=3632 ;; execs) offset=3640 ;; current) offset=3648 ;;
         unfollowable) offset=3656 ;; device_launch) offset=3664 ;; remasks) offset=3672 ;; remask_failures) offset=3680 ;;
+        launches) offset=3688 ;;
         *) return 1 ;;
     esac
     od -A n -t u8 -j "$offset" -N 8 "$slot" | tr -d ' '
@@ -306,6 +307,7 @@ check "graph: still one exec" graph_is "$pid" execs 1
 check "graph: current again" graph_is "$pid" current 1
 check "graph: re-masked once for the change" graph_is "$pid" remasks $((remasks + 1))
 check "graph: no re-mask refused" graph_is "$pid" remask_failures 0
+check "graph: four graph launches counted (once each)" graph_is "$pid" launches 4
 touch "$work/graphs.go2"
 check "graph: reaches its third pause" await "$work/graphs.3" "$pid"
 check "graph: exec destroyed" line_is "$out" 11 "exec 0 destroyed"
