@@ -30,5 +30,6 @@ Command add_demo_command(CLI::App& app);
 Command add_top_command(CLI::App& app);
 Command add_probe_command(CLI::App& app);
 Command add_source_command(CLI::App& app);
+Command add_exporter_command(CLI::App& app);
 
 }  // namespace gpupart::cli

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
         gpupart::cli::add_top_command(app),
         gpupart::cli::add_probe_command(app),
         gpupart::cli::add_source_command(app),
+        gpupart::cli::add_exporter_command(app),
     };
     try {
         app.parse(argc, argv);

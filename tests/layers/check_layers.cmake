@@ -6,14 +6,15 @@
 #
 # cmake -DCXX=<compiler> -DSCRATCH=<dir> -DIMPLICIT=<a|b> -DINCLUDES_<layer>=<a|b|...> -P check_layers.cmake
 cmake_minimum_required(VERSION 3.25)
-set(layers model platform sources snapshot report registry controller)
-set(forbidden_model      platform sources snapshot report registry controller)
-set(forbidden_platform   sources snapshot report registry controller)
-set(forbidden_sources    snapshot report registry controller)
-set(forbidden_snapshot   report registry controller)
-set(forbidden_report     snapshot registry controller)
-set(forbidden_registry   sources snapshot report controller)  # never the controller, never the sources
-set(forbidden_controller "")
+set(layers model platform sources snapshot report registry controller metrics)
+set(forbidden_model      platform sources snapshot report registry controller metrics)
+set(forbidden_platform   sources snapshot report registry controller metrics)
+set(forbidden_sources    snapshot report registry controller metrics)
+set(forbidden_snapshot   report registry controller metrics)
+set(forbidden_report     snapshot registry controller metrics)
+set(forbidden_registry   sources snapshot report controller metrics)  # never the controller, never the sources
+set(forbidden_controller metrics)  # the exporter's layer reads the controller, never the other way
+set(forbidden_metrics    "")
 
 # One light header per layer, the one a probe includes.
 set(header_model      model/gpu.hpp)
@@ -23,6 +24,7 @@ set(header_snapshot   snapshot/snapshot_file.hpp)
 set(header_report     report/csv_text.hpp)
 set(header_registry   registry/registry_layout.h)
 set(header_controller controller/finding.hpp)
+set(header_metrics    metrics/set_latency.hpp)
 
 foreach(var CXX SCRATCH)
   if(NOT DEFINED ${var})
