@@ -104,6 +104,12 @@ struct applied {
 #define UNKNOWN_GPU GPUPART_MAX_GPUS  /* t_applied index for launches whose GPU the driver did not tell */
 static __thread struct applied t_applied[GPUPART_MAX_GPUS + 1] __attribute__((tls_model("initial-exec")));
 
+static uint64_t realtime_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
 static uint64_t coarse_realtime_ns(void) {
     struct timespec now; /* CLOCK_REALTIME_COARSE is served by the vDSO: no system call */
     clock_gettime(CLOCK_REALTIME_COARSE, &now);
@@ -239,8 +245,9 @@ static void refresh(struct applied* a, struct gpupart_slot_file* slot, int gpu, 
     }
     if (slot != &g_private) gpupart_slot_guard_remember(&c); /* what a truncated slot is replaced with */
     /* When this generation reached this GPU: the first launch there since the change (the exporter's
-     * set-to-first-launch time). One coarse clock read per change, not per launch. */
-    if (gpu >= 0) gpupart_store64(&slot->gpu_counters[gpu].applied_realtime_ns, coarse_realtime_ns());
+     * set-to-first-launch time). The precise clock (vDSO, no system call), once per change, not per
+     * launch: the coarse one ticks every few ms and would read before the writer's precise time. */
+    if (gpu >= 0) gpupart_store64(&slot->gpu_counters[gpu].applied_realtime_ns, realtime_ns());
     publish_status(slot, gpu, state_of(a, version), version, a);
 }
 

@@ -3,7 +3,7 @@
 # .device-carry/ (ignored by git), for the `device` tool's carry. The GPU machine has no fmt and no
 # Google Benchmark: their shared libraries travel along, and so does ncursesw (`gpupart top`), so that
 # gpupart starts there even if the machine's image lacks it (Ubuntu's and Debian's libncursesw.so.6 are
-# the same ncurses 6.4 ABI). `stage.sh TARGET...` builds only those targets (gpupart, gpupart-probe,
+# the same ncurses 6.4 ABI), and so do prometheus-cpp and civetweb (`gpupart exporter`). `stage.sh TARGET...` builds only those targets (gpupart, gpupart-probe,
 # gpupart_shim, gpupart-dev-smid, ...) instead of the whole preset: the build machine's cores are
 # shared; a program not built is not copied.
 set -euo pipefail
@@ -14,7 +14,9 @@ rm -rf .device-carry && mkdir -p .device-carry
 cp build/device/app/gpupart build/device/app/gpupart-probe build/device/lib/libgpupart-shim.so build/device/device-bin/* .device-carry/
 if [ -f build/device/tests/bench_probe ]; then cp build/device/tests/bench_probe .device-carry/; fi
 cp -L /usr/lib/x86_64-linux-gnu/libfmt.so.9 /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian \
-      /usr/lib/x86_64-linux-gnu/libncursesw.so.6 /usr/lib/x86_64-linux-gnu/libtinfo.so.6 .device-carry/
+      /usr/lib/x86_64-linux-gnu/libncursesw.so.6 /usr/lib/x86_64-linux-gnu/libtinfo.so.6 \
+      /usr/lib/x86_64-linux-gnu/libprometheus-cpp-core.so.1.0 /usr/lib/x86_64-linux-gnu/libprometheus-cpp-pull.so.1.0 \
+      /usr/lib/x86_64-linux-gnu/libcivetweb.so.1 /usr/lib/x86_64-linux-gnu/libcivetweb-cpp.so.1 .device-carry/
 for program in gpupart gpupart-probe bench_probe; do  # debug info is not needed there, and the carry is limited to 64 MiB
     if [ -f ".device-carry/$program" ]; then strip ".device-carry/$program"; fi
 done
