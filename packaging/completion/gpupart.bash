@@ -13,7 +13,7 @@ _gpupart() {
     _init_completion || return
 
     local commands="topology gpus engines copy-engines probe mask export run set list mps check history undo
-                    profile demo top source"
+                    profile demo top source exporter"
     local snapshot="--snapshot --gpu"
     local csv="--format --fields"
     local command="" verb="" i
@@ -48,21 +48,21 @@ _gpupart() {
     local options=""
     case $command in
         "") COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur")); return ;;
-        topology) options="$snapshot --sources --json" ;;
+        topology) options="$snapshot --sources --json --all-gpus" ;;
         gpus) options="--snapshot --json $csv" ;;
         engines | copy-engines) options="$snapshot --json" ;;
         probe) options="--gpu --json --deadline" ;;
         mask) [ -z "$verb" ] && { COMPREPLY=($(compgen -W "parse" -- "$cur")); return; }; options="$snapshot --json" ;;
         export) options="$snapshot --json --png --svg --processes" ;;
-        run) options="$snapshot --tpcs --spread --dry-run --" ;;
+        run) options="$snapshot --tpcs --only --spread --dry-run --" ;;
         set)
             if [ -z "$verb" ] && [[ $cur != -* ]]; then _pids; return; fi
             options="$snapshot --spread --dry-run --json" ;;
-        list) options="--json $csv --keep-exited" ;;
+        list) options="--gpu --json $csv --keep-exited" ;;
         mps) [ -z "$verb" ] && { COMPREPLY=($(compgen -W "start stop status" -- "$cur")); return; }; options="--json" ;;
         check) options="$snapshot --json $csv --fail-on" ;;
         history) options="--json" ;;
-        undo) options="--dry-run --json" ;;
+        undo) options="$snapshot --dry-run --json" ;;
         profile)
             if [ -z "$verb" ]; then
                 COMPREPLY=($(compgen -W "list show save apply diff delete disarm" -- "$cur"))
@@ -76,6 +76,7 @@ _gpupart() {
             [ -z "$verb" ] && { COMPREPLY=($(compgen -W "start stop" -- "$cur")); return; }
             [ "$verb" = "start" ] && options="--workers --seconds" ;;
         top) options="$snapshot -d --delay -C --no-colour -b --batch -n --frames --size" ;;
+        exporter) options="--snapshot --listen --textfile --interval --once" ;;
         source)
             [ -z "$verb" ] && [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "nvml mps udev nvdebug mmio" -- "$cur")); return; }
             options="--json --gpu --nvdebug-root --mmio-image" ;;
