@@ -9,6 +9,8 @@
 #include "controller/rules.hpp"
 #include "model/gpu_queries.hpp"
 #include "model/user_error.hpp"
+#include "platform/mps_control.hpp"
+#include "platform/mps_units.hpp"
 #include "platform/user_names.hpp"
 
 namespace gpupart {
@@ -102,6 +104,17 @@ void gpu_metrics(Families& out, const SystemState& state, const Labels& labels) 
               static_cast<double>(state.processes.size()));
     out.gauge("gpupart_gpu_processes_partitioned", "Processes with a TPC mask on the GPU", labels, partitioned);
     out.gauge("gpupart_mps_running", "1 when an MPS control daemon serves the GPU", labels, state.mps_running ? 1 : 0);
+    if (state.mps_running) {
+        // Its clients, from the daemon itself (NVML counts an MPS client's work as the server's). A daemon
+        // that does not answer leaves the series out for this scrape rather than reporting 0 clients.
+        try {
+            const MpsState mps = mps_status(mps_directories(state.gpu.uuid.value.value_or("")).pipe);
+            std::size_t clients = 0;
+            for (const auto& [server, pids] : mps_clients(mps)) clients += pids.size();
+            out.gauge("gpupart_mps_clients", "Clients of the MPS servers of the GPU's daemon", labels, static_cast<double>(clients));
+        } catch (const UserError&) {
+        }
+    }
     std::map<std::pair<std::string, std::string>, int> findings;
     for (const Finding& finding : check_result(state)) ++findings[{std::string(to_string(finding.severity)), finding.id}];
     for (const auto& [key, count] : findings)
