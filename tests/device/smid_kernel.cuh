@@ -6,6 +6,9 @@
 
 namespace gpupart_dev {
 
+inline constexpr unsigned kSmidNotWritten = 0xffffffffu;       // a slot a block never wrote (memset to 0xff)
+inline constexpr unsigned long long kSmidSpinNs = 20000;       // ~20 us per block, so blocks spread over SMs
+
 // Every block writes the id of the SM it runs on after spinning `spin_ns` (so blocks spread over the
 // SMs). Thread 0 does the work; the other threads only make the block a realistic size.
 __global__ void record_smid(unsigned* out, unsigned long long spin_ns) {

@@ -30,8 +30,8 @@ using gpupart_dev::wait_for_resume;
 
 namespace {
 
-constexpr unsigned kNotWritten = 0xffffffffu;
-constexpr unsigned long long kSpinNs = 20000;  // ~20 us per block, so blocks spread over SMs
+constexpr unsigned kNotWritten = gpupart_dev::kSmidNotWritten;
+constexpr unsigned long long kSpinNs = gpupart_dev::kSmidSpinNs;
 constexpr unsigned kWatchdogS = 60;
 constexpr gpupart_dev::Usage kUsage{
     "usage: gpupart-dev-smid [--launches N] [--blocks B] [--interval-ms M] [--graph]\n"

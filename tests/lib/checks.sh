@@ -7,6 +7,7 @@
 # checks_summary LABEL     prints "LABEL: N passed, M failed"; its status is 0 when none failed.
 # contains FILE TEXT, lacks FILE TEXT, matches FILE REGEX, lines FILE N: conditions on a file.
 # end_jobs_on_exit         makes sure nothing the script started in the background outlives it.
+# private_registry WORK    empties WORK and points the registry and the journal into it (never the machine's).
 passes=0
 failures=0
 checks_verbose=0
@@ -42,4 +43,9 @@ end_background_jobs() {
 end_jobs_on_exit() {
     trap end_background_jobs EXIT
     trap 'exit 1' INT TERM
+}
+
+private_registry() {
+    rm -rf "$1" && mkdir -p "$1"
+    export GPUPART_REGISTRY_DIR=$1/registry GPUPART_JOURNAL=$1/history.jsonl
 }

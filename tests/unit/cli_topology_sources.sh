@@ -6,10 +6,9 @@
 set -u
 gpupart=$1
 work=$2
-rm -rf "$work" && mkdir -p "$work"
-export GPUPART_REGISTRY_DIR=$work/registry GPUPART_JOURNAL=$work/history.jsonl
 # shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
 . "$(dirname "$0")/../lib/checks.sh"
+private_registry "$work"
 
 # -- the built-in recording: every command works and says it is the recording
 "$gpupart" gpus > "$work/gpus.txt"; rc=$?
