@@ -14,9 +14,18 @@ private_registry "$work"
 end_jobs_on_exit
 S=(--snapshot builtin:h200)
 
+# HTTP through python3 (already a test dependency): http_get URL prints the body; 1 on any failure.
+http_get() {
+    python3 -c 'import sys, urllib.request
+try:
+    sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())
+except Exception:
+    sys.exit(1)' "$1"
+}
+promql_url() { python3 -c 'import sys, urllib.parse; print(sys.argv[1] + "/api/v1/query?" + urllib.parse.urlencode({"query": sys.argv[2]}))' "$1" "$2"; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 query() {  # query PROMQL: the result vector as "pid=value" lines, sorted (empty when none yet)
-    curl -s --get --data-urlencode "query=$1" "http://127.0.0.1:$prom_port/api/v1/query" |
+    http_get "$(promql_url "http://127.0.0.1:$prom_port" "$1")" |
         python3 -c 'import json,sys; d=json.load(sys.stdin); print("\n".join(sorted(r["metric"].get("pid","-")+"="+r["value"][1] for r in d["data"]["result"])))' 2> /dev/null
 }
 wait_until() {  # wait_until SECONDS CMD...: CMD succeeds within SECONDS
@@ -31,7 +40,8 @@ mapfile -t pids < <(sed -n 's/^started demo worker .* (pid \([0-9]*\)).*/\1/p' "
 exporter_port=$(free_port)
 "$gpupart" exporter --listen "127.0.0.1:$exporter_port" "${S[@]}" > "$work/exporter.out" 2> "$work/exporter.err" &
 exporter=$!
-check "the exporter serves /metrics" wait_until 10 curl -sf "http://127.0.0.1:$exporter_port/metrics" -o "$work/metrics.txt"
+fetch_metrics() { http_get "http://127.0.0.1:$exporter_port/metrics" > "$work/metrics.txt"; }
+check "the exporter serves /metrics" wait_until 10 fetch_metrics
 check "the exposition has every worker's gpupart_tpcs_owned" [ "$(grep -c '^gpupart_tpcs_owned{' "$work/metrics.txt")" -eq 3 ]
 check "HELP and TYPE for each metric" [ "$(grep -c '^# TYPE gpupart_' "$work/metrics.txt")" -eq "$(grep -c '^# HELP gpupart_' "$work/metrics.txt")" ]
 check "counters end in _total" [ -z "$(grep '^# TYPE .* counter$' "$work/metrics.txt" | grep -v '_total counter$')" ]
@@ -64,12 +74,12 @@ moved() { query "gpupart_tpcs_owned{pid=\"$target\"}" | grep -qx "$target=8"; }
 check "the set shows in a following scrape (8 TPCs)" wait_until 15 moved
 applied_once() { [ "$(query "sum(gpupart_set_to_first_launch_seconds_count)" | cut -d= -f2)" = "1" ]; }
 check "the set's time to its first launch is in the histogram" wait_until 15 applied_once
-check "no change pending once applied" wait_until 10 \
-    bash -c "[ \"\$(curl -s --get --data-urlencode 'query=max(gpupart_change_pending)' http://127.0.0.1:$prom_port/api/v1/query | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"data\"][\"result\"][0][\"value\"][1])')\" = 0 ]"
+settled() { [ "$(query 'max(gpupart_change_pending)')" = "-=0" ]; }
+check "no change pending once applied" wait_until 10 settled
 
 # ---- exited processes drop their series ---------------------------------------------------------------
 kill "${pids[2]}"
-gone() { [ "$(curl -s "http://127.0.0.1:$exporter_port/metrics" | grep -c "^gpupart_tpcs_owned{")" -eq 2 ]; }
+gone() { [ "$(http_get "http://127.0.0.1:$exporter_port/metrics" | grep -c "^gpupart_tpcs_owned{")" -eq 2 ]; }
 check "an exited worker has no series in the next scrape" wait_until 10 gone
 
 # ---- the textfile for node_exporter -------------------------------------------------------------------
