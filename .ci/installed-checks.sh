@@ -25,10 +25,16 @@ getent group gpupart || fail "no group gpupart after install"
 echo "== systemd-analyze verify: the installed units, the MPS template also as an instance an operator enables"
 # No systemd runs in this root: verify reads the unit files, their commands and man pages by themselves.
 units=/usr/lib/systemd/system
-[ -f "$units/gpupart-probe.service" ] && [ -f "$units/gpupart-mps@.service" ] || fail "the units are not in $units"
+[ -f "$units/gpupart-probe.service" ] && [ -f "$units/gpupart-mps@.service" ] && [ -f "$units/gpupart-exporter.service" ] ||
+    fail "the units are not in $units"
 instance=/tmp/units/gpupart-mps@GPU-00000000-1111-2222-3333-444444444444.service
 mkdir -p /tmp/units && cp "$units/gpupart-mps@.service" "$instance"
-systemd-analyze verify "$units/gpupart-probe.service" "$units/gpupart-mps@.service" "$instance"
+systemd-analyze verify "$units/gpupart-probe.service" "$units/gpupart-mps@.service" "$instance" "$units/gpupart-exporter.service"
+getent passwd gpupart-exporter > /dev/null || fail "no user gpupart-exporter after install"
+id -nG gpupart-exporter | grep -qw gpupart || fail "gpupart-exporter is not in group gpupart"
+echo "== gpupart exporter --once, as the exporter's user (reads /run/gpupart, writes nothing)"
+runuser -u gpupart-exporter -- gpupart exporter --once --snapshot builtin:h200 > /tmp/metrics.txt || fail "exporter --once failed"
+grep -q '^gpupart_gpu_tpcs{' /tmp/metrics.txt || fail "the exporter printed no gpupart_gpu_tpcs"
 echo "== gpupart-probe.service on a machine without a GPU: its condition fails, so systemd skips it (not failed)"
 if SYSTEMD_UNIT_PATH=$units: systemd-analyze condition --unit=gpupart-probe.service; then
     fail "gpupart-probe.service would run without /dev/nvidiactl"
