@@ -125,8 +125,12 @@ static void publish_process_state(struct gpupart_slot_file* slot, uint32_t state
  * retries at its next launch (another GPU's facts may be what the winner publishes). */
 static void publish_status(struct gpupart_slot_file* slot, int gpu, uint32_t state, uint32_t version, struct applied* a) {
     a->published_version = version;
+    a->publish_pending = 0;
+    if (gpu < 0 || gpu >= (int)GPUPART_MAX_GPUS) { /* a GPU the driver did not name has no entry: the process says it */
+        publish_process_state(slot, GPUPART_SHIM_GPU_UNKNOWN);
+        return;
+    }
     a->publish_pending = 1;
-    if (gpu < 0 || gpu >= (int)GPUPART_MAX_GPUS) return;
     if (__atomic_load_n(&slot->status.state, __ATOMIC_RELAXED) == GPUPART_SHIM_WAITING)
         publish_process_state(slot, GPUPART_SHIM_ACTIVE); /* a first launch on a known GPU */
     struct gpupart_status_gpu* entry = &slot->status.gpus[gpu];
@@ -277,7 +281,6 @@ static void on_launch(void* user, int domain, int cbid, const void* params) {
     struct applied* a = &t_applied[gpu >= 0 ? gpu : (int)UNKNOWN_GPU];
     if (!a->valid || __atomic_load_n(&slot->control.seq, __ATOMIC_ACQUIRE) != a->seen_seq) refresh(a, slot, gpu, version);
     if (version != a->published_version || a->publish_pending) {
-        if (gpu < 0) publish_process_state(slot, GPUPART_SHIM_GPU_UNKNOWN);
         publish_status(slot, gpu, state_of(a, version), version, a);
     }
     if (gpu >= 0) gpupart_add64(&slot->gpu_counters[gpu].launches, 1);
