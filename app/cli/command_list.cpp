@@ -212,10 +212,7 @@ Command add_list_command(CLI::App& app) {
                                           {"findings", findings_json(mps_problems)}}}};
                     out["processes"] = Json::array();
                     for (const auto& entry : entries) {
-                        if (only_gpu && entry.record) {
-                            const auto on = gpus_of(*entry.record);
-                            if (!on.empty() && std::find(on.begin(), on.end(), *only_gpu) == on.end()) continue;
-                        }
+                        if (only_gpu && entry.record && !counts_on_gpu(*entry.record, *only_gpu)) continue;
                         out["processes"].push_back(entry_json(entry, only_gpu));
                     }
                     fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));

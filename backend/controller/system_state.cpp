@@ -146,10 +146,9 @@ SystemState gather_state(const std::vector<RegistryEntry>& entries, const Gpu& g
         }
         if (entry.liveness != Liveness::alive) continue;
         const SlotRecord& r = *entry.record;
-        std::vector<std::string> gpus = gpus_of(r);
-        const bool here = gpus.empty() || std::find(gpus.begin(), gpus.end(), state.gpu_uuid) != gpus.end();
+        const bool here = counts_on_gpu(r, state.gpu_uuid);
         ProcessState process;
-        process.gpus = std::move(gpus);
+        process.gpus = gpus_of(r);
         process.pid = r.pid;
         process.start_time = r.start_time;
         process.uid = r.uid;
@@ -169,6 +168,8 @@ SystemState gather_state(const std::vector<RegistryEntry>& entries, const Gpu& g
     const MpsDirectories mps_dirs = mps_directories(gpu.uuid.value.value_or(""));
     const MpsState mps = mps_status(mps_dirs.pipe);
     state.mps_running = mps.control_running;
+    state.mps_pipe_directory = mps.pipe_directory;  // as the daemon was found (the default when no unit names one)
+    state.mps_server_pids = mps.server_pids;
     state.mps_static_partitioning = mps.static_partitioning;
     if (mps.control_running) gather_mps_log(state, mps_dirs.log, mps.server_pids);
     state.caller_uid = ::geteuid();

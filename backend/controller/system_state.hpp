@@ -71,6 +71,8 @@ struct SystemState {
     std::vector<UnreadableSlot> unreadable;  // those of live processes, or of a process the name does not tell
     bool mps_running = false;
     bool mps_static_partitioning = false;
+    std::string mps_pipe_directory;               // of the daemon serving this GPU (asked for its clients)
+    std::vector<int> mps_server_pids;             // its servers (get_server_list)
     std::vector<MpsFatalError> mps_fatal_errors;  // of the running MPS server, oldest first
     std::string mps_log_directory;                // where they were looked for
     std::string mps_log_problem;                  // why the MPS logs could not be read; empty when they were

@@ -10,7 +10,6 @@
 #include "model/gpu_queries.hpp"
 #include "model/user_error.hpp"
 #include "platform/mps_control.hpp"
-#include "platform/mps_units.hpp"
 #include "platform/user_names.hpp"
 
 namespace gpupart {
@@ -108,7 +107,10 @@ void gpu_metrics(Families& out, const SystemState& state, const Labels& labels) 
         // Its clients, from the daemon itself (NVML counts an MPS client's work as the server's). A daemon
         // that does not answer leaves the series out for this scrape rather than reporting 0 clients.
         try {
-            const MpsState mps = mps_status(mps_directories(state.gpu.uuid.value.value_or("")).pipe);
+            MpsState mps;  // the daemon and servers gather_state found: asked for their clients only
+            mps.pipe_directory = state.mps_pipe_directory;
+            mps.control_running = true;
+            mps.server_pids = state.mps_server_pids;
             std::size_t clients = 0;
             for (const auto& [server, pids] : mps_clients(mps)) clients += pids.size();
             out.gauge("gpupart_mps_clients", "Clients of the MPS servers of the GPU's daemon", labels, static_cast<double>(clients));

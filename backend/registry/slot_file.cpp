@@ -64,6 +64,11 @@ std::vector<std::string> gpus_of(const SlotRecord& record) {
     return uuids;
 }
 
+bool counts_on_gpu(const SlotRecord& record, std::string_view uuid) {
+    const std::vector<std::string> gpus = gpus_of(record);
+    return gpus.empty() || std::find(gpus.begin(), gpus.end(), uuid) != gpus.end();
+}
+
 bool mask_change_pending(const SlotRecord& record, std::string_view uuid) {
     if (!record.control || !record.status) return false;
     const GpuStatus* status = record.status->gpu(uuid);

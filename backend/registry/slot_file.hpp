@@ -104,6 +104,9 @@ struct SlotRecord {
 
 // The GPUs a process is on: those with a mask for it and those it has a context on, by UUID, sorted.
 std::vector<std::string> gpus_of(const SlotRecord& record);
+// Whether the process counts on GPU `uuid`: it has a mask for it or a context on it, or it is on no GPU
+// yet (it may still open any, unconfined).
+bool counts_on_gpu(const SlotRecord& record, std::string_view uuid);
 
 // The mask was changed after the shim last applied one on GPU `uuid`, where the process has launched a
 // kernel: the shim applies it at the next launch there. (Before a first launch nothing is applied to lag.)
