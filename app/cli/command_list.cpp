@@ -85,6 +85,7 @@ Json gpu_json(const SlotRecord& r, const std::string& uuid) {
                            {"descriptor_version", status->descriptor_version},
                            {"applied_generation", status->applied_generation}, {"mask_applied", status->mask_applied},
                            {"applied_tpcs", status->applied.to_list()}, {"pending", mask_change_pending(r, uuid)},
+                           {"applied_realtime_ns", status->applied_ns},
                            {"launches", status->launches}, {"masked_launches", status->masked_launches}};
     else
         out["shim"] = Json{{"context", false}};
@@ -108,7 +109,8 @@ Json entry_json(const RegistryEntry& entry, const std::optional<std::string>& on
     out["start_rule"] = r.start_rule;
     if (r.control)
         out["requested"] = Json{{"generation", r.control->generation}, {"writer_pid", r.control->writer_pid},
-                                {"writer_uid", r.control->writer_uid}, {"writer_died", r.writer_died}};
+                                {"writer_uid", r.control->writer_uid}, {"writer_died", r.writer_died},
+                                {"written_realtime_ns", r.control->written_ns}};
     else
         out["requested"] = nullptr;
     const gpupart_shim_state state = r.status ? r.status->state : GPUPART_SHIM_WAITING;

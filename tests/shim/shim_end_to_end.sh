@@ -83,6 +83,12 @@ check "list after set: requested 9-16" contains "$work/list2.json" '"tpcs": "9-1
 check "list after set: generation 2" contains "$work/list2.json" '"generation": 2,'
 check "list after set: applied generation 2" contains "$work/list2.json" '"applied_generation": 2,'
 check "list after set: applied 9-16" contains "$work/list2.json" '"applied_tpcs": "9-16"'
+# The stamps a script times a change with: the control block's write, then the launch that adopted it.
+check "list after set: applied at or after the write" python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["processes"][0]
+written = p["requested"]["written_realtime_ns"]; applied = p["gpus"][0]["shim"]["applied_realtime_ns"]
+sys.exit(0 if 0 < written <= applied else 1)' "$work/list2.json"
 check "list after set: active" contains "$work/list2.json" '"state_code": 1,'
 check "list after set: not pending" contains "$work/list2.json" '"pending": false'
 check "list after set: 5 launches" contains "$work/list2.json" '"launches": 5,'
