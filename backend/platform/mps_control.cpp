@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -78,14 +79,30 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::strin
         throw UserError(fmt::format("cannot run {}: {}", argv[0], std::strerror(error)));
     }
     // All of the input (a snapshot for gpupart-render is larger than a pipe's buffer); a child that
-    // stops reading ends the loop, its exit status then says why.
+    // stops reading ends the loop, its exit status then says why. A child that exits before reading
+    // (nvidia-cuda-mps-control does when no daemon runs) makes the write fail with EPIPE and raise
+    // SIGPIPE, whose default action would kill this process without a word (measured on an H200: one
+    // `gpupart list` in ~600 died so while the MPS daemon was stopped). SIGPIPE is blocked in this
+    // thread for the writes, and one it raised is taken before the old mask comes back.
+    sigset_t pipe_only, old_mask;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    ::pthread_sigmask(SIG_BLOCK, &pipe_only, &old_mask);
+    bool broken_pipe = false;
     for (std::size_t written = 0; written < input.size();) {
         const ssize_t n = ::write(to_child[1], input.data() + written, input.size() - written);
         if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EPIPE) broken_pipe = true;
         if (n <= 0) break;
         written += static_cast<std::size_t>(n);
     }
     ::close(to_child[1]);
+    if (broken_pipe && !sigismember(&old_mask, SIGPIPE)) {
+        const timespec now{0, 0};
+        while (::sigtimedwait(&pipe_only, nullptr, &now) == SIGPIPE) {
+        }
+    }
+    ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
     CommandResult result;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     char buffer[4096];
