@@ -64,15 +64,22 @@ gpupart_slot_file* own_slot() {
 
 uint64_t callbacks() { return __atomic_load_n(&g_slot->counters.launches, __ATOMIC_RELAXED); }
 
-// The process is the only writer of its own control block here, so no lock is needed.
+// The process is the only writer of its own control block here, so no lock is needed. Registry layout 4:
+// the entry of the one GPU `gpupart run` gave the process a mask for.
 void flip_mask() {
   g_which = 1 - g_which;
-  gpupart_control c{};
-  c.flags = GPUPART_CONTROL_HAS_MASK;
-  c.generation = __atomic_load_n(&g_slot->control.generation, __ATOMIC_RELAXED) + 1;
+  gpupart_control now{};
+  if (gpupart_control_read(&g_slot->control, &now, 64) != 0 || now.current.count != 1) {
+    std::printf("error: the slot holds no single GPU mask to flip\n");
+    std::exit(1);
+  }
+  gpupart_control_payload c = now.current;
+  c.generation += 1;
+  c.writer_pid = getpid();
+  c.gpus[0].flags = GPUPART_CONTROL_HAS_MASK;
   for (int i = 0; i < 4; ++i) {
-    c.allowed[i] = g_masks[g_which][i];
-    c.real_tpcs[i] = g_real[i];
+    c.gpus[0].allowed[i] = g_masks[g_which][i];
+    c.gpus[0].real_tpcs[i] = g_real[i];
   }
   gpupart_control_write(&g_slot->control, &c);
 }
