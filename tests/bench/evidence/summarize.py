@@ -38,7 +38,9 @@ def read_numbers(path, column=0):
 
 
 def smi_means(path):
-    """Mean SM clock (MHz) and power (W) over a mode's nvidia-smi samples; the first sample is dropped (it
+    """Mean SM clock (MHz) and power (W) over a mode's nvidia-smi samples taken while the GPU was busy (GPU
+    utilisation of 50% or more): the sampler starts with the victim's process, and the seconds a PyTorch victim
+    spends importing, with an idle GPU and idle clocks, are not the mode's. The first sample is dropped (it
     repeats the reading from before the mode started)."""
     clocks, power = [], []
     try:
@@ -48,6 +50,8 @@ def smi_means(path):
         return float("nan"), float("nan")
     for row in rows[1:]:
         try:
+            if float(row[4]) < 50:
+                continue
             clocks.append(float(row[1]))
             power.append(float(row[3]))
         except ValueError:
@@ -129,8 +133,8 @@ def enforcement(out, modes):
         print(f"### Enforcement, victim: {what} (per-step latency, us; every round pooled)\n")
         whole = [x for m in by.get((victim, "no MPS alone"), []) for x in read_numbers(os.path.join(out, m["raw"]))]
         whole_p50 = pct(whole, .5)
-        print("| mode | steps | p50 | p99 | max | vs alone on its share | vs scaled | SM MHz | W |")
-        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        print("| mode | steps | p50 | p50 by round | p99 | max | vs alone on its share | vs scaled | SM MHz | W |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for (v, mode), ms in sorted(by.items(), key=lambda kv: mode_order(kv[0][1])):
             if v != victim:
                 continue
@@ -142,7 +146,9 @@ def enforcement(out, modes):
             clocks, power = zip(*(smi_means(os.path.join(out, m["smi"])) for m in ms))
             p50 = pct(samples, .5)
             vs_alone = f"{p50 / pct(alone, .5):.2f}" if alone else "-"
-            print(f"| {mode} | {len(samples)} | {p50:.0f} | {pct(samples, .99):.0f} | {max(samples):.0f} | "
+            by_round = " / ".join(f"{pct(read_numbers(os.path.join(out, m['raw'])), .5):.0f}"
+                                  for m in sorted(ms, key=lambda m: m["round"]))
+            print(f"| {mode} | {len(samples)} | {p50:.0f} | {by_round} | {pct(samples, .99):.0f} | {max(samples):.0f} | "
                   f"{vs_alone} | {p50 / scaled:.2f} | {statistics.mean(clocks):.0f} | "
                   f"{statistics.mean(power):.0f} |")
         print()
