@@ -125,7 +125,10 @@ void draw_confirm(Screen& screen, const TopData& data, const PendingPlan& pendin
     if (plan.refused())
         lines.push_back({"Refused: nothing will change.   Esc closes", {Role::finding_error, true}});
     else
-        lines.push_back({"Enter or y applies   ·   Esc or n cancels   (u undoes it later)", {Role::good, true}});
+        // There is no redo: an undo is final, and u after it undoes the change before it.
+        lines.push_back({plan.undoes ? "Enter or y undoes it   ·   Esc or n cancels   ·   no redo"
+                                     : "Enter or y applies   ·   Esc or n cancels   (u undoes it later)",
+                         {Role::good, true}});
     draw_lines_box(screen, pending.title, lines, std::min(inner, 60));
 }
 

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 
@@ -137,7 +138,8 @@ void TopSession::carry_out(const Intent& intent) {
                 break;
             case IntentKind::undo: {
                 Plan plan = controller_.plan_undo();
-                std::string title = fmt::format("Undo: {}?", plan.action);
+                // plan.action reads "undo #3 (set 1234 gpc1)": the title asks it as a question, once.
+                std::string title = plan.refused() ? std::string("Undo") : fmt::format("{}{}?", static_cast<char>(std::toupper(plan.action.front())), plan.action.substr(1));
                 propose(std::move(plan), std::move(title));
                 break;
             }

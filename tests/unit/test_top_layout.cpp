@@ -251,16 +251,20 @@ TEST(TopLayout, AnUndoOfRulesAloneSaysWhichRulesComeBack) {
     armed.count = 2;
     Plan plan;
     plan.action = "undo #3 (profile disarm)";
+    plan.undoes = 3;
     plan.rules = RulesChange{std::nullopt, armed};
     UiState ui;
     ui.dialog = Dialog::confirm;
-    ui.pending = PendingPlan{plan, "Undo: undo #3 (profile disarm)?"};
+    ui.pending = PendingPlan{plan, "Undo #3 (profile disarm)?"};
     const Screen screen = layout_top(data, ui, 80, 24);
     SCOPED_TRACE(screen.text());
     const std::string dialog = dialog_text(screen);
     EXPECT_NE(dialog.find("rules for processes that start later: no rules → profile serving (2 rules)"), std::string::npos);
     EXPECT_EQ(dialog.find("no change to make"), std::string::npos);
-    EXPECT_NE(dialog.find("Enter or y applies"), std::string::npos);
+    // There is no redo: the dialog must not promise that u undoes the undo (issue 19, item 5).
+    EXPECT_NE(dialog.find("Enter or y undoes it"), std::string::npos);
+    EXPECT_NE(dialog.find("no redo"), std::string::npos);
+    EXPECT_EQ(dialog.find("u undoes it later"), std::string::npos);
 }
 
 TEST(TopLayout, HelpSetupSortAndActionDialogs) {

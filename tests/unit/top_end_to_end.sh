@@ -89,7 +89,8 @@ save top-demo.txt
 
 # Undo through the keys: the same journal as `gpupart undo`.
 tmx send-keys -t top u
-check "undo is planned" wait_for "Undo: undo #1 (give 9-16 to $vision)?"
+check "undo is planned" wait_for "Undo #1 (give 9-16 to $vision)?"
+check "the undo says there is no redo" wait_for "no redo"
 tmx send-keys -t top y
 check "undo applied" wait_for "applied #2: undo #1"
 "$gpupart" list --json > "$work/undone.json"
