@@ -32,6 +32,12 @@ char owner_letter(std::size_t index) {
 
 TopData make_top_data(const SystemState& state, const TopSource& source,
                       const std::string& registry_dir, LaunchRates& rates, std::chrono::steady_clock::time_point now) {
+    OwnerLetters letters;
+    return make_top_data(state, source, registry_dir, rates, letters, now);
+}
+
+TopData make_top_data(const SystemState& state, const TopSource& source, const std::string& registry_dir,
+                      LaunchRates& rates, OwnerLetters& letters, std::chrono::steady_clock::time_point now) {
     TopData data;
     data.gpu = state.gpu;
     data.source = source;
@@ -70,9 +76,13 @@ TopData make_top_data(const SystemState& state, const TopSource& source,
         data.processes.push_back(std::move(process));
     }
     rates.forget_except(alive);
-    for (std::size_t i = 0; i < data.processes.size(); ++i) {
-        data.processes[i].letter = owner_letter(i);
-        data.processes[i].colour = static_cast<int>(i % kOwnerColours);
+    std::vector<OwnerLetters::Alive> owners;
+    for (const TopProcess& p : data.processes) owners.push_back({p.pid, p.start_time, p.command});
+    data.exited = letters.update(owners);
+    for (TopProcess& p : data.processes) {
+        const OwnerMark mark = letters.mark(p.pid, p.start_time);
+        p.letter = mark.letter;
+        p.colour = mark.colour;
     }
     return data;
 }

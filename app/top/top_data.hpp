@@ -14,6 +14,7 @@
 #include "model/gpu.hpp"
 #include "model/launch_rates.hpp"
 #include "registry/registry.hpp"
+#include "top/owner_letters.hpp"
 
 namespace gpupart::top {
 
@@ -34,8 +35,8 @@ struct TopProcess {
     std::optional<std::uint64_t> memory_bytes;  // empty: no source tells (MPS hides clients from NVML)
     std::uint64_t generation = 0;
     bool simulated = false;  // a gpupart-demo-worker
-    char letter = '?';       // its owner letter in the floorplan: A, B, ... in pid order
-    int colour = 0;          // owner colour slot, letter order modulo the palette
+    char letter = '?';       // its owner letter in the floorplan, kept for its whole life (OwnerLetters)
+    int colour = 0;          // owner colour slot, the letter's order modulo the palette
 };
 
 // Where the TPC map comes from and whether the view may change partitions with it.
@@ -58,12 +59,16 @@ struct TopData {
     std::string registry_problem;       // empty, or why the registry cannot be seen (removed while top ran)
     std::vector<Finding> findings;      // the controller's findings about the partitions as they are
     std::string clock;                  // "23:01:02", local time of the sample
+    std::vector<ExitedOwner> exited;    // processes shown at the last sample and gone now (their letters are free)
 };
 
 // Samples closer than this to the previous one (a key press refreshes too) keep the last rate.
 inline constexpr std::chrono::milliseconds kTopRateWindow{250};
 
 // One frame's data from the controller's state alone (refreshed by the caller: one registry read).
+// `letters` keeps each process's letter across samples (a fresh one gives letters in pid order).
+TopData make_top_data(const SystemState& state, const TopSource& source, const std::string& registry_dir,
+                      LaunchRates& rates, OwnerLetters& letters, std::chrono::steady_clock::time_point now);
 TopData make_top_data(const SystemState& state, const TopSource& source,
                       const std::string& registry_dir, LaunchRates& rates, std::chrono::steady_clock::time_point now);
 

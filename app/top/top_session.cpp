@@ -42,9 +42,18 @@ std::string TopSession::registry_problem() {
 
 void TopSession::sample() {
     controller_.refresh();
-    data_ = make_top_data(controller_.state(), source_, registry_.directory(), rates_,
+    data_ = make_top_data(controller_.state(), source_, registry_.directory(), rates_, letters_,
                           std::chrono::steady_clock::now());
     data_.registry_problem = registry_problem();
+    // An exit is said, so that a letter that disappears from the floorplan is explained.
+    if (!data_.exited.empty()) {
+        const ExitedOwner& gone = data_.exited.front();
+        ui_.message = data_.exited.size() == 1
+                          ? fmt::format("{} exited: pid {} ({})", gone.letter, gone.pid, gone.command)
+                          : fmt::format("{} processes exited: {} (pid {}) and {} more",
+                                        data_.exited.size(), gone.letter, gone.pid, data_.exited.size() - 1);
+        ui_.message_is_error = false;
+    }
 }
 
 void TopSession::refresh() {

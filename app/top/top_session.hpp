@@ -36,6 +36,7 @@ private:
     Registry registry_;
     TopSource source_;
     LaunchRates rates_{kTopRateWindow};
+    OwnerLetters letters_;  // each process keeps its letter for its life
     TopData data_;
     UiState ui_;
     Screen last_{0, 0};

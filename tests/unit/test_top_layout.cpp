@@ -363,3 +363,61 @@ TEST(TopLayout, EveryRoleOfTheFloorplanMatchesTheTableLetter) {
         EXPECT_EQ(letter.role, owner_role(i));
     }
 }
+
+// Issue 19, item 1: a process keeps its letter and colour for its whole life; an exit frees a letter and is
+// reported, and never re-letters the others (B stayed B when A exited).
+TEST(OwnerLetters, AnExitNeverMovesAnotherProcesssLetter) {
+    OwnerLetters letters;
+    EXPECT_TRUE(letters.update({{300, 1, "c"}, {100, 1, "a"}, {200, 1, "b"}}).empty());
+    EXPECT_EQ(letters.mark(100, 1).letter, 'A');
+    EXPECT_EQ(letters.mark(200, 1).letter, 'B');
+    EXPECT_EQ(letters.mark(300, 1).letter, 'C');
+    const int b_colour = letters.mark(200, 1).colour;
+
+    const auto exited = letters.update({{200, 1, "b"}, {300, 1, "c"}});
+    ASSERT_EQ(exited.size(), 1u);
+    EXPECT_EQ(exited[0].pid, 100);
+    EXPECT_EQ(exited[0].letter, 'A');
+    EXPECT_EQ(exited[0].command, "a");
+    EXPECT_EQ(letters.mark(200, 1).letter, 'B');
+    EXPECT_EQ(letters.mark(200, 1).colour, b_colour);
+    EXPECT_EQ(letters.mark(300, 1).letter, 'C');
+
+    // A new process takes the lowest free letter; a pid reused by a new process (another start time) is new.
+    EXPECT_TRUE(letters.update({{200, 1, "b"}, {300, 1, "c"}, {50, 7, "d"}}).empty());
+    EXPECT_EQ(letters.mark(50, 7).letter, 'A');
+    const auto reused = letters.update({{200, 2, "b2"}, {300, 1, "c"}, {50, 7, "d"}});
+    ASSERT_EQ(reused.size(), 1u);
+    EXPECT_EQ(reused[0].pid, 200);
+    EXPECT_EQ(letters.mark(200, 2).letter, 'B');
+    EXPECT_EQ(letters.mark(200, 1).letter, '?');
+}
+
+TEST(OwnerLetters, TheViewKeepsLettersAcrossSamplesAndNamesTheExit) {
+    SystemState state;
+    state.gpu = h200();
+    TopSource source{"builtin:h200", true, "", "", 1};
+    LaunchRates rates(kTopRateWindow);
+    OwnerLetters letters;
+    const auto now = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+    const auto process = [](int pid) {
+        ProcessState p;
+        p.pid = pid;
+        p.start_time = 1;
+        p.command = "worker " + std::to_string(pid);
+        return p;
+    };
+    state.processes = {process(10), process(20), process(30)};
+    TopData data = make_top_data(state, source, "/run/gpupart", rates, letters, now);
+    ASSERT_EQ(data.processes.size(), 3u);
+    EXPECT_EQ(data.processes[1].letter, 'B');
+    state.processes = {process(20), process(30)};
+    data = make_top_data(state, source, "/run/gpupart", rates, letters, now + std::chrono::seconds(1));
+    ASSERT_EQ(data.processes.size(), 2u);
+    EXPECT_EQ(data.processes[0].pid, 20);
+    EXPECT_EQ(data.processes[0].letter, 'B');
+    EXPECT_EQ(data.processes[1].letter, 'C');
+    ASSERT_EQ(data.exited.size(), 1u);
+    EXPECT_EQ(data.exited[0].letter, 'A');
+    EXPECT_EQ(data.exited[0].command, "worker 10");
+}

@@ -115,6 +115,12 @@ check "200x60: the selected process in detail" contains "$screen" "whole GPCs gp
 check "200x60: SM ids under the TPCs" contains "$screen" "2-3   18-19   34-35"
 save top-demo-200x60.txt
 
+# A process that exits frees its letter and is announced; the others keep theirs (issue 19, item 1).
+kill -TERM "$llm"
+check "an exit is announced" wait_for "A exited: pid $llm"
+check "vision is still B" matches "$screen" "B +$vision "
+check "no process took A's place" lacks "$screen" "A $vision "
+
 # Help, then quit: the terminal is given back (alternate screen left, exit 0).
 tmx send-keys -t top F1
 check "F1 opens the help" wait_for "gpupart top · keys"

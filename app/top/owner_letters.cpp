@@ -1,0 +1,43 @@
+#include "top/owner_letters.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "top/top_data.hpp"  // owner_letter, kOwnerColours
+
+namespace gpupart::top {
+
+std::vector<ExitedOwner> OwnerLetters::update(const std::vector<Alive>& alive) {
+    std::set<std::pair<int, std::uint64_t>> now;
+    for (const Alive& a : alive) now.emplace(a.pid, a.start_time);
+    std::vector<ExitedOwner> exited;
+    for (auto it = held_.begin(); it != held_.end();) {
+        if (now.count(it->first) == 0) {
+            exited.push_back({it->first.first, owner_letter(it->second.index), it->second.command});
+            it = held_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    std::set<std::size_t> taken;
+    for (const auto& [key, held] : held_) taken.insert(held.index);
+    std::vector<Alive> fresh;
+    for (const Alive& a : alive)
+        if (held_.count({a.pid, a.start_time}) == 0) fresh.push_back(a);
+    std::sort(fresh.begin(), fresh.end(), [](const Alive& x, const Alive& y) { return x.pid < y.pid; });
+    std::size_t next = 0;
+    for (const Alive& a : fresh) {
+        while (taken.count(next) != 0) ++next;
+        held_[{a.pid, a.start_time}] = Held{next, a.command};
+        taken.insert(next);
+    }
+    return exited;
+}
+
+OwnerMark OwnerLetters::mark(int pid, std::uint64_t start_time) const {
+    const auto it = held_.find({pid, start_time});
+    if (it == held_.end()) return {};
+    return {owner_letter(it->second.index), static_cast<int>(it->second.index % kOwnerColours)};
+}
+
+}  // namespace gpupart::top
