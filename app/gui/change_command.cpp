@@ -1,5 +1,7 @@
 #include "change_command.hpp"
 
+#include <algorithm>
+
 #include <QUndoStack>
 
 #include "model/user_error.hpp"
@@ -52,6 +54,18 @@ bool apply_and_push(GuiSession& session, QUndoStack& stack, const Plan& plan, co
     try {
         if (plan.changes_nothing() && !plan.refused()) {
             report("Nothing to change", false);
+            return false;
+        }
+        // A drop or menu choice that would change nothing (TPCs onto their holder, releasing free ones) is
+        // refused by the controller; it is said plainly, not as an error (issue 19).
+        const bool only_no_change = plan.refused() && std::all_of(plan.findings.begin(), plan.findings.end(), [](const Finding& f) {
+                                        return f.severity != Severity::error || f.id == "no-change";
+                                    });
+        if (only_no_change) {
+            const auto first = std::find_if(plan.findings.begin(), plan.findings.end(), [](const Finding& f) { return f.id == "no-change"; });
+            QString message = QString::fromStdString(first->message);  // "... already has TPCs 9-16: nothing to change"
+            message[0] = message[0].toUpper();
+            report(message, false);
             return false;
         }
         const Applied applied = session.apply(plan);  // refuses (UserError) a plan with an error finding

@@ -179,20 +179,32 @@ std::vector<MenuItem> action_menu(const TopData& data, const UiState& ui) {
     const TopProcess* selected = selected_process(data, ui);
     const std::string to = selected ? fmt::format("{} ({})", selected->pid, selected->letter) : "the selected process";
     const TpcMask marked = ui.marked & real_tpcs(data.gpu);
+    // A change that would change nothing is not offered (issue 19): the entry stays, greyed, saying why.
+    const auto holds_all = [&](const TpcMask& tpcs) {
+        return selected != nullptr && selected->partitioned && (tpcs & ~selected->mask).empty();
+    };
+    TpcMask held;
+    for (const TopProcess& process : data.processes)
+        if (process.partitioned) held |= process.mask;
     std::vector<MenuItem> items;
+    const bool marked_held = !marked.empty() && holds_all(marked);
     items.push_back({MenuAction::give_marked,
                      marked.empty() ? "Give marked TPCs to the selected process (mark them first)"
-                                    : fmt::format("Give marked TPCs {} to {}", marked.to_list(), to),
-                     !marked.empty() && selected != nullptr});
+                                    : fmt::format("Give marked TPCs {} to {}{}", marked.to_list(), to, marked_held ? ": it has them" : ""),
+                     !marked.empty() && selected != nullptr && !marked_held});
     const int bit = cursor_bit(data, ui);
     const Tpc* tpc = bit >= 0 ? find_tpc(data.gpu, bit) : nullptr;
+    const bool gpc_held = tpc && tpc->gpc && holds_all(gpc_tpcs(data.gpu, *tpc->gpc) & real_tpcs(data.gpu));
     items.push_back({MenuAction::give_gpc,
-                     tpc && tpc->gpc ? fmt::format("Give {} (the cursor's GPC) to {}", gpc_name(*tpc->gpc), to)
+                     tpc && tpc->gpc ? fmt::format("Give {} (the cursor's GPC) to {}{}", gpc_name(*tpc->gpc), to, gpc_held ? ": it has it" : "")
                                      : "Give the cursor's GPC to the selected process",
-                     tpc && tpc->gpc && selected != nullptr});
+                     tpc && tpc->gpc && selected != nullptr && !gpc_held});
     const TpcMask selection = give_selection(data, ui);
-    items.push_back({MenuAction::release, fmt::format("Release {} (held by nobody then)   Del", selection.empty() ? "TPCs" : selection.to_list()),
-                     !selection.empty()});
+    const bool already_free = !selection.empty() && (selection & held).empty();
+    items.push_back({MenuAction::release,
+                     fmt::format("Release {} (held by nobody then){}   Del", selection.empty() ? "TPCs" : selection.to_list(),
+                                 already_free ? ": already free" : ""),
+                     !selection.empty() && !already_free});
     const bool any_target = !target_pids(data, ui).empty();
     items.push_back({MenuAction::grow, fmt::format("Add a free TPC to {}   +", target_text(data, ui)), any_target});
     items.push_back({MenuAction::shrink, fmt::format("Take a TPC from {}   -", target_text(data, ui)), any_target});

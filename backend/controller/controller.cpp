@@ -105,6 +105,28 @@ std::optional<PlannedChange> Controller::change_for(int pid, std::uint64_t start
     return change;
 }
 
+namespace {
+
+// A change to what a process already has is no change: it never reaches the registry or the journal
+// (where the next undo would undo nothing). It is dropped from the plan with a note; a plan left with
+// nothing to change at all is refused, so every front end says so instead of applying it (issue 19).
+void drop_unchanged(Plan& plan) {
+    std::vector<std::string> unchanged;
+    std::erase_if(plan.changes, [&](const PlannedChange& change) {
+        if (change.before_partitioned != change.after_partitioned || change.before != change.after) return false;
+        unchanged.push_back(fmt::format("process {} already has TPCs {}", change.pid,
+                                        change.after_partitioned ? change.after.to_list() : std::string("all")));
+        return true;
+    });
+    if (unchanged.empty()) return;
+    const bool nothing_left = plan.changes.empty() && !plan.rules;
+    for (const std::string& what : unchanged)
+        plan.findings.push_back(nothing_left ? refusal("no-change", "controller", what + ": nothing to change")
+                                             : Finding{Severity::info, "controller", what + ": left as it is", "no-change"});
+}
+
+}  // namespace
+
 Plan Controller::plan_set(const std::vector<SetRequest>& requests, const std::string& action) const {
     Plan plan;
     plan.action = action;
@@ -121,6 +143,7 @@ Plan Controller::plan_set(const std::vector<SetRequest>& requests, const std::st
         }
         plan.changes.push_back(std::move(*change));
     }
+    drop_unchanged(plan);
     auto findings = check_plan(state_, plan.changes);
     plan.findings.insert(plan.findings.end(), findings.begin(), findings.end());
     return plan;
@@ -144,6 +167,7 @@ Plan Controller::plan_masks(const std::vector<MaskRequest>& requests, const std:
         change->after = request.tpcs;  // exact: an empty or hole-only mask is refused by the no-real-tpc rule
         plan.changes.push_back(std::move(*change));
     }
+    drop_unchanged(plan);
     auto findings = check_plan(state_, plan.changes);
     plan.findings.insert(plan.findings.end(), findings.begin(), findings.end());
     return plan;

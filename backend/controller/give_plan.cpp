@@ -39,8 +39,7 @@ Plan plan_give(const Controller& controller, std::optional<ProcessRef> receiver,
     const bool nothing = requests.empty() && refusals.empty();
     Plan plan = controller.plan_masks_refusing(requests, std::move(refusals), action);
     if (!receiver && nothing)
-        plan.findings.push_back({Severity::info, "controller",
-                                 fmt::format("TPCs {} are already free: nothing to change", what), "no-change"});
+        plan.findings.push_back(refusal("no-change", "controller", fmt::format("TPCs {} are already free: nothing to change", what)));
     return plan;
 }
 

@@ -44,9 +44,10 @@ std::string pid_list(const std::vector<int>& pids) { return fmt::format("{}", fm
 
 }  // namespace
 
-std::optional<int> tpc_to_add(const Gpu& gpu, const TpcMask& own, const TpcMask& free) {
+std::optional<TpcChoice> choose_tpc_to_add(const Gpu& gpu, const TpcMask& own, const TpcMask& free) {
     const TpcMask usable = free & real_tpcs(gpu);
     if (usable.empty()) return std::nullopt;
+    const auto name = [](const Group& group) { return group.gpc < 0 ? std::string("a TPC of no known GPC") : fmt::format("gpc{}", group.gpc); };
     // First choice: the GPC this process uses most that still has a free TPC (fills it towards whole).
     const std::vector<Group> groups = groups_of(gpu);
     const Group* best = nullptr;
@@ -58,8 +59,31 @@ std::optional<int> tpc_to_add(const Gpu& gpu, const TpcMask& own, const TpcMask&
             best_used = used;
         }
     }
-    if (best != nullptr) return (best->tpcs & usable).bits().front();
-    return place_tpcs_packed(gpu, 1, usable).bits().front();
+    if (best != nullptr)
+        return TpcChoice{(best->tpcs & usable).bits().front(), fmt::format("{}, which it uses already", name(*best))};
+    // Then a GPC no other process uses (all its real TPCs free): the partition then shares no GPC. The
+    // smallest such GPC, so that larger ones stay whole for larger partitions.
+    const Group* whole = nullptr;
+    for (const Group& group : groups) {
+        const TpcMask real = group.tpcs & real_tpcs(gpu);
+        if (group.gpc < 0 || real.empty() || (real & usable) != real) continue;
+        if (whole == nullptr || real.count() < (whole->tpcs & real_tpcs(gpu)).count()) whole = &group;
+    }
+    const bool own_full = !(own & real_tpcs(gpu)).empty();
+    const std::string because = own_full ? "; its own GPCs have no free TPC" : "";
+    if (whole != nullptr)
+        return TpcChoice{(whole->tpcs & usable).bits().front(), fmt::format("{}, a GPC no other process uses{}", name(*whole), because)};
+    // Last: any free TPC, packed; it shares a GPC with another process, which the findings then say.
+    const int tpc = place_tpcs_packed(gpu, 1, usable).bits().front();
+    for (const Group& group : groups)
+        if (group.tpcs.test(tpc))
+            return TpcChoice{tpc, fmt::format("{}, shared with another process: no GPC is free{}", name(group), because)};
+    return TpcChoice{tpc, "the only free TPCs left"};
+}
+
+std::optional<int> tpc_to_add(const Gpu& gpu, const TpcMask& own, const TpcMask& free) {
+    const auto choice = choose_tpc_to_add(gpu, own, free);
+    return choice ? std::optional<int>(choice->tpc) : std::nullopt;
 }
 
 std::optional<int> tpc_to_remove(const Gpu& gpu, const TpcMask& own) {
@@ -87,23 +111,28 @@ Plan plan_grow(const Controller& controller, const std::vector<ProcessRef>& proc
         if (process.partitioned) free &= ~process.mask;
     std::vector<MaskRequest> requests;
     std::vector<Finding> refusals;
+    std::vector<Finding> choices;  // why each TPC was chosen
     std::vector<int> pids;
     for (const ProcessRef& chosen : processes) {
         const int pid = chosen.pid;
         pids.push_back(pid);
         const ProcessState* process = partitioned_process(state, pid, "it may already run on every TPC", refusals);
         if (process == nullptr) continue;
-        if (const auto bit = tpc_to_add(state.gpu, process->mask, free)) {
+        if (const auto choice = choose_tpc_to_add(state.gpu, process->mask, free)) {
             TpcMask after = process->mask;
-            after.set(*bit);
-            free.set(*bit, false);  // two processes grown at once never get the same TPC
+            after.set(choice->tpc);
+            free.set(choice->tpc, false);  // two processes grown at once never get the same TPC
             requests.push_back({pid, after, chosen.start_time});
+            choices.push_back({Severity::info, "controller", fmt::format("process {} gets TPC {}: {}", pid, choice->tpc, choice->why),
+                               "grow-choice"});
         } else {
             refusals.push_back(refusal("no-free-tpc", "controller", fmt::format("no free TPC for process {}: every TPC is given to a process "
                                                                   "(mark TPCs in the floorplan to move them)", pid)));
         }
     }
-    return controller.plan_masks_refusing(requests, std::move(refusals), fmt::format("grow {} by 1 TPC", pid_list(pids)));
+    Plan plan = controller.plan_masks_refusing(requests, std::move(refusals), fmt::format("grow {} by 1 TPC", pid_list(pids)));
+    plan.findings.insert(plan.findings.begin(), choices.begin(), choices.end());
+    return plan;
 }
 
 Plan plan_shrink(const Controller& controller, const std::vector<ProcessRef>& processes) {

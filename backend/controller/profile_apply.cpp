@@ -59,6 +59,14 @@ ProfileApplication plan_profile(const Controller& controller, const Profile& pro
         if (const ProfileRule* rule = first_match(profile, facts_of(process)); rule != nullptr && rule->gpu == gpu_index)
             requests.push_back({process.pid, rule->tpcs, Placement::packed});
     result.plan = controller.plan_set(requests, fmt::format("profile apply {}", profile.name));
+    // A running process that already has its rule's TPCs is left as it is; the plan still arms the rules for
+    // processes that start later, so it is not "nothing to change" (which plan_set refuses on its own).
+    for (Finding& finding : result.plan.findings)
+        if (finding.id == "no-change" && finding.severity == Severity::error) {
+            finding.severity = Severity::info;
+            if (const auto at = finding.message.rfind(": nothing to change"); at != std::string::npos)
+                finding.message = finding.message.substr(0, at) + ": left as it is";
+        }
 
     // Later processes: each rule resolved now, counts placed on TPCs nobody holds once this plan applies.
     TpcMask taken;
@@ -151,6 +159,9 @@ ProfileDrift profile_drift(const Controller& controller, const Profile& profile,
     for (const ProcessState& process : controller.state().processes) {
         ProcessDrift entry{process.pid, process.start_time, process.command, process.partitioned ? process.mask.to_list() : "all",
                            std::nullopt};
+        // A matched process that already has its rule's TPCs has no change in the plan (plan_set drops it).
+        if (const ProfileRule* rule = first_match(profile, facts_of(process)); rule != nullptr && rule->gpu == gpu_index)
+            entry.profile_tpcs = entry.now_tpcs;
         for (const auto& c : application.plan.changes)
             if (c.pid == process.pid) entry.profile_tpcs = c.after.to_list();
         if (entry.profile_tpcs && !(process.partitioned && entry.profile_tpcs == entry.now_tpcs)) drift.drifted = true;

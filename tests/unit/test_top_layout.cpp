@@ -293,6 +293,23 @@ TEST(TopLayout, HelpSetupSortAndActionDialogs) {
     for (const Hit& hit : screen.hits) EXPECT_EQ(hit.kind, HitKind::menu_item);
 }
 
+// Issue 19, item 2: the menus do not offer a change that changes nothing.
+TEST(TopLayout, TheActionMenuDoesNotOfferChangesThatChangeNothing) {
+    const TopData data = frame_data(demo_processes());  // A (selected) holds gpc0-3
+    UiState ui;
+    ui.marked.set(9);  // A's own TPC
+    auto items = action_menu(data, ui);
+    EXPECT_FALSE(items[0].enabled);
+    EXPECT_NE(items[0].label.find("it has them"), std::string::npos);
+    EXPECT_TRUE(items[2].enabled);  // 9 is held: releasing it changes something
+    ui.marked = TpcMask{};
+    ui.marked.set(75);  // of no known GPC: in no gpcN partition, held by nobody
+    items = action_menu(data, ui);
+    EXPECT_TRUE(items[0].enabled);
+    EXPECT_FALSE(items[2].enabled);
+    EXPECT_NE(items[2].label.find("already free"), std::string::npos);
+}
+
 TEST(TopLayout, SearchAndFilterPromptsLiveInTheStatusLine) {
     const TopData data = frame_data(demo_processes());
     UiState ui;
