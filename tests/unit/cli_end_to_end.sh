@@ -117,6 +117,13 @@ sleep 0.3  # a few simulated launches later
 "$gpupart" list --json > "$work/demo-list.json"
 check "the worker applies its new mask" contains "$work/demo-list.json" '"applied_tpcs": "9-16"'
 check "nothing is pending" lacks "$work/demo-list.json" '"pending": true'
+# The same again changes nothing: refused in one line, exit 1, and nothing journaled (issue 19, item 2).
+"$gpupart" history --json > "$work/history-before.json"
+"$gpupart" set "$pid" gpc1 --snapshot builtin:h200 > "$work/demo-noop.out" 2> "$work/demo-noop.err"; rc=$?
+check "a set to the current mask exits 1" [ "$rc" -eq 1 ]
+check "and says there is nothing to change" contains "$work/demo-noop.err" "already has TPCs 9-16: nothing to change"
+"$gpupart" history --json > "$work/history-after.json"
+check "and journals nothing" cmp -s "$work/history-before.json" "$work/history-after.json"
 "$gpupart" demo stop > "$work/demo-stop.out"; rc=$?
 check "demo stop exits 0" [ "$rc" -eq 0 ]
 check "demo stop stops three" contains "$work/demo-stop.out" "stopped 3 demo workers"
