@@ -76,7 +76,7 @@ std::vector<ProcessRow> process_rows(const SystemState& state, LaunchRates& rate
         // is attached to is NVML's and mps-control's to say, which the registry cannot.
         row.mps = !state.mps_running ? "no MPS" : state.mps_static_partitioning ? "MPS (static SM partitions)" : "MPS up";
         describe_shim(process, row);
-        row.launches_per_second = rates.update(process.pid, process.start_time, process.launches_all_gpus, now);
+        row.launches_per_second = rates.update(process.pid, process.start_time, process.submissions(), now);
         alive.emplace_back(process.pid, process.start_time);
         for (const Process& known : state.gpu.processes)
             if (known.pid == process.pid && known.gpu_memory_bytes.known()) row.gpu_memory_bytes = known.gpu_memory_bytes.value;

@@ -70,7 +70,7 @@ TopData make_top_data(const SystemState& state, const TopSource& source, const s
             if (uuid != state.gpu_uuid) others += (others.empty() ? "" : ", ") + uuid.substr(0, 12);
         if (!others.empty()) process.shim_detail += "; also on " + others;
         process.launches = p.launches_all_gpus;
-        process.launches_per_second = rates.update(p.pid, p.start_time, p.launches_all_gpus, now);
+        process.launches_per_second = rates.update(p.pid, p.start_time, p.submissions(), now);
         process.simulated = p.simulated;
         alive.emplace_back(p.pid, p.start_time);
         data.processes.push_back(std::move(process));

@@ -110,11 +110,7 @@ static uint64_t realtime_ns(void) {
     return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 }
 
-static uint64_t coarse_realtime_ns(void) {
-    struct timespec now; /* CLOCK_REALTIME_COARSE is served by the vDSO: no system call */
-    clock_gettime(CLOCK_REALTIME_COARSE, &now);
-    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-}
+static uint64_t coarse_realtime_ns(void) { return gpupart_coarse_realtime_ns(); }
 
 /* The process-wide state: WAITING until a first launch, then ACTIVE; setup failures stay. */
 static void publish_process_state(struct gpupart_slot_file* slot, uint32_t state) {

@@ -339,7 +339,11 @@ void gpupart_graphs_on_api(struct gpupart_slot_file* slot, int cbid, const void*
         uint32_t size, site;
         memcpy(&size, record_pointer, sizeof size);
         memcpy(&site, (const unsigned char*)record_pointer + RECORD_SITE, sizeof site);
-        if (size >= RECORD_MIN_SIZE && site == SITE_ENTER) gpupart_add64(&slot->counters.graph_launches, 1);
+        if (size >= RECORD_MIN_SIZE && site == SITE_ENTER) {
+            gpupart_add64(&slot->counters.graph_launches, 1);
+            /* A replay is a launch for "last launch": a process that only replays graphs is not idle. */
+            gpupart_store64(&slot->counters.last_launch_realtime_ns, gpupart_coarse_realtime_ns());
+        }
     }
     /* The launch path while nothing changed: no lock, no record field beyond those. */
     if (launch && __atomic_load_n(&slot->control.seq, __ATOMIC_ACQUIRE) == __atomic_load_n(&g_synced_seq, __ATOMIC_ACQUIRE))

@@ -12,10 +12,19 @@
 #define GPUPART_SHIM_GRAPHS_H
 
 #include <stdint.h>
+#include <time.h>
 
 #include "registry_layout.h"
 
 #define GPUPART_DOMAIN_DRIVER_API 6 /* the driver's own numbering (not CUPTI's): measured on driver 580 */
+
+/* CLOCK_REALTIME_COARSE is served by the vDSO: no system call. The launch counters' "last launch" stamp,
+ * for kernel launches and graph replays alike. */
+static inline uint64_t gpupart_coarse_realtime_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME_COARSE, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
 
 typedef int (*gpupart_enable_fn)(uint32_t on, uint32_t handle, int domain, int cbid);
 

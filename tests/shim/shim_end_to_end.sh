@@ -269,6 +269,7 @@ graph_counter() {  # graph_counter PID NAME: counters.graph_NAME of PID's slot
         tracking) offset=3624 ;; generation) offset=3632 ;; execs) offset=3640 ;; current) offset=3648 ;;
         unfollowable) offset=3656 ;; device_launch) offset=3664 ;; remasks) offset=3672 ;; remask_failures) offset=3680 ;;
         launches) offset=3688 ;;
+        last_launch) offset=3600 ;;  # counters.last_launch_realtime_ns: any launch, a graph replay included
         *) return 1 ;;
     esac
     od -A n -t u8 -j "$offset" -N 8 "$slot" | tr -d ' '
@@ -324,6 +325,22 @@ wait "$pid"; rc=$?
 check "graph: exits 0" [ "$rc" -eq 0 ]
 check "graph: every step ran" lines "$out" 13
 check "graph: the shim said nothing" [ ! -s "$work/graphs.err" ]
+
+# A process that only replays a graph is not idle: a replay stamps "last launch" too (issue 19: a
+# graph-only process showed "last launch 2.5 s ago" while it replayed hundreds of times a second).
+start replay "$gpupart" run --tpcs 0-3 --snapshot builtin:h200 -- "$host" load:"$fake" graph:1 \
+    graphlaunch:0 ready:"$work/replay.1" wait:"$work/replay.go1" graphlaunch:0 ready:"$work/replay.2" wait:"$work/replay.go2"
+pid=$started
+check "replay: reaches its first pause" await "$work/replay.1" "$pid"
+first_launch=$(graph_counter "$pid" last_launch)
+sleep 0.1  # the stamp is CLOCK_REALTIME_COARSE (a few ms): the replay must be visibly later
+touch "$work/replay.go1"
+check "replay: reaches its second pause" await "$work/replay.2" "$pid"
+check "replay: two graph launches" graph_is "$pid" launches 2
+check "replay: the replay (which builds no descriptor) moved the last launch" \
+    [ "$(graph_counter "$pid" last_launch)" -gt $((first_launch + 50000000)) ]
+touch "$work/replay.go2"
+wait "$pid"
 
 # Graphs of other shapes: destroyed by the application while its exec lives (PyTorch does so right after
 # instantiating), a kernel in a child graph, a conditional node (its body cannot be read back, so its

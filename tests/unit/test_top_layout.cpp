@@ -438,3 +438,24 @@ TEST(OwnerLetters, TheViewKeepsLettersAcrossSamplesAndNamesTheExit) {
     EXPECT_EQ(data.exited[0].letter, 'A');
     EXPECT_EQ(data.exited[0].command, "worker 10");
 }
+
+// Issue 19: launch rates count graph replays; a process that only replays graphs is not shown idle.
+TEST(TopData, TheLaunchRateCountsGraphReplays) {
+    SystemState state;
+    state.gpu = h200();
+    TopSource source{"builtin:h200", true, "", "", 1};
+    LaunchRates rates(kTopRateWindow);
+    OwnerLetters letters;
+    ProcessState p;
+    p.pid = 42;
+    p.start_time = 1;
+    p.graph_launches = 100;
+    state.processes = {p};
+    const auto now = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+    make_top_data(state, source, "/run/gpupart", rates, letters, now);
+    state.processes[0].graph_launches = 500;
+    const TopData data = make_top_data(state, source, "/run/gpupart", rates, letters, now + std::chrono::seconds(1));
+    ASSERT_EQ(data.processes.size(), 1u);
+    ASSERT_TRUE(data.processes[0].launches_per_second.has_value());
+    EXPECT_DOUBLE_EQ(*data.processes[0].launches_per_second, 400.0);
+}
