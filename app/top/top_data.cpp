@@ -87,4 +87,14 @@ TopData make_top_data(const SystemState& state, const TopSource& source, const s
     return data;
 }
 
+void add_meters(TopData& data, const std::optional<GpuMeters>& meters, const std::string& problem) {
+    data.meters = meters;
+    data.meters_problem = meters ? "" : one_line(problem);
+    if (!meters) return;
+    // Under MPS NVML charges every client's memory to the server: clients stay "-" (the header says why).
+    for (TopProcess& process : data.processes)
+        if (const auto it = meters->process_memory.find(process.pid); it != meters->process_memory.end())
+            process.memory_bytes = it->second;
+}
+
 }  // namespace gpupart::top

@@ -14,6 +14,7 @@
 #include "model/gpu.hpp"
 #include "model/launch_rates.hpp"
 #include "registry/registry.hpp"
+#include "sources/gpu_meters.hpp"
 #include "top/owner_letters.hpp"
 
 namespace gpupart::top {
@@ -60,7 +61,12 @@ struct TopData {
     std::vector<Finding> findings;      // the controller's findings about the partitions as they are
     std::string clock;                  // "23:01:02", local time of the sample
     std::vector<ExitedOwner> exited;    // processes shown at the last sample and gone now (their letters are free)
+    std::optional<GpuMeters> meters;    // this GPU's NVML meters now; empty on a recording or without NVML
+    std::string meters_problem;         // why there are none (one line)
 };
+
+// Puts `meters` (or why there are none) into `data`, and each process's GPU memory where NVML gives one.
+void add_meters(TopData& data, const std::optional<GpuMeters>& meters, const std::string& problem);
 
 // Samples closer than this to the previous one (a key press refreshes too) keep the last rate.
 inline constexpr std::chrono::milliseconds kTopRateWindow{250};

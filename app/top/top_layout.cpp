@@ -31,7 +31,7 @@ std::string processes_text(const TopData& data) {
 }
 
 int header_rows(const TopData& data) {
-    return 2 + (data.source.why.empty() ? 0 : 1) + (data.source.read_only.empty() ? 0 : 1) + (data.registry_problem.empty() ? 0 : 1) +
+    return 2 + (data.meters ? 1 : 0) + (data.source.why.empty() ? 0 : 1) + (data.source.read_only.empty() ? 0 : 1) + (data.registry_problem.empty() ? 0 : 1) +
            (data.unreadable_slots == 0 ? 0 : 1);
 }
 
@@ -76,7 +76,24 @@ int draw_header(Screen& screen, const TopData& data, const UiState& ui, bool wid
     part(fmt::format(" · every {:.1f} s", ui.settings.delay_tenths / 10.0), Role::dim);
     if (wide) part(" · registry " + data.registry_dir, Role::dim);
 
+    if (!data.meters && !data.meters_problem.empty()) part(" · " + data.meters_problem, Role::dim);
+
     int row = 2;
+    if (data.meters) {  // NVML's meters, most important first, each part whole or not at all (any width)
+        int m = screen.put(row, 0, "", {Role::normal});
+        bool first = true;
+        for (const std::string& text : meter_parts(*data.meters)) {
+            const std::string piece = (first ? "" : " · ") + text;
+            if (m + text_width(piece) > screen.width()) break;
+            m = screen.put(row, m, piece, {first ? Role::value : Role::normal, first});
+            first = false;
+        }
+        if (data.mps_running) {
+            const std::string note = " · MPS: NVML counts the clients' memory as the server's";
+            if (m + text_width(note) <= screen.width()) screen.put(row, m, note, {Role::dim});
+        }
+        ++row;
+    }
     if (!data.source.read_only.empty()) screen.put(row++, 0, fit("view only: " + data.source.read_only, screen.width()), {Role::bad, true});
     if (!data.source.why.empty()) screen.put(row++, 0, fit(data.source.why, screen.width()), {Role::label});
     // Lines of their own, at any width: a registry that is gone or a slot that cannot be read is never
@@ -206,14 +223,25 @@ Screen layout_top(const TopData& data, const UiState& ui, int width, int height)
     // findings), taller than the floorplan where the table can spare the rows.
     const int panel_left = floorplan_width(data, mode, width) + 2;
     const bool side = mode != FloorplanMode::compact && width - panel_left >= kSidePanelWidth;
-    const int section = side ? std::max(floorplan, std::min(side_panel_rows(data, width - panel_left),
-                                                            height - w.header - w.table_least - 2))
-                             : floorplan;
+    int section = side ? std::max(floorplan, std::min(side_panel_rows(data, width - panel_left),
+                                                      height - w.header - w.table_least - 2))
+                       : floorplan;
+    // A small terminal (60x16 with the meters row) keeps the table's header and one process row: the
+    // floorplan gives up its last rows and says so, rather than hiding every process (issue 19).
+    const int floorplan_room = height - w.header - 2 - 2;
+    const bool floorplan_cut = !side && section > floorplan_room && floorplan_room >= 3;
+    if (floorplan_cut) section = floorplan_room;
     const int findings_wanted = side ? 0 : w.findings;
     // Blank lines between the sections where everything fits with room to spare.
     const bool airy = w.header + section + w.table + findings_wanted + 2 + 3 <= height;
     int row = draw_header(screen, data, ui, wide) + (airy ? 1 : 0);
     draw_floorplan(screen, row, data, ui, mode);
+    if (floorplan_cut) {
+        const int last = row + section - 1;
+        screen.fill(last, 0, width, U' ', {Role::normal});
+        screen.put(last, 0, fit(fmt::format("  … {} more floorplan rows: a taller terminal shows them", floorplan - section + 1), width),
+                   {Role::dim});
+    }
     if (side) draw_side_panel(screen, row, panel_left, width - panel_left, section, data, ui);
     row += section + (airy ? 1 : 0);
 

@@ -45,6 +45,8 @@ void TopSession::sample() {
     data_ = make_top_data(controller_.state(), source_, registry_.directory(), rates_, letters_,
                           std::chrono::steady_clock::now());
     data_.registry_problem = registry_problem();
+    const auto meters = meters_.read(controller_.state().gpu_uuid);
+    add_meters(data_, meters, meters_.problem());
     // An exit is said, so that a letter that disappears from the floorplan is explained.
     if (!data_.exited.empty()) {
         const ExitedOwner& gone = data_.exited.front();

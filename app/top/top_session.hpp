@@ -37,6 +37,7 @@ private:
     TopSource source_;
     LaunchRates rates_{kTopRateWindow};
     OwnerLetters letters_;  // each process keeps its letter for its life
+    GpuMeterReader meters_;  // NVML, loaded once: the header's meters and each process's GPU memory
     TopData data_;
     UiState ui_;
     Screen last_{0, 0};

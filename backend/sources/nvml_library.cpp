@@ -43,6 +43,9 @@ Library load_library(const std::string& file) {
     resolve_symbol(library, l.clock, {"nvmlDeviceGetClockInfo"});
     resolve_symbol(library, l.max_clock, {"nvmlDeviceGetMaxClockInfo"});
     resolve_symbol(library, l.mig_mode, {"nvmlDeviceGetMigMode"});
+    resolve_symbol(library, l.power_usage, {"nvmlDeviceGetPowerUsage"});
+    resolve_symbol(library, l.power_limit, {"nvmlDeviceGetEnforcedPowerLimit"});
+    resolve_symbol(library, l.temperature, {"nvmlDeviceGetTemperature"});
     int version = 0;
     if (resolve_symbol(library, l.compute_processes,
                 {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2",

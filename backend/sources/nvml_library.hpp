@@ -22,6 +22,7 @@ constexpr Return kLibRmVersionMismatch = 18;
 constexpr int kClockGraphics = 0;  // nvmlClockType_t
 constexpr int kClockSm = 1;
 constexpr int kClockMemory = 2;
+constexpr int kTemperatureGpu = 0;  // nvmlTemperatureSensors_t
 
 struct PciInfo {  // nvmlPciInfo_t (v3 fills busId)
     char bus_id_legacy[16];
@@ -89,6 +90,9 @@ struct Library {
     Return (*clock)(Device, int, unsigned*) = nullptr;
     Return (*max_clock)(Device, int, unsigned*) = nullptr;
     Return (*mig_mode)(Device, unsigned*, unsigned*) = nullptr;
+    Return (*power_usage)(Device, unsigned*) = nullptr;            // milliwatts
+    Return (*power_limit)(Device, unsigned*) = nullptr;            // enforced limit, milliwatts
+    Return (*temperature)(Device, int, unsigned*) = nullptr;       // sensor 0: the GPU die, degrees C
     Return (*compute_processes)(Device, unsigned*, void*) = nullptr;
     bool processes_v2_layout = false;  // which nvmlProcessInfo layout compute_processes fills
     Return (*process_name)(unsigned, char*, unsigned) = nullptr;

@@ -459,3 +459,41 @@ TEST(TopData, TheLaunchRateCountsGraphReplays) {
     ASSERT_TRUE(data.processes[0].launches_per_second.has_value());
     EXPECT_DOUBLE_EQ(*data.processes[0].launches_per_second, 400.0);
 }
+
+// Issue 19/20: NVML's meters get a header row of their own at every size, each part whole, the clock untouched;
+// each process's GPU memory is NVML's; at 60x16 a process row is still visible.
+TEST(TopLayout, GpuMetersHaveAHeaderRowAtEverySize) {
+    TopData data = frame_data(demo_processes());
+    GpuMeters meters;
+    meters.gpu_percent = 87;
+    meters.memory_used_bytes = 31ull << 30;
+    meters.memory_total_bytes = 80ull << 30;
+    meters.power_watts = 412.3;
+    meters.power_limit_watts = 700;
+    meters.sm_clock_mhz = 1755;
+    meters.max_sm_clock_mhz = 1980;
+    meters.temperature_c = 61;
+    meters.process_memory[4102] = 3ull << 30;
+    add_meters(data, meters, "");
+    const Screen wide = layout_top(data, UiState{}, 120, 40);
+    SCOPED_TRACE(wide.text());
+    EXPECT_EQ(wide.row_text(2), "GPU 87% · mem 31.0/80.0 GiB · 412/700 W · SM 1755/1980 MHz · 61°C");
+    EXPECT_TRUE(contains(wide, " 3072M "));  // B's memory, from NVML
+    const Screen small = layout_top(data, UiState{}, 80, 24);
+    EXPECT_EQ(small.row_text(2), "GPU 87% · mem 31.0/80.0 GiB · 412/700 W · SM 1755/1980 MHz · 61°C");
+    EXPECT_TRUE(small.row_text(0).ends_with("12:00:00"));
+    const Screen tiny = layout_top(data, UiState{}, 60, 16);
+    SCOPED_TRACE(tiny.text());
+    expect_fits(tiny);
+    EXPECT_EQ(tiny.row_text(2), "GPU 87% · mem 31.0/80.0 GiB · 412/700 W · SM 1755/1980 MHz");  // the temperature did not fit
+    EXPECT_GE(row_starting(tiny, "▸ A"), 0);  // a process row is visible
+    EXPECT_TRUE(contains(tiny, "more floorplan rows: a taller terminal shows them"));
+}
+
+TEST(TopLayout, WithoutMetersTheHeaderSaysWhyWhereItFits) {
+    TopData data = frame_data(demo_processes());
+    add_meters(data, std::nullopt, "no GPU meters: NVML has no GPU (a recording)");
+    const Screen screen = layout_top(data, UiState{}, 200, 60);
+    EXPECT_TRUE(contains(screen, "no GPU meters: NVML has no GPU (a recording)"));
+    EXPECT_EQ(screen.row_text(2).find("GPU 87%"), std::string::npos);
+}

@@ -1,0 +1,110 @@
+#include "sources/gpu_meters.hpp"
+
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace gpupart {
+
+GpuMeterReader::GpuMeterReader(std::string library) : file_(std::move(library)) {}
+
+GpuMeterReader::~GpuMeterReader() {
+    if (initialised_) library_->shutdown();
+}
+
+bool GpuMeterReader::ready() {
+    if (tried_) return initialised_;
+    tried_ = true;
+    try {
+        library_ = nvml::load_library(file_);
+    } catch (const std::exception& error) {
+        problem_ = fmt::format("no GPU meters: {}", error.what());
+        return false;
+    }
+    const nvml::Return result = library_->init();
+    if (result != nvml::kSuccess) {
+        problem_ = fmt::format("no GPU meters: nvmlInit: {}", library_->describe(result));
+        return false;
+    }
+    initialised_ = true;
+    return true;
+}
+
+std::optional<GpuMeters> GpuMeterReader::read(const std::string& uuid) {
+    if (!ready()) return std::nullopt;
+    const nvml::Library& l = *library_;
+    unsigned count = 0;
+    if (const nvml::Return result = l.device_count(&count); result != nvml::kSuccess) {
+        problem_ = fmt::format("no GPU meters: nvmlDeviceGetCount: {}", l.describe(result));
+        return std::nullopt;
+    }
+    for (unsigned i = 0; i < count; ++i) {
+        nvml::Device device = nullptr;
+        char name[96] = {};
+        if (l.handle_by_index(i, &device) != nvml::kSuccess || l.device_uuid(device, name, sizeof name) != nvml::kSuccess) continue;
+        if (uuid != name) continue;
+        GpuMeters m;
+        m.uuid = uuid;
+        if (nvml::Utilization u{}; l.utilization && l.utilization(device, &u) == nvml::kSuccess) {
+            m.gpu_percent = static_cast<int>(u.gpu);
+            m.memory_percent = static_cast<int>(u.memory);
+        }
+        if (nvml::Memory memory{}; l.memory_info && l.memory_info(device, &memory) == nvml::kSuccess) {
+            m.memory_used_bytes = memory.used;
+            m.memory_total_bytes = memory.total;
+        }
+        if (unsigned mw = 0; l.power_usage && l.power_usage(device, &mw) == nvml::kSuccess) m.power_watts = static_cast<double>(mw) / 1000.0;
+        if (unsigned mw = 0; l.power_limit && l.power_limit(device, &mw) == nvml::kSuccess) m.power_limit_watts = static_cast<double>(mw) / 1000.0;
+        if (unsigned mhz = 0; l.clock && l.clock(device, nvml::kClockSm, &mhz) == nvml::kSuccess) m.sm_clock_mhz = static_cast<int>(mhz);
+        if (unsigned mhz = 0; l.max_clock && l.max_clock(device, nvml::kClockSm, &mhz) == nvml::kSuccess)
+            m.max_sm_clock_mhz = static_cast<int>(mhz);
+        if (unsigned c = 0; l.temperature && l.temperature(device, nvml::kTemperatureGpu, &c) == nvml::kSuccess)
+            m.temperature_c = static_cast<int>(c);
+        if (l.compute_processes) {
+            // Two tries: the list may grow between asking its size and reading it.
+            for (int attempt = 0; attempt < 2; ++attempt) {
+                unsigned n = 0;
+                nvml::Return result = l.compute_processes(device, &n, nullptr);
+                if (result != nvml::kSuccess && result != nvml::kInsufficientSize) break;
+                n += 8;
+                const std::size_t stride = l.processes_v2_layout ? sizeof(nvml::ProcessInfoV2) : sizeof(nvml::ProcessInfoV1);
+                std::vector<unsigned char> buffer(n * stride);
+                result = l.compute_processes(device, &n, buffer.data());
+                if (result == nvml::kInsufficientSize) continue;
+                if (result != nvml::kSuccess) break;
+                for (unsigned k = 0; k < n; ++k) {
+                    nvml::ProcessInfoV1 info{};  // pid and memory lead both layouts
+                    std::memcpy(&info.pid, buffer.data() + k * stride, sizeof info.pid);
+                    std::memcpy(&info.used_gpu_memory, buffer.data() + k * stride + offsetof(nvml::ProcessInfoV1, used_gpu_memory),
+                                sizeof info.used_gpu_memory);
+                    if (info.used_gpu_memory != ~0ull) m.process_memory[static_cast<int>(info.pid)] = info.used_gpu_memory;
+                }
+                break;
+            }
+        }
+        problem_.clear();
+        return m;
+    }
+    problem_ = fmt::format("no GPU meters: NVML has no GPU {}", uuid.starts_with("GPU-00000000-0000-0000-0000-") ? "(a recording)" : uuid);
+    return std::nullopt;
+}
+
+std::vector<std::string> meter_parts(const GpuMeters& m) {
+    std::vector<std::string> parts;
+    if (m.gpu_percent) parts.push_back(fmt::format("GPU {}%", *m.gpu_percent));
+    if (m.memory_used_bytes && m.memory_total_bytes)
+        parts.push_back(fmt::format("mem {:.1f}/{:.1f} GiB", static_cast<double>(*m.memory_used_bytes) / 1073741824.0,
+                                    static_cast<double>(*m.memory_total_bytes) / 1073741824.0));
+    if (m.power_watts)
+        parts.push_back(m.power_limit_watts ? fmt::format("{:.0f}/{:.0f} W", *m.power_watts, *m.power_limit_watts)
+                                            : fmt::format("{:.0f} W", *m.power_watts));
+    if (m.sm_clock_mhz)
+        parts.push_back(m.max_sm_clock_mhz ? fmt::format("SM {}/{} MHz", *m.sm_clock_mhz, *m.max_sm_clock_mhz)
+                                           : fmt::format("SM {} MHz", *m.sm_clock_mhz));
+    if (m.temperature_c) parts.push_back(fmt::format("{}°C", *m.temperature_c));
+    return parts;
+}
+
+}  // namespace gpupart

@@ -1,0 +1,55 @@
+#pragma once
+// Live meters of one GPU, read from NVML at every refresh of `gpupart top` and the app, as nvtop shows them:
+// utilisation, memory, power, SM clock, temperature, and the GPU memory of each compute process. NVML is
+// loaded once (dlopen) and initialised once for the reader's life; each read is a handful of NVML calls, no
+// process list of MPS and no probe. A value NVML lacks or refuses stays empty (a view shows "-"), never 0.
+// Under MPS, NVML charges every client's memory to the MPS server: the clients are not in `process_memory`.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sources/nvml_library.hpp"
+
+namespace gpupart {
+
+struct GpuMeters {
+    std::string uuid;
+    std::optional<int> gpu_percent;      // nvmlDeviceGetUtilizationRates: time a kernel ran, last sample period
+    std::optional<int> memory_percent;   // ... time memory was read or written
+    std::optional<std::uint64_t> memory_used_bytes;
+    std::optional<std::uint64_t> memory_total_bytes;
+    std::optional<double> power_watts;
+    std::optional<double> power_limit_watts;
+    std::optional<int> sm_clock_mhz;
+    std::optional<int> max_sm_clock_mhz;
+    std::optional<int> temperature_c;
+    std::map<int, std::uint64_t> process_memory;  // pid -> bytes, compute processes NVML lists with a figure
+};
+
+class GpuMeterReader {
+public:
+    explicit GpuMeterReader(std::string library = "libnvidia-ml.so.1");
+    GpuMeterReader(const GpuMeterReader&) = delete;
+    GpuMeterReader& operator=(const GpuMeterReader&) = delete;
+    ~GpuMeterReader();
+
+    // The meters of the GPU with `uuid` now, or nullopt with problem() saying why (no NVML, no such GPU).
+    std::optional<GpuMeters> read(const std::string& uuid);
+    const std::string& problem() const { return problem_; }
+
+private:
+    bool ready();  // loads and initialises NVML once; false (with problem_) when it cannot
+    std::string file_;
+    std::optional<nvml::Library> library_;
+    bool initialised_ = false;
+    bool tried_ = false;
+    std::string problem_;
+};
+
+// "GPU 87% · mem 31.2/80.0 GiB · 412/700 W · SM 1755/1980 MHz · 61°C": the parts a view shows, most
+// important first, each whole; parts without a value are left out.
+std::vector<std::string> meter_parts(const GpuMeters& meters);
+
+}  // namespace gpupart
