@@ -60,6 +60,24 @@ std::vector<Column> table_columns(const TopData& data, bool wide, int width) {
     return columns;
 }
 
+// The part of a command line that tells processes apart, first: the program's path is dropped, and a program
+// several processes share (python3, gpupart-demo-worker) goes after its arguments, so that a narrow COMMAND
+// column shows "serve.py --port 80 · python3" rather than the same "/usr/bin/python3 …" on every row (issue 19).
+std::string command_text(const TopData& data, const TopProcess& p) {
+    const auto program_of = [](const std::string& command) {
+        const std::string first = command.substr(0, command.find(' '));
+        const auto slash = first.rfind('/');
+        return slash == std::string::npos ? first : first.substr(slash + 1);
+    };
+    const std::string program = program_of(p.command);
+    const auto space = p.command.find(' ');
+    const std::string args = space == std::string::npos ? "" : p.command.substr(space + 1);
+    const auto sharing = std::count_if(data.processes.begin(), data.processes.end(),
+                                       [&](const TopProcess& other) { return program_of(other.command) == program; });
+    if (sharing < 2 || args.empty()) return args.empty() ? program : program + " " + args;
+    return args + " · " + program;
+}
+
 std::string cell_text(const TopData& data, const TopProcess& p, ColumnId id) {
     const int real = real_tpcs(data.gpu).count();
     switch (id) {
@@ -74,14 +92,19 @@ std::string cell_text(const TopData& data, const TopProcess& p, ColumnId id) {
         case ColumnId::shim: return p.applied == "(next launch)" ? "pending" : p.shim;
         case ColumnId::requested: return tpcs_text(p);
         case ColumnId::applied: return p.applied;
-        case ColumnId::command: return p.command;
+        case ColumnId::command: return command_text(data, p);
     }
     return "?";
 }
 
-std::vector<std::string> row_cells(const TopData& data, const TopProcess& p, const std::vector<Column>& columns) {
+// `width`: the screen's; a command line that fits the COMMAND column whole is shown as it is.
+std::vector<std::string> row_cells(const TopData& data, const TopProcess& p, const std::vector<Column>& columns, int width) {
     std::vector<std::string> cells;
-    for (const Column& column : columns) cells.push_back(cell_text(data, p, column.id));
+    int used = 4;
+    for (const Column& column : columns) used += column.width > 0 ? column.width + 1 : 0;
+    for (const Column& column : columns)
+        cells.push_back(column.id == ColumnId::command && text_width(p.command) <= width - used ? p.command
+                                                                                                : cell_text(data, p, column.id));
     return cells;
 }
 
@@ -141,7 +164,7 @@ int draw_table(Screen& screen, int row, int rows, const TopData& data, const UiS
         screen.put(r, 0, is_selected ? "▸" : " ", is_selected ? Style{style.role, true} : style);
         screen.put(r, 1, tagged ? "*" : " ", style);
         screen.put(r, 2, std::string(1, p.letter), {owner_role(p.colour), true});
-        put_cells(screen, r, columns, row_cells(data, p, columns), is_selected && !focused ? Style{style.role, true, false, true} : style);
+        put_cells(screen, r, columns, row_cells(data, p, columns, screen.width()), is_selected && !focused ? Style{style.role, true, false, true} : style);
         screen.hits.push_back({r, 0, screen.width(), HitKind::process, p.pid});
     }
     if (first + body < static_cast<int>(shown.size()))

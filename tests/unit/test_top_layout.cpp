@@ -77,8 +77,9 @@ TEST(TopLayout, At80x24EverySectionIsThere) {
     const int header = row_starting(screen, "        PID USER");
     ASSERT_GE(header, 0);
     EXPECT_EQ(screen.row_text(header), "        PID USER     TPCS SMS SHARE LAUNCH/s  MEM SHIM     COMMAND");
-    EXPECT_EQ(screen.row_text(header + 1), "▸ A    4101 root       28  56   42%      400    - active   gpupart-demo-worker …");
-    EXPECT_EQ(screen.row_text(header + 3), "  C    4103 root       18  36   27%      400    - active   gpupart-demo-worker …");
+    // COMMAND starts with what tells the processes apart; the program they share comes after (issue 19, item 6).
+    EXPECT_EQ(screen.row_text(header + 1), "▸ A    4101 root       28  56   42%      400    - active   llm-serving (simulat…");
+    EXPECT_EQ(screen.row_text(header + 3), "  C    4103 root       18  36   27%      400    - active   batch-train (simulat…");
     // Every finding, one line each; the status line; the footer of keys.
     EXPECT_TRUE(contains(screen, "  Findings (4)"));
     EXPECT_TRUE(contains(screen, "  warning 3 partitioned processes run without MPS"));
@@ -108,7 +109,7 @@ TEST(TopLayout, At120x40TheFloorplanShowsSmIdsAndTheTableItsMasks) {
     EXPECT_EQ(screen.row_text(gpc1 + 1), "                     │    2-3   18-19   34-35   50-51   64-65   78-79   92-93 106-107         │");
     EXPECT_TRUE(contains(screen, "MPS off · TPCs 62 owned, 4 free of 66 (132 SMs) · 3 simulated processes (demo) · every 1.0 s"));
     EXPECT_TRUE(contains(screen, "REQUESTED"));
-    EXPECT_TRUE(contains(screen, " 0-3,9-16,18-25,27-34 gpupart-demo-worker llm-serving"));
+    EXPECT_TRUE(contains(screen, " 0-3,9-16,18-25,27-34 llm-serving (simulated workload…"));
     // Findings are wrapped whole where there is room.
     EXPECT_TRUE(contains(screen, "          by side (gpupart mps start) [seed 003 R4]"));
 }
