@@ -26,6 +26,7 @@
 
 #include "change_command.hpp"
 #include "charts_panel.hpp"
+#include "gpu_meters_chart.hpp"
 #include "controller/profile_apply.hpp"
 #include "copy_engine_painter.hpp"
 #include "copy_engine_view.hpp"
@@ -137,6 +138,9 @@ void MainWindow::buildDocks() {
     copy_engines_ = new widgets::CopyEngineView(this);
     charts_ = new widgets::ChartsPanel(this);
     QDockWidget* charts = add_dock("Charts", "dock-charts", charts_, Qt::BottomDockWidgetArea);
+    gpu_chart_ = new widgets::GpuMetersChart(this);
+    QDockWidget* power = add_dock("Power and clock", "dock-power-clock", gpu_chart_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(charts, power);
     QDockWidget* engines = add_dock("Engines", "dock-engines", engines_, Qt::BottomDockWidgetArea);
     QDockWidget* copy = add_dock("Copy engines", "dock-copy-engines", copy_engines_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(dock, charts);
@@ -291,7 +295,18 @@ void MainWindow::report(const QString& text, bool error) {
 
 void MainWindow::updateViews() {
     const std::optional<int> selected_pid = table_->selectedPid();
-    model_->setRows(session_.rows());
+    // NVML's meters of this GPU: the status area, the power/clock chart and each process's GPU memory.
+    meters_ = meters_reader_.read(session_.state().gpu_uuid);
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    if (meters_)
+        gpu_chart_->addSample(now, meters_->power_watts, meters_->sm_clock_mhz, meters_->power_limit_watts, meters_->max_sm_clock_mhz);
+    else
+        gpu_chart_->setUnavailable(QString::fromStdString(meters_reader_.problem()));
+    std::vector<widgets::ProcessRow> rows = session_.rows();
+    if (meters_)
+        for (widgets::ProcessRow& row : rows)
+            if (const auto it = meters_->process_memory.find(row.pid); it != meters_->process_memory.end()) row.gpu_memory_bytes = it->second;
+    model_->setRows(rows);
     if (selected_pid && !table_->selectedPid()) table_->selectPid(*selected_pid);
     if (!columns_sized_ && model_->rowCount() > 0) {  // once: later refreshes keep what the user dragged
         table_->resizeColumnsToContents();
@@ -317,9 +332,11 @@ void MainWindow::updateViews() {
         const QString label = QString("%1 %2").arg(row.pid).arg(name == "gpupart-demo-worker" ? row.command.section(' ', 1, 1) : name);
         samples.push_back({row.pid, row.start_time, label, row.launches_per_second.value_or(0), share});
     }
-    charts_->addSample(QDateTime::currentMSecsSinceEpoch(), samples);
+    charts_->addSample(now, samples);
     updateStatus();
 }
+
+QString MainWindow::statusText() const { return status_label_->text(); }
 
 void MainWindow::updateStatus() {
     const SystemState& state = session_.state();
@@ -333,6 +350,14 @@ void MainWindow::updateStatus() {
                                .arg(real.count())
                                .arg(state.mps_running ? "MPS up" : "no MPS")
                                .arg(refresh_hz_ > 0 ? QString("%1 Hz").arg(refresh_hz_) : QString("paused")));
+    if (meters_) {
+        QStringList parts;
+        for (const std::string& part : meter_parts(*meters_)) parts << QString::fromStdString(part);
+        status_label_->setText(status_label_->text() + " · " + parts.join(" · "));
+        status_label_->setToolTip(state.mps_running ? "Under MPS, NVML counts the clients' GPU memory as the MPS server's" : QString());
+    } else {
+        status_label_->setToolTip(QString::fromStdString(meters_reader_.problem()));
+    }
 }
 
 int MainWindow::refreshIntervalMs() const { return timer_->isActive() ? timer_->interval() : 0; }

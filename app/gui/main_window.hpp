@@ -6,6 +6,7 @@
 #include <QPointer>
 
 #include "gui_session.hpp"
+#include "sources/gpu_meters.hpp"
 
 class QComboBox;
 class QLabel;
@@ -20,6 +21,7 @@ class CopyEngineView;
 class EnginesView;
 class FindingsPanel;
 class FloorplanView;
+class GpuMetersChart;
 class ProfilesPanel;
 class ProcessTableModel;
 class ProcessTableView;
@@ -51,6 +53,8 @@ public:
     widgets::ProfilesPanel* profiles() const { return profiles_; }
     widgets::FindingsPanel* findings() const { return findings_; }
     widgets::ChartsPanel* charts() const { return charts_; }
+    widgets::GpuMetersChart* gpuMetersChart() const { return gpu_chart_; }
+    QString statusText() const;  // the permanent status area: processes, TPCs, MPS, the GPU's meters
 
     // Gives the floorplan's selection to a process (or frees it), as a drop or the "give to" menu does.
     bool giveSelection(const widgets::DropTarget& target);
@@ -79,6 +83,9 @@ private:
     widgets::EnginesView* engines_ = nullptr;
     widgets::CopyEngineView* copy_engines_ = nullptr;
     widgets::ChartsPanel* charts_ = nullptr;
+    widgets::GpuMetersChart* gpu_chart_ = nullptr;
+    GpuMeterReader meters_reader_;        // NVML, loaded once: meters, power/clock chart, process memory
+    std::optional<GpuMeters> meters_;     // of the last refresh
     QComboBox* gpu_selector_ = nullptr;
     QLabel* status_label_ = nullptr;
     QUndoStack* undo_ = nullptr;

@@ -1,12 +1,18 @@
 #include "sources/gpu_meters.hpp"
 
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include <fmt/format.h>
 
 namespace gpupart {
+
+std::string nvml_library_file() {
+    const char* named = std::getenv("GPUPART_NVML");
+    return named != nullptr && *named != '\0' ? named : "libnvidia-ml.so.1";
+}
 
 GpuMeterReader::GpuMeterReader(std::string library) : file_(std::move(library)) {}
 

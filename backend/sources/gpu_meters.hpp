@@ -28,9 +28,13 @@ struct GpuMeters {
     std::map<int, std::uint64_t> process_memory;  // pid -> bytes, compute processes NVML lists with a figure
 };
 
+// The NVML the views load: $GPUPART_NVML where set (another file, as GPUPART_SHIM names another shim; the
+// tests name a stand-in), else libnvidia-ml.so.1.
+std::string nvml_library_file();
+
 class GpuMeterReader {
 public:
-    explicit GpuMeterReader(std::string library = "libnvidia-ml.so.1");
+    explicit GpuMeterReader(std::string library = nvml_library_file());
     GpuMeterReader(const GpuMeterReader&) = delete;
     GpuMeterReader& operator=(const GpuMeterReader&) = delete;
     ~GpuMeterReader();

@@ -46,8 +46,9 @@ EXPORT int nvmlDeviceGetName(void* device, char* name, unsigned length) {
     return 0;
 }
 EXPORT int nvmlDeviceGetUUID(void* device, char* uuid, unsigned length) {
-    strncpy(uuid, device == &devices[0] ? "GPU-aaaaaaaa-1111-2222-3333-444444444444" : "GPU-bbbbbbbb-1111-2222-3333-444444444444",
-            length);
+    /* FAKE_NVML_UUID names the first GPU (the app's tests give it the demo's key) */
+    const char* first = getenv("FAKE_NVML_UUID") != NULL ? getenv("FAKE_NVML_UUID") : "GPU-aaaaaaaa-1111-2222-3333-444444444444";
+    strncpy(uuid, device == &devices[0] ? first : "GPU-bbbbbbbb-1111-2222-3333-444444444444", length);
     return 0;
 }
 EXPORT int nvmlDeviceGetMemoryInfo(void* device, struct memory* m) {
