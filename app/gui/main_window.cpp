@@ -314,7 +314,17 @@ void MainWindow::updateViews() {
         columns_sized_ = true;
     }
     floorplan_->setOwners(widgets::owners_from_state(session_.state()));
-    findings_->setFindings(session_.findings());
+    std::vector<Finding> findings = session_.findings();
+    std::vector<InterferenceWatch::Sample> rates;
+    for (const widgets::ProcessRow& row : rows) {
+        std::uint64_t generation = 0;
+        for (const ProcessState& p : session_.state().processes)
+            if (p.pid == row.pid && p.start_time == row.start_time) generation = p.generation;
+        rates.push_back({row.pid, row.start_time, row.partitioned, generation, row.launches_per_second});
+    }
+    const auto slowed = interference_.update(rates, std::chrono::steady_clock::now());
+    findings.insert(findings.begin(), slowed.begin(), slowed.end());
+    findings_->setFindings(findings);
     // Charts: a TPC that n partitioned processes share counts 1/n to each, so a sample adds up to 100%.
     const SystemState& state = session_.state();
     std::vector<widgets::ProcessSample> samples;

@@ -6,6 +6,7 @@
 #include <QPointer>
 
 #include "gui_session.hpp"
+#include "controller/interference.hpp"
 #include "sources/gpu_meters.hpp"
 
 class QComboBox;
@@ -86,6 +87,7 @@ private:
     widgets::GpuMetersChart* gpu_chart_ = nullptr;
     GpuMeterReader meters_reader_;        // NVML, loaded once: meters, power/clock chart, process memory
     std::optional<GpuMeters> meters_;     // of the last refresh
+    InterferenceWatch interference_;      // a partition slowed while a neighbour sped up: a finding
     QComboBox* gpu_selector_ = nullptr;
     QLabel* status_label_ = nullptr;
     QUndoStack* undo_ = nullptr;

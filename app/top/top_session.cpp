@@ -47,6 +47,12 @@ void TopSession::sample() {
     data_.registry_problem = registry_problem();
     const auto meters = meters_.read(controller_.state().gpu_uuid);
     add_meters(data_, meters, meters_.problem());
+    std::vector<InterferenceWatch::Sample> rates;
+    for (const TopProcess& p : data_.processes) rates.push_back({p.pid, p.start_time, p.partitioned, p.generation, p.launches_per_second});
+    for (Finding& finding : interference_.update(rates, std::chrono::steady_clock::now())) {
+        finding.message = one_line(finding.message);
+        data_.findings.insert(data_.findings.begin(), std::move(finding));
+    }
     // An exit is said, so that a letter that disappears from the floorplan is explained.
     if (!data_.exited.empty()) {
         const ExitedOwner& gone = data_.exited.front();

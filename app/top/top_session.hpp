@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "controller/controller.hpp"
+#include "controller/interference.hpp"
 #include "top/top_data.hpp"
 #include "top/top_input.hpp"
 #include "top/top_layout.hpp"
@@ -38,6 +39,7 @@ private:
     LaunchRates rates_{kTopRateWindow};
     OwnerLetters letters_;  // each process keeps its letter for its life
     GpuMeterReader meters_;  // NVML, loaded once: the header's meters and each process's GPU memory
+    InterferenceWatch interference_;  // a partition slowed while a neighbour sped up: a finding
     TopData data_;
     UiState ui_;
     Screen last_{0, 0};

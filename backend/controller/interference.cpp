@@ -1,0 +1,67 @@
+#include "controller/interference.hpp"
+
+#include <set>
+
+#include <fmt/format.h>
+
+namespace gpupart {
+std::vector<Finding> InterferenceWatch::update(const std::vector<Sample>& samples, Clock::time_point now) {
+    std::set<std::pair<int, std::uint64_t>> alive;
+    for (const Sample& s : samples) {
+        const auto key = std::make_pair(s.pid, s.start_time);
+        alive.insert(key);
+        History& history = histories_[key];
+        history.partitioned = s.partitioned;
+        if (s.rate) history.points.push_back({now, *s.rate, s.generation});
+        while (!history.points.empty() && history.points.front().at < now - tuning_.recent - tuning_.baseline) history.points.pop_front();
+    }
+    std::erase_if(histories_, [&](const auto& entry) { return alive.count(entry.first) == 0; });
+
+    // The mean rate before the recent window and within it, when each has at least three points and the
+    // process kept one generation (its TPCs did not change) throughout.
+    struct Change {
+        int pid = 0;
+        double before = 0;
+        double recent = 0;
+        bool partitioned = false;
+    };
+    std::vector<Change> changes;
+    for (const auto& [key, history] : histories_) {
+        double before = 0, recent = 0;
+        int n_before = 0, n_recent = 0;
+        bool one_generation = true;
+        for (const Point& p : history.points) {
+            one_generation = one_generation && p.generation == history.points.front().generation;
+            if (p.at >= now - tuning_.recent) {
+                recent += p.rate;
+                ++n_recent;
+            } else {
+                before += p.rate;
+                ++n_before;
+            }
+        }
+        if (!one_generation || n_recent < 3 || n_before < 3) continue;
+        changes.push_back({key.first, before / n_before, recent / n_recent, history.partitioned});
+    }
+    std::vector<Finding> findings;
+    for (const Change& victim : changes) {
+        if (!victim.partitioned || victim.before < tuning_.floor || victim.recent > (1 - tuning_.drop) * victim.before) continue;
+        for (const Change& other : changes) {
+            if (other.pid == victim.pid) continue;
+            const bool rose = other.before < tuning_.floor ? other.recent >= tuning_.floor
+                                                           : other.recent >= (1 + tuning_.rise) * other.before;
+            if (!rose) continue;
+            findings.push_back({Severity::warning, "README Evidence; seed 000 section 6.2",
+                                fmt::format("process {}'s launch rate fell {:.0f}% ({:.0f} to {:.0f}/s) while process {}'s rose "
+                                            "({:.0f} to {:.0f}/s), neither's TPCs changed: partitions split the SMs, not the "
+                                            "GPU's power, clocks, L2 or memory bandwidth (see the power and clock meters)",
+                                            victim.pid, 100 * (1 - victim.recent / victim.before), victim.before, victim.recent,
+                                            other.pid, other.before, other.recent),
+                                "interference"});
+            break;  // one finding per slowed process: the first neighbour that rose
+        }
+    }
+    return findings;
+}
+
+}  // namespace gpupart
