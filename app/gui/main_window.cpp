@@ -364,7 +364,7 @@ void MainWindow::updateStatus() {
         QStringList parts;
         for (const std::string& part : meter_parts(*meters_)) parts << QString::fromStdString(part);
         status_label_->setText(status_label_->text() + " · " + parts.join(" · "));
-        status_label_->setToolTip(state.mps_running ? "Under MPS, NVML counts the clients' GPU memory as the MPS server's" : QString());
+        status_label_->setToolTip(state.mps_running ? "Under MPS a driver may count a client's GPU memory in the MPS server's: such a client shows none" : QString());
     } else {
         status_label_->setToolTip(QString::fromStdString(meters_reader_.problem()));
     }

@@ -88,8 +88,12 @@ int draw_header(Screen& screen, const TopData& data, const UiState& ui, bool wid
             m = screen.put(row, m, piece, {first ? Role::value : Role::normal, first});
             first = false;
         }
-        if (data.mps_running) {
-            const std::string note = " · MPS: NVML counts the clients' memory as the server's";
+        // Some drivers charge MPS clients' memory to the server (seen on older drivers; 580 lists the clients):
+        // said only when a process has no figure while MPS runs.
+        const bool unattributed = std::any_of(data.processes.begin(), data.processes.end(),
+                                              [](const TopProcess& p) { return !p.memory_bytes && !p.simulated; });
+        if (data.mps_running && unattributed) {
+            const std::string note = " · MPS: a client without MEM is counted in the server's";
             if (m + text_width(note) <= screen.width()) screen.put(row, m, note, {Role::dim});
         }
         ++row;

@@ -52,6 +52,7 @@ private:
     };
     struct History {
         bool partitioned = false;
+        Clock::time_point first_seen;  // a neighbour that started within the window rose from nothing
         std::deque<Point> points;
     };
     Tuning tuning_;

@@ -3,7 +3,8 @@
 // utilisation, memory, power, SM clock, temperature, and the GPU memory of each compute process. NVML is
 // loaded once (dlopen) and initialised once for the reader's life; each read is a handful of NVML calls, no
 // process list of MPS and no probe. A value NVML lacks or refuses stays empty (a view shows "-"), never 0.
-// Under MPS, NVML charges every client's memory to the MPS server: the clients are not in `process_memory`.
+// Under MPS, NVML on driver 580 lists the clients with their memory (measured on an H100); where a driver
+// charges them to the MPS server instead, they are not in `process_memory` and the views say so.
 #include <cstdint>
 #include <map>
 #include <optional>

@@ -69,3 +69,30 @@ TEST(Interference, AProcessThatExitsIsForgotten) {
     run.feed(2.5, [] { return std::vector<Sample>{{100, 2, true, 2, 300.0}, {200, 1, true, 2, 400.0}}; });
     EXPECT_TRUE(run.last.empty());
 }
+
+// Seen on an H100 (tests/device/meters_device.sh): the usual neighbour is a process that starts; its rate
+// had no "before". The victim's fell from 3150 to 1615/s when a memory-heavy neighbour started beside it.
+TEST(Interference, ANeighbourThatStartsIsTheRiser) {
+    Watched run;
+    run.feed(12, [] { return std::vector<Sample>{{465, 1, true, 2, 3150.0}}; });
+    EXPECT_TRUE(run.last.empty());
+    run.feed(0.5, [] { return std::vector<Sample>{{465, 1, true, 2, 2019.0}, {512, 1, true, 2, std::nullopt}}; });
+    run.feed(2.5, [] { return std::vector<Sample>{{465, 1, true, 2, 1615.0}, {512, 1, true, 2, 506.0}}; });
+    ASSERT_EQ(run.last.size(), 1u);
+    EXPECT_NE(run.last[0].message.find("process 465's launch rate fell"), std::string::npos) << run.last[0].message;
+    EXPECT_NE(run.last[0].message.find("process 512's started (0 to 506/s)"), std::string::npos) << run.last[0].message;
+}
+
+// gpupart top refreshes once a second: two recent points are enough.
+TEST(Interference, AtOneRefreshASecond) {
+    InterferenceWatch watch;
+    auto now = InterferenceWatch::Clock::time_point{} + std::chrono::hours(1);
+    std::vector<Finding> last;
+    for (int i = 0; i < 14; ++i) last = watch.update({{465, 1, true, 2, 3150.0}}, now += std::chrono::seconds(1));
+    last = watch.update({{465, 1, true, 2, 2064.0}, {509, 1, true, 2, std::nullopt}}, now += std::chrono::seconds(1));
+    EXPECT_TRUE(last.empty());
+    last = watch.update({{465, 1, true, 2, 1658.0}, {509, 1, true, 2, 369.0}}, now += std::chrono::seconds(1));
+    last = watch.update({{465, 1, true, 2, 1645.0}, {509, 1, true, 2, 520.0}}, now += std::chrono::seconds(1));
+    ASSERT_EQ(last.size(), 1u);
+    EXPECT_EQ(last[0].id, "interference");
+}
