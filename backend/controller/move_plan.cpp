@@ -44,11 +44,11 @@ std::string pid_list(const std::vector<int>& pids) { return fmt::format("{}", fm
 
 }  // namespace
 
-std::optional<int> tpc_to_add(const Gpu& gpu, const TpcMask& own, const TpcMask& free) {
+std::optional<GrowChoice> choose_tpc_to_add(const Gpu& gpu, const TpcMask& own, const TpcMask& free) {
     const TpcMask usable = free & real_tpcs(gpu);
     if (usable.empty()) return std::nullopt;
-    // First choice: the GPC this process uses most that still has a free TPC (fills it towards whole).
     const std::vector<Group> groups = groups_of(gpu);
+    // First choice: the GPC this process uses most that still has a free TPC (fills it towards whole).
     const Group* best = nullptr;
     int best_used = 0;
     for (const Group& group : groups) {
@@ -58,8 +58,25 @@ std::optional<int> tpc_to_add(const Gpu& gpu, const TpcMask& own, const TpcMask&
             best_used = used;
         }
     }
-    if (best != nullptr) return (best->tpcs & usable).bits().front();
-    return place_tpcs_packed(gpu, 1, usable).bits().front();
+    const auto where = [&](const Group& group) { return group.gpc >= 0 ? gpc_name(group.gpc) : std::string("TPCs of no known GPC"); };
+    if (best != nullptr)
+        return GrowChoice{(best->tpcs & usable).bits().front(), fmt::format("a free TPC in {}, a GPC it already uses", where(*best))};
+    // Then a GPC nobody uses at all: taking one from a GPC another process works in would make the two
+    // share that GPC (rule partial-gpc), while a whole free GPC stays this process's alone.
+    for (const Group& group : groups)
+        if (group.gpc >= 0 && !(group.tpcs & real_tpcs(gpu)).empty() && (group.tpcs & real_tpcs(gpu) & ~usable).empty())
+            return GrowChoice{(group.tpcs & usable).bits().front(),
+                              fmt::format("a TPC of {}, which is wholly free: none of its own GPCs has a free TPC", where(group))};
+    const int bit = place_tpcs_packed(gpu, 1, usable).bits().front();
+    const Tpc* tpc = find_tpc(gpu, bit);
+    return GrowChoice{bit, fmt::format("TPC {} of {}, which another process also uses: none of its own GPCs has a free TPC "
+                                       "and no GPC is wholly free", bit,
+                                       tpc && tpc->gpc ? gpc_name(*tpc->gpc) : std::string("no known GPC"))};
+}
+
+std::optional<int> tpc_to_add(const Gpu& gpu, const TpcMask& own, const TpcMask& free) {
+    const auto choice = choose_tpc_to_add(gpu, own, free);
+    return choice ? std::optional<int>(choice->tpc) : std::nullopt;
 }
 
 std::optional<int> tpc_to_remove(const Gpu& gpu, const TpcMask& own) {
@@ -87,23 +104,27 @@ Plan plan_grow(const Controller& controller, const std::vector<ProcessRef>& proc
         if (process.partitioned) free &= ~process.mask;
     std::vector<MaskRequest> requests;
     std::vector<Finding> refusals;
+    std::vector<Finding> why;  // which TPC each process gets, and why that one
     std::vector<int> pids;
     for (const ProcessRef& chosen : processes) {
         const int pid = chosen.pid;
         pids.push_back(pid);
         const ProcessState* process = partitioned_process(state, pid, "it may already run on every TPC", refusals);
         if (process == nullptr) continue;
-        if (const auto bit = tpc_to_add(state.gpu, process->mask, free)) {
+        if (const auto choice = choose_tpc_to_add(state.gpu, process->mask, free)) {
             TpcMask after = process->mask;
-            after.set(*bit);
-            free.set(*bit, false);  // two processes grown at once never get the same TPC
+            after.set(choice->tpc);
+            free.set(choice->tpc, false);  // two processes grown at once never get the same TPC
             requests.push_back({pid, after, chosen.start_time});
+            why.push_back({Severity::info, "controller", fmt::format("process {} gets {}", pid, choice->why), "grow-choice"});
         } else {
             refusals.push_back(refusal("no-free-tpc", "controller", fmt::format("no free TPC for process {}: every TPC is given to a process "
                                                                   "(mark TPCs in the floorplan to move them)", pid)));
         }
     }
-    return controller.plan_masks_refusing(requests, std::move(refusals), fmt::format("grow {} by 1 TPC", pid_list(pids)));
+    Plan plan = controller.plan_masks_refusing(requests, std::move(refusals), fmt::format("grow {} by 1 TPC", pid_list(pids)));
+    plan.findings.insert(plan.findings.begin(), why.begin(), why.end());
+    return plan;
 }
 
 Plan plan_shrink(const Controller& controller, const std::vector<ProcessRef>& processes) {

@@ -127,7 +127,7 @@ ProfileApplication plan_profile(const Controller& controller, const Profile& pro
             mask = placed ? *placed : resolve_mask(expression, state.gpu).mask;
             if (placed) taken |= mask;  // two rules "8 tpcs" get different TPCs
         } catch (const UserError& error) {
-            result.plan.findings.push_back({Severity::error, "HARDWARE.md section 3", fmt::format("{}: {}", from, error.what()), "bad-mask"});
+            result.plan.findings.push_back({Severity::error, "holes in the mask bits (measured on the H200)", fmt::format("{}: {}", from, error.what()), "bad-mask"});
             continue;
         }
         mask_to_words(mask, out.allowed);
@@ -141,7 +141,12 @@ ProfileApplication plan_profile(const Controller& controller, const Profile& pro
     // journal entry as the masks, so undoing the apply puts the previous rules back too.
     ArmedRules before = read_armed_rules(controller.registry_directory());
     ArmedRules after = result.rules.count > 0 ? ArmedRules(result.rules) : std::nullopt;
-    if (!same_rules(before, after)) result.plan.rules = RulesChange{std::move(before), std::move(after)};
+    if (!same_rules(before, after)) {
+        result.plan.rules = RulesChange{std::move(before), std::move(after)};
+        // Arming the rules is a change: running processes already as the profile says do not refuse it.
+        for (Finding& finding : result.plan.findings)
+            if (finding.id == "no-change" && finding.severity == Severity::error) finding.severity = Severity::info;
+    }
     return result;
 }
 
@@ -151,8 +156,9 @@ ProfileDrift profile_drift(const Controller& controller, const Profile& profile,
     for (const ProcessState& process : controller.state().processes) {
         ProcessDrift entry{process.pid, process.start_time, process.command, process.partitioned ? process.mask.to_list() : "all",
                            std::nullopt};
-        for (const auto& c : application.plan.changes)
-            if (c.pid == process.pid) entry.profile_tpcs = c.after.to_list();
+        for (const auto* list : {&application.plan.changes, &application.plan.unchanged})
+            for (const auto& c : *list)
+                if (c.pid == process.pid) entry.profile_tpcs = c.after.to_list();
         if (entry.profile_tpcs && !(process.partitioned && entry.profile_tpcs == entry.now_tpcs)) drift.drifted = true;
         drift.processes.push_back(std::move(entry));
     }

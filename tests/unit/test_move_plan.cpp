@@ -23,8 +23,13 @@ TpcMask tpcs(const char* expression) { return resolve_mask(expression, h200()).m
 TEST(MovePlan, GrowingFillsTheGpcTheProcessUsesMost) {
     // Holds 9-12 (gpc1) and 18 (gpc2): the free TPCs of gpc1 come first.
     EXPECT_EQ(tpc_to_add(h200(), tpcs("9-12,18"), tpcs("13-16,19-25")), 13);
-    // Its GPCs are full: the best-fitting free GPC elsewhere.
-    EXPECT_EQ(tpc_to_add(h200(), tpcs("gpc1"), tpcs("0-1,27-34")), 0);
+    // Its GPCs are full: a wholly free GPC (gpc3), not gpc0's free 0-1, which another process's 2-3 would
+    // then share with it (issue 19).
+    EXPECT_EQ(tpc_to_add(h200(), tpcs("gpc1"), tpcs("0-1,27-34")), 27);
+    EXPECT_NE(choose_tpc_to_add(h200(), tpcs("gpc1"), tpcs("0-1,27-34"))->why.find("gpc3, which is wholly free"), std::string::npos);
+    // No GPC wholly free: the best fit among the rest, and the reason says it shares a GPC.
+    EXPECT_EQ(tpc_to_add(h200(), tpcs("gpc1"), tpcs("0-1,27-30")), 0);
+    EXPECT_NE(choose_tpc_to_add(h200(), tpcs("gpc1"), tpcs("0-1,27-30"))->why.find("another process also uses"), std::string::npos);
     EXPECT_EQ(tpc_to_add(h200(), tpcs("gpc1"), TpcMask{}), std::nullopt);
     EXPECT_EQ(tpc_to_add(h200(), tpcs("gpc1"), TpcMask::range(4, 8)), std::nullopt);  // holes only
 }

@@ -110,7 +110,7 @@ TEST(TopLayout, At120x40TheFloorplanShowsSmIdsAndTheTableItsMasks) {
     EXPECT_TRUE(contains(screen, "REQUESTED"));
     EXPECT_TRUE(contains(screen, " 0-3,9-16,18-25,27-34 gpupart-demo-worker llm-serving"));
     // Findings are wrapped whole where there is room.
-    EXPECT_TRUE(contains(screen, "          by side (gpupart mps start) [seed 003 R4]"));
+    EXPECT_TRUE(contains(screen, "          by side (gpupart mps start) [no-mps; Bakita & Anderson, RTAS 2024, rule R4]"));
 }
 
 TEST(TopLayout, At200x60ASidePanelShowsSharesTheSelectedProcessAndTheFindings) {
