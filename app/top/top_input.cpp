@@ -144,7 +144,7 @@ Intent give_intent(UiState& ui, const TopData& data, const TpcMask& tpcs) {
 Intent menu_action(UiState& ui, const TopData& data, const MenuItem& item) {
     ui.dialog = Dialog::none;
     if (!item.enabled) {
-        set_message(ui, "that action needs a selection first (F1 explains the keys)", true);
+        set_message(ui, "not offered: it needs a selection first, or would change nothing (F1 explains the keys)", true);
         return {};
     }
     switch (item.action) {

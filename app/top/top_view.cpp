@@ -175,6 +175,22 @@ std::vector<ProcessRef> target_processes(const TopData& data, const UiState& ui)
     return chosen;
 }
 
+namespace {
+
+// Whether giving `tpcs` to `to` would change anything: not when it holds them all already (issue 19:
+// such changes are refused, so they are not offered).
+bool gives_anything(const TopProcess* to, const TpcMask& tpcs) {
+    return to != nullptr && !tpcs.empty() && !(to->partitioned && (tpcs & ~to->mask).empty());
+}
+
+// Whether releasing `tpcs` would change anything: only when a partitioned process holds one of them.
+bool releases_anything(const TopData& data, const TpcMask& tpcs) {
+    return std::any_of(data.processes.begin(), data.processes.end(),
+                       [&](const TopProcess& p) { return p.partitioned && !(p.mask & tpcs).empty(); });
+}
+
+}  // namespace
+
 std::vector<MenuItem> action_menu(const TopData& data, const UiState& ui) {
     const TopProcess* selected = selected_process(data, ui);
     const std::string to = selected ? fmt::format("{} ({})", selected->pid, selected->letter) : "the selected process";
@@ -183,16 +199,16 @@ std::vector<MenuItem> action_menu(const TopData& data, const UiState& ui) {
     items.push_back({MenuAction::give_marked,
                      marked.empty() ? "Give marked TPCs to the selected process (mark them first)"
                                     : fmt::format("Give marked TPCs {} to {}", marked.to_list(), to),
-                     !marked.empty() && selected != nullptr});
+                     gives_anything(selected, marked)});
     const int bit = cursor_bit(data, ui);
     const Tpc* tpc = bit >= 0 ? find_tpc(data.gpu, bit) : nullptr;
     items.push_back({MenuAction::give_gpc,
                      tpc && tpc->gpc ? fmt::format("Give {} (the cursor's GPC) to {}", gpc_name(*tpc->gpc), to)
                                      : "Give the cursor's GPC to the selected process",
-                     tpc && tpc->gpc && selected != nullptr});
+                     tpc && tpc->gpc && gives_anything(selected, gpc_tpcs(data.gpu, *tpc->gpc))});
     const TpcMask selection = give_selection(data, ui);
     items.push_back({MenuAction::release, fmt::format("Release {} (held by nobody then)   Del", selection.empty() ? "TPCs" : selection.to_list()),
-                     !selection.empty()});
+                     releases_anything(data, selection)});
     const bool any_target = !target_pids(data, ui).empty();
     items.push_back({MenuAction::grow, fmt::format("Add a free TPC to {}   +", target_text(data, ui)), any_target});
     items.push_back({MenuAction::shrink, fmt::format("Take a TPC from {}   -", target_text(data, ui)), any_target});

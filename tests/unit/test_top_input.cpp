@@ -139,6 +139,31 @@ TEST(TopInput, SortFilterAndSearch) {
     EXPECT_EQ(k.ui.message, "no process matches 'z'");
 }
 
+// Issue 19: releasing free TPCs or giving a process TPCs it holds would change nothing; they are not offered.
+TEST(TopInput, TheActionMenuDoesNotOfferChangesThatChangeNothing) {
+    Keys k;  // A 4101 (gpc0-3) selected, the cursor on TPC 0 (gpc0)
+    const auto enabled = [&](MenuAction action) {
+        for (const MenuItem& item : action_menu(k.data, k.ui))
+            if (item.action == action) return item.enabled;
+        ADD_FAILURE() << "no such item";
+        return false;
+    };
+    EXPECT_FALSE(enabled(MenuAction::give_gpc));  // gpc0 is A's already
+    EXPECT_TRUE(enabled(MenuAction::release));    // TPC 0 is A's
+    k.ui.marked = TpcMask::range(0, 3);
+    EXPECT_FALSE(enabled(MenuAction::give_marked));
+    k.ui.marked.set(75);  // free: giving it changes something
+    EXPECT_TRUE(enabled(MenuAction::give_marked));
+    k.ui.marked = TpcMask{};
+    k.ui.marked.set(75);
+    k.ui.marked.set(78);
+    EXPECT_FALSE(enabled(MenuAction::release));  // held by nobody already
+    k.press(KeyCode::f9);
+    EXPECT_EQ(k.press('3').kind, IntentKind::none);
+    EXPECT_TRUE(k.ui.message_is_error);
+    EXPECT_NE(k.ui.message.find("would change nothing"), std::string::npos);
+}
+
 TEST(TopInput, TheActionMenuAndTheConfirmation) {
     Keys k;
     k.press(KeyCode::f9);
