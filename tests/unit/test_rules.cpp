@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "controller/rules.hpp"
+#include "controller/rules_doc.hpp"
 #include "snapshot/snapshot_file.hpp"
 
 using namespace gpupart;
@@ -309,6 +310,32 @@ TEST(Rules, EveryFindingHasAStableId) {
     auto findings = check_plan(state, {change_of(state.processes[2], TpcMask::range(4, 12))});
     ASSERT_GE(findings.size(), 8u);
     for (const Finding& f : findings) EXPECT_FALSE(f.id.empty()) << f.message;
+}
+
+// Issue 19: findings cited documents users do not have. Every id has an entry in docs/rules.md (built in).
+TEST(Rules, EveryFindingIdHasAnEntryInTheRulesDocument) {
+    auto state = state_with({process(10, kGpc1), process(11, TpcMask::range(15, 20)), process(12, {}, false, 2000)}, false);
+    state.mps_static_partitioning = true;
+    auto findings = check_plan(state, {change_of(state.processes[2], TpcMask::range(4, 12))});
+    const auto more = check_result(state_with({process(10, kGpc1)}));
+    findings.insert(findings.end(), more.begin(), more.end());
+    for (const char* id : {"overlap", "partial-gpc", "idle-tpcs", "unpartitioned", "no-mps", "too-many-mps-clients",
+                           "mps-static-partitioning", "shared-copy-engines", "graphs-keep-mask", "graphs-follow", "graphs-pending",
+                           "unreadable-slot", "mps-fatal-error", "mps-log-unreadable", "no-change", "no-real-tpc", "bad-mask",
+                           "permission", "no-such-process", "process-replaced", "last-tpc", "last-tpcs", "no-free-tpc",
+                           "undo-process-gone", "undo-changed-since", "undo-other-gpu", "undo-rules-changed-since", "grow-choice",
+                           "journal-note"})
+        findings.push_back({Severity::info, "", "", id});
+    for (const Finding& f : findings) {
+        const auto entry = rules_entry(f.id);
+        ASSERT_TRUE(entry.has_value()) << f.id;
+        EXPECT_FALSE(entry->empty()) << f.id;
+    }
+    // An entry runs to the next heading and holds the full reference.
+    EXPECT_NE(rules_entry("no-mps")->find("RTAS 2024, rule R4"), std::string::npos);
+    EXPECT_EQ(rules_entry("no-mps")->find("## "), std::string::npos);
+    EXPECT_NE(rules_doc_text().find("Demystifying NVIDIA GPU Internals to Enable Reliable GPU"), std::string::npos);
+    EXPECT_EQ(rules_entry("no-such-finding"), std::nullopt);
 }
 
 TEST(Rules, AProcessAboutToStartIsNamedSo) {

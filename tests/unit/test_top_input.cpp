@@ -164,6 +164,32 @@ TEST(TopInput, TheActionMenuDoesNotOfferChangesThatChangeNothing) {
     EXPECT_NE(k.ui.message.find("would change nothing"), std::string::npos);
 }
 
+// Issue 19: Enter on a finding shows its entry of docs/rules.md (what it means, why, what to do).
+TEST(TopInput, EnterOnAFindingShowsWhatItMeans) {
+    Keys k;  // MPS off, three processes: no-mps among the findings
+    ASSERT_FALSE(k.data.findings.empty());
+    k.press(KeyCode::tab);
+    EXPECT_EQ(k.ui.focus, Focus::floorplan);
+    k.press(KeyCode::tab);
+    EXPECT_EQ(k.ui.focus, Focus::findings);
+    EXPECT_NE(k.ui.message.find("finding 1 of"), std::string::npos);
+    std::size_t no_mps = 0;
+    while (no_mps < k.data.findings.size() && k.data.findings[no_mps].id != "no-mps") ++no_mps;
+    ASSERT_LT(no_mps, k.data.findings.size());
+    for (std::size_t i = 0; i < no_mps; ++i) k.press(KeyCode::down);
+    EXPECT_NE(k.ui.message.find("no-mps"), std::string::npos);
+    k.press(KeyCode::enter);
+    EXPECT_EQ(k.ui.dialog, Dialog::finding);
+    const std::string text = k.last.text();
+    EXPECT_NE(text.find("Finding no-mps"), std::string::npos) << text;
+    EXPECT_NE(text.find("gpupart mps start"), std::string::npos) << text;
+    EXPECT_NE(text.find("RTAS 2024, rule R4"), std::string::npos) << text;
+    k.press('x');  // any key closes it
+    EXPECT_EQ(k.ui.dialog, Dialog::none);
+    k.press(KeyCode::tab);
+    EXPECT_EQ(k.ui.focus, Focus::table);
+}
+
 TEST(TopInput, TheActionMenuAndTheConfirmation) {
     Keys k;
     k.press(KeyCode::f9);
