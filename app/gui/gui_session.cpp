@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "controller/interference.hpp"
 #include "controller/give_plan.hpp"
 #include "controller/rules.hpp"
 #include "model/gpu_queries.hpp"
@@ -121,6 +122,7 @@ void GuiSession::sample() {
     controller_->refresh();
     rows_ = widgets::process_rows(controller_->state(), launch_rates_, LaunchRates::Clock::now());
     findings_ = check_result(controller_->state());
+    for (Finding& finding : interference_findings(controller_->state(), launch_rates_)) findings_.push_back(std::move(finding));
     std::set<std::pair<int, std::uint64_t>> live;
     for (const ProcessState& process : controller_->state().processes) live.insert({process.pid, process.start_time});
     widgets::forget_owner_colors_except(live);

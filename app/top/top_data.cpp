@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "controller/interference.hpp"
 #include "controller/rules.hpp"
 #include "model/user_error.hpp"
 #include "platform/user_names.hpp"
@@ -70,6 +71,7 @@ TopData make_top_data(const SystemState& state, const TopSource& source,
         data.processes.push_back(std::move(process));
     }
     rates.forget_except(alive);
+    for (Finding& finding : interference_findings(state, rates)) data.findings.push_back(std::move(finding));  // from the rates just taken
     for (std::size_t i = 0; i < data.processes.size(); ++i) {
         data.processes[i].letter = owner_letter(i);
         data.processes[i].colour = static_cast<int>(i % kOwnerColours);

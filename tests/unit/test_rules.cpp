@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "controller/rules.hpp"
+#include "controller/interference.hpp"
 #include "controller/rules_doc.hpp"
 #include "snapshot/snapshot_file.hpp"
 
@@ -343,4 +344,41 @@ TEST(Rules, AProcessAboutToStartIsNamedSo) {
     const auto f = find_rule(check_result(state), "Bakita & Anderson, ECRTS 2025, pitfall 8", Severity::warning);
     ASSERT_TRUE(f.has_value());
     EXPECT_EQ(f->message, "process 10 and the new process share TPCs 9-12: their kernels compete for those SMs");
+}
+
+// Issue 20: a partitioned process's launch rate falls while its neighbour's rises: interference the
+// partitions do not remove (memory bandwidth, power), computed from the launch rates of two windows.
+TEST(Rules, InterferenceIsSeenWhenOneRateFallsAsANeighboursRises) {
+    using namespace std::chrono_literals;
+    const auto state = state_with({process(10, kGpc1), process(11, kGpc6), process(12, TpcMask::range(27, 34))});
+    LaunchRates rates(1s);
+    const LaunchRates::Clock::time_point t0{};
+    // Launch counters per second: 10 falls 1000 -> 500, 11 rises 400 -> 800, 12 stays at 300.
+    const auto sample = [&](std::chrono::seconds at, std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+        rates.update(10, 100, a, t0 + at);
+        rates.update(11, 100, b, t0 + at);
+        rates.update(12, 100, c, t0 + at);
+    };
+    sample(0s, 0, 0, 0);
+    sample(1s, 1000, 400, 300);
+    EXPECT_TRUE(interference_findings(state, rates).empty());  // one window: no change to judge yet
+    sample(2s, 1500, 1200, 600);
+    const auto findings = interference_findings(state, rates);
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].id, "interference");
+    EXPECT_EQ(findings[0].severity, Severity::warning);
+    EXPECT_EQ(findings[0].message.rfind(
+                  "process 10's launch rate fell from 1000/s to 500/s while process 11's on this GPU rose from 400/s to 800/s:", 0),
+              0u) << findings[0].message;
+    EXPECT_TRUE(rules_entry("interference").has_value());
+    // Both steady: nothing; a fall with no neighbour rising (the whole GPU slowed): nothing.
+    sample(3s, 2000, 2000, 900);
+    EXPECT_TRUE(interference_findings(state, rates).empty());
+    sample(4s, 2200, 2400, 1000);
+    EXPECT_TRUE(interference_findings(state, rates).empty());
+    // An unpartitioned neighbour is not a partition's neighbour in this sense: its rise does not count.
+    auto unpartitioned = state;
+    unpartitioned.processes[1].partitioned = false;
+    sample(5s, 2300, 3000, 1100);
+    EXPECT_TRUE(interference_findings(unpartitioned, rates).empty());
 }
