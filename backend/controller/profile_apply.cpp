@@ -167,7 +167,8 @@ ProfileDrift profile_drift(const Controller& controller, const Profile& profile,
         drift.drifted = true;
     }
     for (const auto& finding : application.plan.findings)
-        if (finding.severity == Severity::error) {
+        // "changes nothing" refuses applying a profile already in effect: for a diff that is no drift.
+        if (finding.severity == Severity::error && finding.id != "no-change") {
             drift.errors.push_back(finding.message);
             drift.drifted = true;  // a profile that cannot be applied now is not in effect
         }

@@ -161,7 +161,7 @@ std::vector<Finding> check_result(const SystemState& after) {
                                    fmt::format("{} partitioned processes run without MPS: their contexts time-slice the GPU, "
                                                "so the partitions never run side by side (gpupart mps start)", processes.size())));
     if (after.mps_running && static_cast<int>(processes.size()) > kMpsClientLimit)
-        findings.push_back(warning("too-many-mps-clients", "Bakita & Anderson, ECRTS 2025, pitfalls 1 and 4",
+        findings.push_back(warning("too-many-mps-clients", "Bakita & Anderson, ECRTS 2025, pitfall 4",
                                    fmt::format("{} partitioned processes: one MPS server serves at most {} clients with "
                                                "CUDA_DEVICE_MAX_CONNECTIONS=8", processes.size(), kMpsClientLimit)));
     if (after.mps_static_partitioning)

@@ -31,17 +31,21 @@ std::optional<std::string> rules_entry(std::string_view id) {
         const bool heading = line.starts_with("#");
         if (entry) {
             if (heading) break;
-            *entry += line + "\n";
+            // One line per paragraph (the file is hard-wrapped), without the Markdown emphasis markers,
+            // so a terminal can wrap it to its own width.
+            for (std::size_t at; (at = line.find("**")) != std::string::npos;) line.erase(at, 2);
+            if (line.empty())
+                *entry += "\n";
+            else
+                *entry += (entry->empty() || entry->back() == '\n' ? "" : " ") + line;
             continue;
         }
         for (const std::string& named : heading_ids(line))
             if (named == id) entry = "";
     }
     if (!entry) return std::nullopt;
-    while (!entry->empty() && (entry->back() == '\n' || entry->front() == '\n')) {  // trim blank lines around it
-        if (entry->back() == '\n') entry->pop_back();
-        if (!entry->empty() && entry->front() == '\n') entry->erase(0, 1);
-    }
+    while (!entry->empty() && entry->back() == '\n') entry->pop_back();  // the blank line before the next heading
+    while (!entry->empty() && entry->front() == '\n') entry->erase(0, 1);
     return entry;
 }
 

@@ -11,7 +11,8 @@ namespace gpupart {
 std::string_view rules_doc_text();
 
 // The entry for finding `id`: the text under the heading that names it ("## overlap", or
-// "### last-tpc, last-tpcs, ..."), up to the next heading; nullopt for an id the document lacks.
+// "### last-tpc, last-tpcs, ..."), up to the next heading, one line per paragraph without Markdown
+// emphasis; nullopt for an id the document lacks.
 std::optional<std::string> rules_entry(std::string_view id);
 
 }  // namespace gpupart
