@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <QApplication>
+#include <QFileInfo>
 #include <QStyle>
 
 #include "display_text.hpp"
@@ -13,6 +14,16 @@ namespace {
 QString qs(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
 
 }  // namespace
+
+QUrl rules_doc_url(const QString& id) {
+    // Installed: <prefix>/bin/gpupart-gui and <prefix>/share/doc/gpupart/docs/rules.md (packaging/CMakeLists.txt
+    // installs docs/*.md). In a build tree: the source tree's copy.
+    QString path = QCoreApplication::applicationDirPath() + QStringLiteral("/../share/doc/gpupart/docs/rules.md");
+    if (!QFileInfo::exists(path)) path = QStringLiteral(GPUPART_SOURCE_RULES_DOC);
+    QUrl url = QUrl::fromLocalFile(QFileInfo(path).absoluteFilePath());
+    url.setFragment(id);
+    return url;
+}
 
 QIcon severity_icon(Severity severity) {
     QStyle* style = QApplication::style();
@@ -52,12 +63,13 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
         if (index.column() == MessageColumn) return severity_icon(finding.severity);
         return {};
     case Qt::ToolTipRole:
-        return tooltip_text(QStringLiteral("%1: %2\nrule: %3\nid: %4")
+        return tooltip_text(QStringLiteral("%1: %2\nrule: %3\nid: %4\nWhat it means and what to do: docs/rules.md#%4 (double-click)")
                                 .arg(qs(to_string(finding.severity)), plain_text(finding.message), plain_text(finding.rule), qs(finding.id)));
     case Qt::AccessibleTextRole:  // a screen reader cannot see the icon: say the severity
         return QStringLiteral("%1: %2").arg(qs(to_string(finding.severity)), plain_text(finding.message));
     case SeverityRole: return static_cast<int>(finding.severity);
     case IdRole: return qs(finding.id);
+    case DocUrlRole: return finding.id.empty() ? QVariant() : QVariant(rules_doc_url(qs(finding.id)));
     default: return {};
     }
 }

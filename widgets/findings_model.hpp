@@ -6,6 +6,7 @@
 
 #include <QAbstractTableModel>
 #include <QIcon>
+#include <QUrl>
 
 #include "controller/finding.hpp"
 
@@ -17,6 +18,7 @@ public:
     enum Column { MessageColumn, RuleColumn, ColumnCount };
     static constexpr int SeverityRole = Qt::UserRole + 1;  // int(gpupart::Severity)
     static constexpr int IdRole = Qt::UserRole + 2;
+    static constexpr int DocUrlRole = Qt::UserRole + 3;  // QUrl of the finding's entry in docs/rules.md
 
     explicit FindingsModel(QObject* parent = nullptr);
 
@@ -36,5 +38,8 @@ private:
 
 // The style's standard message-box icon for a severity (critical, warning, information).
 QIcon severity_icon(Severity severity);
+// The entry for finding `id` in docs/rules.md (what it means, why, what to do): the installed copy next
+// to the program, else the source tree's.
+QUrl rules_doc_url(const QString& id);
 
 }  // namespace gpupart::widgets

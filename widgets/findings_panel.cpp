@@ -1,5 +1,6 @@
 #include "findings_panel.hpp"
 
+#include <QDesktopServices>
 #include <QHeaderView>
 #include <QLabel>
 #include <QStackedWidget>
@@ -37,6 +38,13 @@ FindingsPanel::FindingsPanel(QWidget* parent)
     list_->header()->setSectionResizeMode(FindingsModel::MessageColumn, QHeaderView::Stretch);
     list_->header()->setSectionResizeMode(FindingsModel::RuleColumn, QHeaderView::ResizeToContents);
     list_->header()->setStretchLastSection(false);
+    // Double-click or Enter on a finding opens its entry in docs/rules.md (meaning, reference, what to do).
+    connect(list_, &QTreeView::activated, this, [this](const QModelIndex& index) {
+        const QUrl url = index.data(FindingsModel::DocUrlRole).toUrl();
+        if (url.isEmpty()) return;
+        emit ruleDocRequested(url);
+        if (opensRuleDocs_) QDesktopServices::openUrl(url);
+    });
     empty_->setAlignment(Qt::AlignCenter);
     // Framed and filled like the list it stands in for, so the panel does not jump when findings come.
     empty_->setFrameShape(QFrame::StyledPanel);

@@ -3,6 +3,7 @@
 // live. A one-line count on top ("1 error, 2 warnings"), the list below, or "No findings".
 #include <vector>
 
+#include <QUrl>
 #include <QWidget>
 
 #include "controller/finding.hpp"
@@ -25,6 +26,12 @@ public:
     QTreeView* list() const { return list_; }
     QString summaryText() const;   // the line on top
     bool showsNoFindings() const;  // the "No findings" page is up
+    // Whether activating a finding opens its docs/rules.md entry in the desktop's viewer (tests turn it off
+    // and watch ruleDocRequested).
+    void setOpensRuleDocs(bool on) { opensRuleDocs_ = on; }
+
+signals:
+    void ruleDocRequested(const QUrl& url);
 
 private:
     FindingsModel* model_;
@@ -32,6 +39,7 @@ private:
     QStackedWidget* pages_;
     QTreeView* list_;
     QLabel* empty_;
+    bool opensRuleDocs_ = true;
 };
 
 // "1 error, 2 warnings, 1 note"; "No findings" for none.

@@ -30,6 +30,7 @@ nlohmann::ordered_json plan_json(const Plan& plan, const Gpu& gpu) {
     out["rules"] = plan.rules ? nlohmann::ordered_json{{"before", rules_summary(plan.rules->before)}, {"after", rules_summary(plan.rules->after)}}
                               : nlohmann::ordered_json(nullptr);
     out["findings"] = findings_json(plan.findings);
+    for (std::size_t i = 0; i < plan.findings.size(); ++i) out["findings"][i]["new"] = plan.findings[i].is_new;
     return out;
 }
 
@@ -44,7 +45,7 @@ int report_plan(const Plan& plan, const Gpu& gpu, bool json, bool dry_run, const
     }
     if (plan.refused()) {
         for (const Finding& finding : plan.findings)
-            if (finding.severity == Severity::error) fmt::print(stderr, "gpupart: {} [{}]; nothing changed\n", one_line(finding.message), finding.rule);
+            if (finding.severity == Severity::error) fmt::print(stderr, "gpupart: {} [{}; {}]; nothing changed\n", one_line(finding.message), finding.id, finding.rule);
         return 1;
     }
     for (const auto& c : plan.changes)
@@ -53,7 +54,8 @@ int report_plan(const Plan& plan, const Gpu& gpu, bool json, bool dry_run, const
                    sms_of(gpu, c.after).size());
     if (plan.rules)
         fmt::print("{}\n", one_line(rules_change_text(*plan.rules)));
-    for (const Finding& finding : plan.findings) fmt::print("{}\n", finding_line(finding));
+    // What the plan brings is marked new; what is already so without it is said once, as such.
+    for (const Finding& finding : plan.findings) fmt::print("{}{}\n", finding.is_new ? "new " : "", finding_line(finding));
     if (dry_run)
         fmt::print("dry run: nothing applied\n");
     else if (applied)

@@ -126,6 +126,20 @@ void toggle_gpc(UiState& ui, const TopData& data) {
         ui.marked |= gpc;
 }
 
+// Moves the chosen finding by `delta` and says which it is in the message line (the findings panel
+// does not highlight it).
+void choose_finding(UiState& ui, const TopData& data, int delta) {
+    const int count = static_cast<int>(data.findings.size());
+    if (count == 0) {
+        ui.focus = Focus::table;
+        return;
+    }
+    ui.finding_row = std::clamp(ui.finding_row + delta, 0, count - 1);
+    const Finding& f = data.findings[static_cast<std::size_t>(ui.finding_row)];
+    set_message(ui, fmt::format("finding {} of {}: {} · Enter explains it · ↑ ↓ another · Tab leaves", ui.finding_row + 1, count,
+                                f.id.empty() ? f.rule : f.id), false);
+}
+
 Intent give_intent(UiState& ui, const TopData& data, const TpcMask& tpcs) {
     const TopProcess* target = selected_process(data, ui);
     if (!target) {
@@ -144,7 +158,7 @@ Intent give_intent(UiState& ui, const TopData& data, const TpcMask& tpcs) {
 Intent menu_action(UiState& ui, const TopData& data, const MenuItem& item) {
     ui.dialog = Dialog::none;
     if (!item.enabled) {
-        set_message(ui, "that action needs a selection first (F1 explains the keys)", true);
+        set_message(ui, "not offered: it needs a selection first, or would change nothing (F1 explains the keys)", true);
         return {};
     }
     switch (item.action) {
@@ -287,7 +301,8 @@ Intent handle_key(UiState& ui, const TopData& data, const Screen& last, const Ke
     ui.table_first_row = last.table_first_row;
     if (last.table_rows > 1) ui.table_page = last.table_rows;
     switch (ui.dialog) {
-        case Dialog::help: ui.dialog = Dialog::none; return {};
+        case Dialog::help:
+        case Dialog::finding: ui.dialog = Dialog::none; return {};
         case Dialog::setup:
         case Dialog::sort_menu:
         case Dialog::action_menu: return menu_key(ui, data, last, key);
@@ -311,13 +326,26 @@ Intent handle_key(UiState& ui, const TopData& data, const Screen& last, const Ke
         case KeyCode::f9: ui.dialog = Dialog::action_menu; ui.menu_item = 0; return {};
         case KeyCode::f10: return just(IntentKind::quit);
         case KeyCode::tab:
-        case KeyCode::back_tab: ui.focus = floorplan ? Focus::table : Focus::floorplan; return {};
+        case KeyCode::back_tab: {
+            // table -> floorplan -> findings (when shown) -> table; Shift+Tab the other way.
+            const bool findings = ui.settings.show_findings && !data.findings.empty();
+            const Focus order[] = {Focus::table, Focus::floorplan, Focus::findings};
+            const int count = findings ? 3 : 2;
+            const int at = static_cast<int>(std::find(std::begin(order), std::end(order), ui.focus) - std::begin(order)) % count;
+            ui.focus = order[(at + (key.code == KeyCode::tab ? 1 : count - 1)) % count];
+            if (ui.focus == Focus::findings) choose_finding(ui, data, 0);
+            return {};
+        }
         case KeyCode::escape: ui.marked = {}; return {};
         case KeyCode::del:
             if (floorplan) return {IntentKind::release, give_selection(data, ui), {}, {}};
             return {};
         case KeyCode::mouse: return click(ui, data, last, key);
         case KeyCode::enter:
+            if (ui.focus == Focus::findings) {
+                if (!data.findings.empty()) ui.dialog = Dialog::finding;
+                return {};
+            }
             if (floorplan) return give_intent(ui, data, give_selection(data, ui));
             ui.dialog = Dialog::action_menu;
             ui.menu_item = 0;
@@ -330,7 +358,9 @@ Intent handle_key(UiState& ui, const TopData& data, const Screen& last, const Ke
         case KeyCode::end:
         case KeyCode::page_up:
         case KeyCode::page_down:
-            if (floorplan) {
+            if (ui.focus == Focus::findings) {
+                if (key.code == KeyCode::up || key.code == KeyCode::down) choose_finding(ui, data, key.code == KeyCode::up ? -1 : 1);
+            } else if (floorplan) {
                 move_cursor(ui, data, key.code);
             } else {
                 const int page = std::max(1, ui.table_page - 1);

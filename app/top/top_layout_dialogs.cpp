@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <sstream>
+
+#include "controller/rules_doc.hpp"
 #include "model/gpu_queries.hpp"
 #include "top/top_layout_parts.hpp"
 
@@ -17,7 +20,7 @@ struct StyledLine {
 
 const std::vector<std::string>& help_lines() {
     static const std::vector<std::string> lines = {
-        "Tab        switch focus between the floorplan and the process table",
+        "Tab        focus table, floorplan, findings (Enter explains one)",
         "arrows     move the cursor (floorplan) or the selection (table)",
         "PgUp PgDn  page through the table · Home End: first, last",
         "Space      floorplan: mark a TPC · table: tag a process",
@@ -229,6 +232,26 @@ void draw_dialog(Screen& screen, const TopData& data, const UiState& ui) {
         case Dialog::confirm:
             if (ui.pending) draw_confirm(screen, data, *ui.pending);
             return;
+        case Dialog::finding: {
+            if (data.findings.empty()) return;
+            const Finding& f = data.findings[static_cast<std::size_t>(std::clamp<int>(ui.finding_row, 0, static_cast<int>(data.findings.size()) - 1))];
+            // The entry of docs/rules.md for it (built in): what it means, why, what to do.
+            const int inner = std::max(20, std::min(screen.width() - 8, 90));
+            std::vector<StyledLine> lines;
+            for (const auto& part : wrap(fmt::format("{}: {}", to_string(f.severity), f.message), inner))
+                lines.push_back({part, {f.severity == Severity::error     ? Role::finding_error
+                                        : f.severity == Severity::warning ? Role::finding_warning
+                                                                          : Role::finding_info}});
+            lines.push_back({"", {}});
+            const auto entry = rules_entry(f.id);
+            std::istringstream text(entry ? *entry : "This finding has no entry in docs/rules.md.");
+            for (std::string paragraph; std::getline(text, paragraph);)
+                for (const auto& part : wrap(paragraph, inner)) lines.push_back({part, {Role::normal}});
+            lines.push_back({"", {}});
+            lines.push_back({fmt::format("docs/rules.md#{} · any key closes", f.id), {Role::dim}});
+            draw_lines_box(screen, fmt::format("Finding {}", f.id), lines);
+            return;
+        }
     }
 }
 

@@ -26,7 +26,7 @@ Role severity_role(Severity severity) {
 std::vector<FindingLine> finding_lines(const Finding& f, int width, bool wrapped) {
     const Style severity{severity_role(f.severity), true};
     const std::string label = fmt::format("{:<{}}", to_string(f.severity), kSeverityWidth);
-    const std::string text = f.message + " [" + f.rule + "]";
+    const std::string text = f.message + " [" + (f.id.empty() ? f.rule : f.id + "; " + f.rule) + "]";  // as the CLI says it
     if (!wrapped) return {{label, fit(text, width - kSeverityWidth), severity}};
     std::vector<FindingLine> lines;
     for (const std::string& part : wrap(text, width - kSeverityWidth)) lines.push_back({lines.empty() ? label : "", part, severity});

@@ -11,7 +11,7 @@
 
 namespace gpupart::top {
 
-enum class Focus { floorplan, table };
+enum class Focus { floorplan, table, findings };  // Tab: table, floorplan, findings (when shown)
 
 enum class SortKey { pid, user, tpcs, sms, rate, shim, command };
 inline constexpr SortKey kSortKeys[] = {SortKey::pid, SortKey::user, SortKey::tpcs, SortKey::sms,
@@ -19,7 +19,7 @@ inline constexpr SortKey kSortKeys[] = {SortKey::pid, SortKey::user, SortKey::tp
 std::string_view sort_key_name(SortKey key);  // the column title: "PID", "LAUNCH/s", ...
 
 // At most one dialog is open; the key handler sends keys to it first.
-enum class Dialog { none, help, setup, sort_menu, action_menu, search, filter, confirm };
+enum class Dialog { none, help, setup, sort_menu, action_menu, search, filter, confirm, finding };
 
 // Settings of the setup dialog (F2); `-C` and `-d` set the first two.
 struct Settings {
@@ -45,6 +45,7 @@ struct UiState {
     std::set<int> tagged;           // processes tagged with Space in the table
     int table_first_row = 0;        // scroll position of the table (kept by the layout)
     int table_page = 10;            // rows the table showed last (PgUp/PgDn step)
+    int finding_row = 0;            // the chosen finding while the findings have the focus (Enter explains it)
     SortKey sort = SortKey::pid;
     bool sort_descending = false;
     std::string filter;             // table shows only processes matching it (F4 \)

@@ -175,36 +175,40 @@ std::vector<ProcessRef> target_processes(const TopData& data, const UiState& ui)
     return chosen;
 }
 
+namespace {
+
+// Whether giving `tpcs` to `to` would change anything: not when it holds them all already (issue 19:
+// such changes are refused, so they are not offered).
+bool gives_anything(const TopProcess* to, const TpcMask& tpcs) {
+    return to != nullptr && !tpcs.empty() && !(to->partitioned && (tpcs & ~to->mask).empty());
+}
+
+// Whether releasing `tpcs` would change anything: only when a partitioned process holds one of them.
+bool releases_anything(const TopData& data, const TpcMask& tpcs) {
+    return std::any_of(data.processes.begin(), data.processes.end(),
+                       [&](const TopProcess& p) { return p.partitioned && !(p.mask & tpcs).empty(); });
+}
+
+}  // namespace
+
 std::vector<MenuItem> action_menu(const TopData& data, const UiState& ui) {
     const TopProcess* selected = selected_process(data, ui);
     const std::string to = selected ? fmt::format("{} ({})", selected->pid, selected->letter) : "the selected process";
     const TpcMask marked = ui.marked & real_tpcs(data.gpu);
-    // A change that would change nothing is not offered (issue 19): the entry stays, greyed, saying why.
-    const auto holds_all = [&](const TpcMask& tpcs) {
-        return selected != nullptr && selected->partitioned && (tpcs & ~selected->mask).empty();
-    };
-    TpcMask held;
-    for (const TopProcess& process : data.processes)
-        if (process.partitioned) held |= process.mask;
     std::vector<MenuItem> items;
-    const bool marked_held = !marked.empty() && holds_all(marked);
     items.push_back({MenuAction::give_marked,
                      marked.empty() ? "Give marked TPCs to the selected process (mark them first)"
-                                    : fmt::format("Give marked TPCs {} to {}{}", marked.to_list(), to, marked_held ? ": it has them" : ""),
-                     !marked.empty() && selected != nullptr && !marked_held});
+                                    : fmt::format("Give marked TPCs {} to {}", marked.to_list(), to),
+                     gives_anything(selected, marked)});
     const int bit = cursor_bit(data, ui);
     const Tpc* tpc = bit >= 0 ? find_tpc(data.gpu, bit) : nullptr;
-    const bool gpc_held = tpc && tpc->gpc && holds_all(gpc_tpcs(data.gpu, *tpc->gpc) & real_tpcs(data.gpu));
     items.push_back({MenuAction::give_gpc,
-                     tpc && tpc->gpc ? fmt::format("Give {} (the cursor's GPC) to {}{}", gpc_name(*tpc->gpc), to, gpc_held ? ": it has it" : "")
+                     tpc && tpc->gpc ? fmt::format("Give {} (the cursor's GPC) to {}", gpc_name(*tpc->gpc), to)
                                      : "Give the cursor's GPC to the selected process",
-                     tpc && tpc->gpc && selected != nullptr && !gpc_held});
+                     tpc && tpc->gpc && gives_anything(selected, gpc_tpcs(data.gpu, *tpc->gpc))});
     const TpcMask selection = give_selection(data, ui);
-    const bool already_free = !selection.empty() && (selection & held).empty();
-    items.push_back({MenuAction::release,
-                     fmt::format("Release {} (held by nobody then){}   Del", selection.empty() ? "TPCs" : selection.to_list(),
-                                 already_free ? ": already free" : ""),
-                     !selection.empty() && !already_free});
+    items.push_back({MenuAction::release, fmt::format("Release {} (held by nobody then)   Del", selection.empty() ? "TPCs" : selection.to_list()),
+                     releases_anything(data, selection)});
     const bool any_target = !target_pids(data, ui).empty();
     items.push_back({MenuAction::grow, fmt::format("Add a free TPC to {}   +", target_text(data, ui)), any_target});
     items.push_back({MenuAction::shrink, fmt::format("Take a TPC from {}   -", target_text(data, ui)), any_target});

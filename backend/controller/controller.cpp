@@ -107,22 +107,31 @@ std::optional<PlannedChange> Controller::change_for(int pid, std::uint64_t start
 
 namespace {
 
-// A change to what a process already has is no change: it never reaches the registry or the journal
-// (where the next undo would undo nothing). It is dropped from the plan with a note; a plan left with
-// nothing to change at all is refused, so every front end says so instead of applying it (issue 19).
+// A change that leaves a process as it is does nothing but add an empty journal entry (which the next
+// undo would then "undo"): it is dropped from the plan, and a plan left with nothing to do is refused.
 void drop_unchanged(Plan& plan) {
-    std::vector<std::string> unchanged;
-    std::erase_if(plan.changes, [&](const PlannedChange& change) {
-        if (change.before_partitioned != change.after_partitioned || change.before != change.after) return false;
-        unchanged.push_back(fmt::format("process {} already has TPCs {}", change.pid,
-                                        change.after_partitioned ? change.after.to_list() : std::string("all")));
-        return true;
-    });
-    if (unchanged.empty()) return;
-    const bool nothing_left = plan.changes.empty() && !plan.rules;
-    for (const std::string& what : unchanged)
-        plan.findings.push_back(nothing_left ? refusal("no-change", "controller", what + ": nothing to change")
-                                             : Finding{Severity::info, "controller", what + ": left as it is", "no-change"});
+    std::vector<PlannedChange> kept;
+    for (PlannedChange& change : plan.changes) {
+        if (change.before_partitioned == change.after_partitioned && change.before == change.after) {
+            plan.findings.push_back({Severity::info, "controller",
+                                     fmt::format("process {} already has TPCs {}: nothing to change for it", change.pid,
+                                                 change.after_partitioned ? change.after.to_list() : "all"),
+                                     "no-change"});
+            plan.unchanged.push_back(std::move(change));
+            continue;
+        }
+        kept.push_back(std::move(change));
+    }
+    plan.changes = std::move(kept);
+    if (plan.changes.empty() && !plan.rules && !has_error(plan.findings)) {
+        bool said = false;  // each process's "already has" becomes the refusal
+        for (Finding& finding : plan.findings)
+            if (finding.id == "no-change") {
+                finding.severity = Severity::error;
+                said = true;
+            }
+        if (!said) plan.findings.push_back(refusal("no-change", "controller", fmt::format("{}: this changes nothing", plan.action)));
+    }
 }
 
 }  // namespace
@@ -138,7 +147,7 @@ Plan Controller::plan_set(const std::vector<SetRequest>& requests, const std::st
             const auto placed = place_request(state_.gpu, expression, free_for(change->pid), request.placement);
             change->after = placed ? *placed : resolve_mask(expression, state_.gpu).mask;
         } catch (const UserError& error) {
-            plan.findings.push_back(refusal("bad-mask", "HARDWARE.md section 3", error.what()));
+            plan.findings.push_back(refusal("bad-mask", "holes in the mask bits (measured on the H200)", error.what()));
             continue;
         }
         plan.changes.push_back(std::move(*change));
@@ -154,7 +163,12 @@ Plan Controller::plan_masks_refusing(const std::vector<MaskRequest>& requests, s
     Plan plan;
     plan.action = action;
     if (!requests.empty()) plan = plan_masks(requests, action);
+    // A refusal of the caller's makes plan_masks' "changes nothing" refusal redundant: its reason stands.
+    if (!refusals.empty())
+        for (Finding& finding : plan.findings)
+            if (finding.id == "no-change") finding.severity = Severity::info;
     plan.findings.insert(plan.findings.begin(), refusals.begin(), refusals.end());
+    if (requests.empty()) drop_unchanged(plan);  // plan_masks did it otherwise
     return plan;
 }
 
@@ -289,6 +303,9 @@ Applied Controller::apply(const Plan& plan) {
         for (const Finding& finding : plan.findings)
             if (finding.severity == Severity::error) throw UserError(finding.message + "; nothing changed");
     }
+    // Never an empty journal entry: the next undo would undo nothing. (An undo of such an entry, written
+    // by an older version, still goes through so it does not block every undo behind it.)
+    if (plan.changes_nothing() && !plan.undoes) throw UserError(fmt::format("{}: this changes nothing; nothing changed", plan.action));
     const TpcMask real = real_tpcs(state_.gpu);
     JournalEntry entry;
     entry.action = plan.action;

@@ -37,6 +37,9 @@ struct Plan {
     std::vector<Finding> findings;
     std::optional<JournalId> undoes;  // the journal entry this plan reverts (plan_undo)
     std::optional<RulesChange> rules;  // the caller's armed profile rules it replaces (profile apply, disarm, undo)
+    // Requested changes that would leave a process as it is: never applied or journaled (each has a
+    // no-change note), kept so a caller can still say what was asked (profile drift).
+    std::vector<PlannedChange> unchanged;
     bool refused() const { return has_error(findings); }
     bool changes_nothing() const { return changes.empty() && !rules; }
 };

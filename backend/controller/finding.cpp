@@ -27,7 +27,9 @@ bool has_error(const std::vector<Finding>& findings) {
 
 std::string finding_line(const Finding& finding) {
     // Messages quote command lines and file names (anyone's): escaped here, raw in findings_json.
-    return fmt::format("{}: {} [{}]", to_string(finding.severity), one_line(finding.message), finding.rule);
+    // The id names its entry in docs/rules.md (what it means, why, what to do); the rule is a short reference.
+    if (finding.id.empty()) return fmt::format("{}: {} [{}]", to_string(finding.severity), one_line(finding.message), finding.rule);
+    return fmt::format("{}: {} [{}; {}]", to_string(finding.severity), one_line(finding.message), finding.id, finding.rule);
 }
 
 nlohmann::ordered_json findings_json(const std::vector<Finding>& findings) {

@@ -14,16 +14,19 @@ std::string_view to_string(Severity severity);
 
 struct Finding {
     Severity severity = Severity::info;
-    std::string rule;     // where the rule comes from: "seed 003 R4", "HARDWARE.md section 3", ...
+    std::string rule;     // a short reference: "Bakita & Anderson, RTAS 2024, rule R4"; docs/rules.md#<id> has the full one
     std::string message;  // one line a user can act on
     std::string id;       // stable name of the check for scripts and front ends: "overlap", "no-mps", ...
+    // In a plan: true when the plan brings it (the state as it is does not have it); false for what is
+    // already so, and always false for the state as it is (check_result).
+    bool is_new = false;
     bool operator==(const Finding&) const = default;
 };
 
 bool has_error(const std::vector<Finding>& findings);
 // An error finding: what refuses a plan.
 Finding refusal(std::string id, std::string rule, std::string message);
-std::string finding_line(const Finding& finding);  // "warning: ... [seed 003 R4]"
+std::string finding_line(const Finding& finding);  // "warning: ... [no-mps; Bakita & Anderson, RTAS 2024, rule R4]"
 nlohmann::ordered_json findings_json(const std::vector<Finding>& findings);
 
 }  // namespace gpupart

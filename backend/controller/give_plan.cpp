@@ -14,8 +14,7 @@ Plan plan_give(const Controller& controller, std::optional<ProcessRef> receiver,
     std::vector<MaskRequest> requests;
     std::vector<Finding> refusals;
     if (moved.empty()) {
-        refusals.push_back(refusal("no-real-tpc", "controller", fmt::format("nothing to {}: TPCs {} are holes, not real TPCs (HARDWARE.md "
-                                                             "section 3)", receiver ? "give" : "release", what)));
+        refusals.push_back(refusal("no-real-tpc", "controller", fmt::format("nothing to {}: TPCs {} are holes, not real TPCs (see docs/rules.md#no-real-tpc)", receiver ? "give" : "release", what)));
     } else {
         if (receiver) {
             const ProcessState* process = find_process(state, receiver->pid);
@@ -36,11 +35,9 @@ Plan plan_give(const Controller& controller, std::optional<ProcessRef> receiver,
                 requests.push_back({holder.pid, left, holder.start_time});
         }
     }
-    const bool nothing = requests.empty() && refusals.empty();
-    Plan plan = controller.plan_masks_refusing(requests, std::move(refusals), action);
-    if (!receiver && nothing)
-        plan.findings.push_back(refusal("no-change", "controller", fmt::format("TPCs {} are already free: nothing to change", what)));
-    return plan;
+    if (!receiver && requests.empty() && refusals.empty())
+        refusals.push_back(refusal("no-change", "controller", fmt::format("TPCs {} are already free: nothing to change", what)));
+    return controller.plan_masks_refusing(requests, std::move(refusals), action);
 }
 
 }  // namespace gpupart

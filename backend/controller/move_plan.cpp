@@ -44,12 +44,11 @@ std::string pid_list(const std::vector<int>& pids) { return fmt::format("{}", fm
 
 }  // namespace
 
-std::optional<TpcChoice> choose_tpc_to_add(const Gpu& gpu, const TpcMask& own, const TpcMask& free) {
+std::optional<GrowChoice> choose_tpc_to_add(const Gpu& gpu, const TpcMask& own, const TpcMask& free) {
     const TpcMask usable = free & real_tpcs(gpu);
     if (usable.empty()) return std::nullopt;
-    const auto name = [](const Group& group) { return group.gpc < 0 ? std::string("a TPC of no known GPC") : fmt::format("gpc{}", group.gpc); };
-    // First choice: the GPC this process uses most that still has a free TPC (fills it towards whole).
     const std::vector<Group> groups = groups_of(gpu);
+    // First choice: the GPC this process uses most that still has a free TPC (fills it towards whole).
     const Group* best = nullptr;
     int best_used = 0;
     for (const Group& group : groups) {
@@ -59,26 +58,20 @@ std::optional<TpcChoice> choose_tpc_to_add(const Gpu& gpu, const TpcMask& own, c
             best_used = used;
         }
     }
+    const auto where = [&](const Group& group) { return group.gpc >= 0 ? gpc_name(group.gpc) : std::string("TPCs of no known GPC"); };
     if (best != nullptr)
-        return TpcChoice{(best->tpcs & usable).bits().front(), fmt::format("{}, which it uses already", name(*best))};
-    // Then a GPC no other process uses (all its real TPCs free): the partition then shares no GPC. The
-    // smallest such GPC, so that larger ones stay whole for larger partitions.
-    const Group* whole = nullptr;
-    for (const Group& group : groups) {
-        const TpcMask real = group.tpcs & real_tpcs(gpu);
-        if (group.gpc < 0 || real.empty() || (real & usable) != real) continue;
-        if (whole == nullptr || real.count() < (whole->tpcs & real_tpcs(gpu)).count()) whole = &group;
-    }
-    const bool own_full = !(own & real_tpcs(gpu)).empty();
-    const std::string because = own_full ? "; its own GPCs have no free TPC" : "";
-    if (whole != nullptr)
-        return TpcChoice{(whole->tpcs & usable).bits().front(), fmt::format("{}, a GPC no other process uses{}", name(*whole), because)};
-    // Last: any free TPC, packed; it shares a GPC with another process, which the findings then say.
-    const int tpc = place_tpcs_packed(gpu, 1, usable).bits().front();
+        return GrowChoice{(best->tpcs & usable).bits().front(), fmt::format("a free TPC in {}, a GPC it already uses", where(*best))};
+    // Then a GPC nobody uses at all: taking one from a GPC another process works in would make the two
+    // share that GPC (rule partial-gpc), while a whole free GPC stays this process's alone.
     for (const Group& group : groups)
-        if (group.tpcs.test(tpc))
-            return TpcChoice{tpc, fmt::format("{}, shared with another process: no GPC is free{}", name(group), because)};
-    return TpcChoice{tpc, "the only free TPCs left"};
+        if (group.gpc >= 0 && !(group.tpcs & real_tpcs(gpu)).empty() && (group.tpcs & real_tpcs(gpu) & ~usable).empty())
+            return GrowChoice{(group.tpcs & usable).bits().front(),
+                              fmt::format("a TPC of {}, which is wholly free: none of its own GPCs has a free TPC", where(group))};
+    const int bit = place_tpcs_packed(gpu, 1, usable).bits().front();
+    const Tpc* tpc = find_tpc(gpu, bit);
+    return GrowChoice{bit, fmt::format("TPC {} of {}, which another process also uses: none of its own GPCs has a free TPC "
+                                       "and no GPC is wholly free", bit,
+                                       tpc && tpc->gpc ? gpc_name(*tpc->gpc) : std::string("no known GPC"))};
 }
 
 std::optional<int> tpc_to_add(const Gpu& gpu, const TpcMask& own, const TpcMask& free) {
@@ -111,7 +104,7 @@ Plan plan_grow(const Controller& controller, const std::vector<ProcessRef>& proc
         if (process.partitioned) free &= ~process.mask;
     std::vector<MaskRequest> requests;
     std::vector<Finding> refusals;
-    std::vector<Finding> choices;  // why each TPC was chosen
+    std::vector<Finding> why;  // which TPC each process gets, and why that one
     std::vector<int> pids;
     for (const ProcessRef& chosen : processes) {
         const int pid = chosen.pid;
@@ -123,15 +116,14 @@ Plan plan_grow(const Controller& controller, const std::vector<ProcessRef>& proc
             after.set(choice->tpc);
             free.set(choice->tpc, false);  // two processes grown at once never get the same TPC
             requests.push_back({pid, after, chosen.start_time});
-            choices.push_back({Severity::info, "controller", fmt::format("process {} gets TPC {}: {}", pid, choice->tpc, choice->why),
-                               "grow-choice"});
+            why.push_back({Severity::info, "controller", fmt::format("process {} gets {}", pid, choice->why), "grow-choice"});
         } else {
             refusals.push_back(refusal("no-free-tpc", "controller", fmt::format("no free TPC for process {}: every TPC is given to a process "
                                                                   "(mark TPCs in the floorplan to move them)", pid)));
         }
     }
     Plan plan = controller.plan_masks_refusing(requests, std::move(refusals), fmt::format("grow {} by 1 TPC", pid_list(pids)));
-    plan.findings.insert(plan.findings.begin(), choices.begin(), choices.end());
+    plan.findings.insert(plan.findings.begin(), why.begin(), why.end());
     return plan;
 }
 

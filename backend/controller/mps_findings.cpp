@@ -34,7 +34,7 @@ std::vector<Finding> mps_findings(const SystemState& state) {
                                   : fmt::format("; it refused new client{} {} meanwhile", error.refused.size() == 1 ? "" : "s",
                                                 fmt::join(error.refused, ", "));
         findings.push_back(Finding{
-            Severity::error, "seed 000 pitfall 2, docs/mps-fault-domain.md",
+            Severity::error, "Bakita & Anderson, ECRTS 2025, pitfall 2",
             fmt::format("MPS server {} had a fatal GPU error at {} and tore down {}{}: their CUDA work failed{}{} "
                         "(MPS log in {})",
                         error.server_pid, error.time, clients_text(error.clients), reset, refused, named,

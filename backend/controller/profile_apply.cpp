@@ -59,14 +59,6 @@ ProfileApplication plan_profile(const Controller& controller, const Profile& pro
         if (const ProfileRule* rule = first_match(profile, facts_of(process)); rule != nullptr && rule->gpu == gpu_index)
             requests.push_back({process.pid, rule->tpcs, Placement::packed});
     result.plan = controller.plan_set(requests, fmt::format("profile apply {}", profile.name));
-    // A running process that already has its rule's TPCs is left as it is; the plan still arms the rules for
-    // processes that start later, so it is not "nothing to change" (which plan_set refuses on its own).
-    for (Finding& finding : result.plan.findings)
-        if (finding.id == "no-change" && finding.severity == Severity::error) {
-            finding.severity = Severity::info;
-            if (const auto at = finding.message.rfind(": nothing to change"); at != std::string::npos)
-                finding.message = finding.message.substr(0, at) + ": left as it is";
-        }
 
     // Later processes: each rule resolved now, counts placed on TPCs nobody holds once this plan applies.
     TpcMask taken;
@@ -135,7 +127,7 @@ ProfileApplication plan_profile(const Controller& controller, const Profile& pro
             mask = placed ? *placed : resolve_mask(expression, state.gpu).mask;
             if (placed) taken |= mask;  // two rules "8 tpcs" get different TPCs
         } catch (const UserError& error) {
-            result.plan.findings.push_back({Severity::error, "HARDWARE.md section 3", fmt::format("{}: {}", from, error.what()), "bad-mask"});
+            result.plan.findings.push_back({Severity::error, "holes in the mask bits (measured on the H200)", fmt::format("{}: {}", from, error.what()), "bad-mask"});
             continue;
         }
         mask_to_words(mask, out.allowed);
@@ -149,7 +141,12 @@ ProfileApplication plan_profile(const Controller& controller, const Profile& pro
     // journal entry as the masks, so undoing the apply puts the previous rules back too.
     ArmedRules before = read_armed_rules(controller.registry_directory());
     ArmedRules after = result.rules.count > 0 ? ArmedRules(result.rules) : std::nullopt;
-    if (!same_rules(before, after)) result.plan.rules = RulesChange{std::move(before), std::move(after)};
+    if (!same_rules(before, after)) {
+        result.plan.rules = RulesChange{std::move(before), std::move(after)};
+        // Arming the rules is a change: running processes already as the profile says do not refuse it.
+        for (Finding& finding : result.plan.findings)
+            if (finding.id == "no-change" && finding.severity == Severity::error) finding.severity = Severity::info;
+    }
     return result;
 }
 
@@ -159,11 +156,9 @@ ProfileDrift profile_drift(const Controller& controller, const Profile& profile,
     for (const ProcessState& process : controller.state().processes) {
         ProcessDrift entry{process.pid, process.start_time, process.command, process.partitioned ? process.mask.to_list() : "all",
                            std::nullopt};
-        // A matched process that already has its rule's TPCs has no change in the plan (plan_set drops it).
-        if (const ProfileRule* rule = first_match(profile, facts_of(process)); rule != nullptr && rule->gpu == gpu_index)
-            entry.profile_tpcs = entry.now_tpcs;
-        for (const auto& c : application.plan.changes)
-            if (c.pid == process.pid) entry.profile_tpcs = c.after.to_list();
+        for (const auto* list : {&application.plan.changes, &application.plan.unchanged})
+            for (const auto& c : *list)
+                if (c.pid == process.pid) entry.profile_tpcs = c.after.to_list();
         if (entry.profile_tpcs && !(process.partitioned && entry.profile_tpcs == entry.now_tpcs)) drift.drifted = true;
         drift.processes.push_back(std::move(entry));
     }
@@ -172,7 +167,8 @@ ProfileDrift profile_drift(const Controller& controller, const Profile& profile,
         drift.drifted = true;
     }
     for (const auto& finding : application.plan.findings)
-        if (finding.severity == Severity::error) {
+        // "changes nothing" refuses applying a profile already in effect: for a diff that is no drift.
+        if (finding.severity == Severity::error && finding.id != "no-change") {
             drift.errors.push_back(finding.message);
             drift.drifted = true;  // a profile that cannot be applied now is not in effect
         }

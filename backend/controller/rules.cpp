@@ -33,7 +33,7 @@ std::string who(int pid) { return pid == 0 ? std::string("the new process") : fm
 void append_graph_change(std::vector<Finding>& findings, const ProcessState& process) {
     const GraphStatus& g = process.graphs;
     if (graphs_not_followed(g)) {
-        findings.push_back(warning("graphs-keep-mask", "HARDWARE.md section 1",
+        findings.push_back(warning("graphs-keep-mask", "graphs keep their upload mask (measured)",
                                    fmt::format("process {}: {}", process.pid, graph_sentence(g))));
         return;
     }
@@ -76,7 +76,7 @@ std::vector<Finding> check_change(const SystemState& state, const PlannedChange&
     std::vector<Finding> findings;
     const TpcMask real = real_tpcs(state.gpu);
     if (change.after_partitioned && (change.after & real).empty())
-        findings.push_back(refusal("no-real-tpc", "HARDWARE.md section 3",
+        findings.push_back(refusal("no-real-tpc", "holes in the mask bits (measured on the H200)",
                                  fmt::format("{}: mask {} has no real TPC (holes do not count): its kernels would "
                                              "never run", who(change.pid), change.after.empty() ? "(empty)" : change.after.to_list())));
     if (!state.caller_admin && state.caller_uid != change.uid)
@@ -86,17 +86,6 @@ std::vector<Finding> check_change(const SystemState& state, const PlannedChange&
     if (change.before_partitioned == change.after_partitioned && change.before == change.after)
         findings.push_back(note("no-change", "controller", fmt::format("process {} already has TPCs {}: nothing to change", change.pid,
                                                           mask_text(change.after_partitioned, change.after))));
-    if (change.after_partitioned) {
-        for (const Gpc& gpc : state.gpu.gpcs) {
-            const TpcMask all = gpc_tpcs(state.gpu, gpc.index);
-            const int used = (all & change.after).count();
-            if (used > 0 && used < all.count())
-                findings.push_back(warning("partial-gpc", "seed 001, seed 000 section 5.5 (SE-packed)",
-                                           fmt::format("{} gets only {} of {}'s {} TPCs: a partition of whole GPCs "
-                                                       "shares no GPC with others and interferes less",
-                                                       who(change.pid), used, gpc_name(gpc.index), all.count())));
-        }
-    }
     if (change.before_partitioned != change.after_partitioned || change.before != change.after)
         if (const ProcessState* process = find_process(state, change.pid)) append_graph_change(findings, *process);
     return findings;
@@ -109,7 +98,7 @@ std::vector<Finding> check_result(const SystemState& after) {
     for (std::size_t a = 0; a < processes.size(); ++a) {
         if (!processes[a].partitioned) {
             if (processes.size() > 1)
-                findings.push_back(warning("unpartitioned", "seed 000 section 5",
+                findings.push_back(warning("unpartitioned", "Bakita & Anderson, ECRTS 2025, section 5",
                                            fmt::format("{} has no partition: it may run on every TPC, including those "
                                                        "given to others", who(processes[a].pid))));
             continue;
@@ -118,9 +107,23 @@ std::vector<Finding> check_result(const SystemState& after) {
             if (!processes[b].partitioned) continue;
             const TpcMask shared = processes[a].mask & processes[b].mask & real;
             if (!shared.empty())
-                findings.push_back(warning("overlap", "seed 000 pitfall 8",
+                findings.push_back(warning("overlap", "Bakita & Anderson, ECRTS 2025, pitfall 8",
                                            fmt::format("{} and {} share TPCs {}: their kernels compete for those SMs",
                                                        who(processes[a].pid), who(processes[b].pid), shared.to_list())));
+        }
+    }
+    // A split GPC is judged on the GPU as it is, so `gpupart check`, the findings panel and a plan
+    // (which checks the state after it) say the same thing about the same masks.
+    for (const auto& process : processes) {
+        if (!process.partitioned) continue;
+        for (const Gpc& gpc : after.gpu.gpcs) {
+            const TpcMask all = gpc_tpcs(after.gpu, gpc.index) & real;
+            const int used = (all & process.mask).count();
+            if (used > 0 && used < all.count())
+                findings.push_back(warning("partial-gpc", "Bakita & Anderson, RTAS 2023 (SE-packed)",
+                                           fmt::format("{} gets only {} of {}'s {} TPCs: a partition of whole GPCs "
+                                                       "shares no GPC with others and interferes less",
+                                                       who(process.pid), used, gpc_name(gpc.index), all.count())));
         }
     }
     for (const auto& process : processes) {
@@ -150,26 +153,26 @@ std::vector<Finding> check_result(const SystemState& after) {
     }
     // With one process, unused TPCs are most likely room for the next one: a note, not a warning.
     if (everyone_partitioned && !idle.empty() && after.unreadable.empty())
-        findings.push_back((processes.size() > 1 ? warning : note)("idle-tpcs", "seed 000 pitfall 8",
+        findings.push_back((processes.size() > 1 ? warning : note)("idle-tpcs", "Bakita & Anderson, ECRTS 2025, pitfall 8",
                                    fmt::format("TPCs {} ({} of {}) are given to no process: they stay idle", idle.to_list(),
                                                idle.count(), real.count())));
     if (processes.size() > 1 && !after.mps_running)
-        findings.push_back(warning("no-mps", "seed 003 R4",
+        findings.push_back(warning("no-mps", "Bakita & Anderson, RTAS 2024, rule R4",
                                    fmt::format("{} partitioned processes run without MPS: their contexts time-slice the GPU, "
                                                "so the partitions never run side by side (gpupart mps start)", processes.size())));
     if (after.mps_running && static_cast<int>(processes.size()) > kMpsClientLimit)
-        findings.push_back(warning("too-many-mps-clients", "seed 000 section 5.6, pitfall 4",
+        findings.push_back(warning("too-many-mps-clients", "Bakita & Anderson, ECRTS 2025, pitfall 4",
                                    fmt::format("{} partitioned processes: one MPS server serves at most {} clients with "
                                                "CUDA_DEVICE_MAX_CONNECTIONS=8", processes.size(), kMpsClientLimit)));
     if (after.mps_static_partitioning)
-        findings.push_back(warning("mps-static-partitioning", "HARDWARE.md section 2",
+        findings.push_back(warning("mps-static-partitioning", "MPS static SM partitioning (measured)",
                                    "MPS static SM partitioning is active: MPS binds each client to its own SMs (chunks of 8), "
                                    "and gpupart's masks can only narrow a client within them"));
     const auto mps = mps_findings(after);
     findings.insert(findings.end(), mps.begin(), mps.end());
     if (processes.size() > 1)
         for (const auto& pair : shared_copy_engines(after.gpu))
-            findings.push_back(warning("shared-copy-engines", "seed 003 R8",
+            findings.push_back(warning("shared-copy-engines", "Bakita & Anderson, RTAS 2024, rule R8",
                                        fmt::format("LCE{} and LCE{} share PCEs {}: copies of processes on disjoint TPCs "
                                                    "still interfere there", pair.lce_a, pair.lce_b, pair.pce_list())));
     return findings;
@@ -179,10 +182,18 @@ std::vector<Finding> check_plan(const SystemState& state, const std::vector<Plan
     std::vector<Finding> findings;
     for (const PlannedChange& change : changes) {
         auto more = check_change(state, change);
+        for (Finding& finding : more) finding.is_new = true;  // about the change itself
         findings.insert(findings.end(), more.begin(), more.end());
     }
-    for (Finding& finding : check_result(state_after(state, changes)))
-        if (belongs_in_plan(finding)) findings.push_back(std::move(finding));
+    // The same rules as for the state as it is, on the state after: what they find now too is not new.
+    const std::vector<Finding> already = check_result(state);
+    for (Finding& finding : check_result(state_after(state, changes))) {
+        if (!belongs_in_plan(finding)) continue;
+        finding.is_new = std::none_of(already.begin(), already.end(), [&](const Finding& old) {
+            return old.id == finding.id && old.message == finding.message;
+        });
+        findings.push_back(std::move(finding));
+    }
     return findings;
 }
 

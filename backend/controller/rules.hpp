@@ -24,15 +24,16 @@ struct PlannedChange {
 // The system as it would be with `changes` applied.
 SystemState state_after(const SystemState& state, const std::vector<PlannedChange>& changes);
 
-// Rules about one change: a mask with no real TPC, permission, a change that changes nothing, GPC
-// alignment, CUDA graphs keeping their upload mask.
+// Rules about one change: a mask with no real TPC, permission, a change that changes nothing, CUDA
+// graphs keeping their upload mask.
 std::vector<Finding> check_change(const SystemState& state, const PlannedChange& change);
 
-// Rules about the whole GPU after the changes: overlaps, unpartitioned processes, TPCs left to nobody,
+// Rules about the whole GPU after the changes: overlaps, GPCs split (partial-gpc), unpartitioned processes, TPCs left to nobody,
 // MPS missing, too many MPS clients, MPS static partitioning, copy engines shared through a GRCE.
 std::vector<Finding> check_result(const SystemState& after);
 
-// Both, for a list of changes: what `gpupart set --dry-run` shows.
+// Both, for a list of changes: what `gpupart set --dry-run` shows. Findings the state as it is has
+// too (same id and message) have is_new false: a plan marks only what it introduces.
 std::vector<Finding> check_plan(const SystemState& state, const std::vector<PlannedChange>& changes);
 
 inline constexpr int kMpsClientLimit = 15;  // seed 000: 128-channel TSG / 8 connections per client

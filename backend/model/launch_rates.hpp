@@ -23,6 +23,12 @@ public:
     // Drops every process not in `alive` (exited ones), so a reused pid starts afresh.
     void forget_except(const std::vector<std::pair<int, std::uint64_t>>& alive);
     void clear() { windows_.clear(); }
+    // The rates of this process's last two full windows (before, after); nullopt until two have passed.
+    struct Change {
+        double before = 0;
+        double after = 0;
+    };
+    std::optional<Change> last_change(int pid, std::uint64_t start_time) const;
     std::chrono::milliseconds window() const { return window_; }
 
 private:
@@ -30,6 +36,7 @@ private:
         std::uint64_t launches = 0;  // the counter when the window started
         Clock::time_point start;
         std::optional<double> rate;  // over the last full window
+        std::optional<double> previous;  // over the window before it
     };
     std::chrono::milliseconds window_;
     std::map<std::pair<int, std::uint64_t>, Window> windows_;

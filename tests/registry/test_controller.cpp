@@ -345,6 +345,7 @@ TEST_F(ControllerTest, GivingTpcsMovesThemFromTheirHoldersAndNeverStarvesOne) {
     controller.refresh();
     const Plan already_free = plan_give(controller, std::nullopt, TpcMask::range(18, 25));
     EXPECT_TRUE(already_free.changes.empty());
+    EXPECT_TRUE(already_free.refused());  // never journaled: the next undo would undo nothing
     EXPECT_TRUE(std::any_of(already_free.findings.begin(), already_free.findings.end(),
                             [](const Finding& f) { return f.id == "no-change"; }));
 }

@@ -1,11 +1,14 @@
 // give / grow / shrink planned by the controller over real registered processes, and a `gpupart top`
 // session driven by keys: the registry changes only after the confirmation, and `u` undoes it.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
 
 #include "controller/move_plan.hpp"
 #include "controller_test_fixture.hpp"
+#include "model/user_error.hpp"
 #include "registry_test_support.hpp"
 #include "snapshot/snapshot_file.hpp"
 #include "top/top_session.hpp"
@@ -81,6 +84,58 @@ TEST_F(MovePlanTest, GrowAndShrinkByOneTpc) {
     RegisteredChild c(registry_dir.dir, "0x200");  // 9 only
     controller.refresh();
     EXPECT_TRUE(has_finding(plan_shrink(controller, {{c.pid}}), "last-tpc"));
+}
+
+TEST_F(MovePlanTest, GrowingPrefersAWhollyFreeGpcOverOneAnotherProcessUses) {
+    RegisteredChild a(registry_dir.dir, "0x1e00");   // 9-12: half of gpc1
+    RegisteredChild b(registry_dir.dir, "0x1e000");  // 13-16: the rest of gpc1
+    RegisteredChild c(registry_dir.dir, "0x3");      // 0-1: half of gpc0 (2-3 free)
+    Controller controller = make();
+    const Plan grow = plan_grow(controller, {{a.pid}});
+    ASSERT_FALSE(grow.refused());
+    ASSERT_EQ(grow.changes.size(), 1u);
+    // gpc1 is full; gpc0's free 2-3 would make a share gpc0 with c: gpc2 (18-25) is wholly free.
+    EXPECT_EQ(grow.changes[0].after.to_list(), "9-12,18");
+    const auto why = std::find_if(grow.findings.begin(), grow.findings.end(), [](const Finding& f) { return f.id == "grow-choice"; });
+    ASSERT_NE(why, grow.findings.end());
+    EXPECT_NE(why->message.find("gpc2, which is wholly free"), std::string::npos) << why->message;
+    // c still has free TPCs in its own gpc0: it gets one of those, and the note says so.
+    const Plan grow_c = plan_grow(controller, {{c.pid}});
+    EXPECT_EQ(grow_c.changes.at(0).after.to_list(), "0-2");
+    EXPECT_NE(grow_c.findings.at(0).message.find("gpc0, a GPC it already uses"), std::string::npos) << grow_c.findings.at(0).message;
+}
+
+TEST_F(MovePlanTest, ChangesThatChangeNothingAreRefusedAndNeverJournaled) {
+    RegisteredChild a(registry_dir.dir, "0x1fe00");  // gpc1: 9-16
+    Controller controller = make();
+    // Giving a process TPCs it holds, releasing free TPCs, setting the mask it has: each refused.
+    const Plan give = plan_give(controller, ProcessRef{a.pid}, TpcMask::range(9, 12));
+    EXPECT_TRUE(give.refused());
+    EXPECT_TRUE(has_finding(give, "no-change"));
+    const Plan release = plan_give(controller, std::nullopt, TpcMask::range(18, 25));
+    EXPECT_TRUE(release.refused());
+    EXPECT_TRUE(has_finding(release, "no-change"));
+    const Plan set = controller.plan_set({{a.pid, "gpc1"}}, "set gpc1");
+    EXPECT_TRUE(set.refused());
+    EXPECT_TRUE(has_finding(set, "no-change"));
+    const Plan same = controller.plan_masks({{a.pid, TpcMask::range(9, 16)}}, "same");
+    EXPECT_TRUE(same.refused());
+    for (const Plan* plan : {&give, &release, &set, &same}) EXPECT_THROW(controller.apply(*plan), UserError);
+    // Even a plan built by hand with nothing in it never reaches the journal.
+    Plan empty;
+    empty.action = "nothing";
+    EXPECT_THROW(controller.apply(empty), UserError);
+    EXPECT_TRUE(Journal(journal_path).read().empty());
+    EXPECT_THROW(controller.plan_undo(), UserError);  // nothing to undo
+    // A plan that changes one process and leaves another as it is applies the one change only.
+    RegisteredChild b(registry_dir.dir, "0x3fc0000");  // gpc2: 18-25
+    controller.refresh();
+    const Plan mixed = controller.plan_masks({{a.pid, TpcMask::range(9, 16)}, {b.pid, TpcMask::range(18, 21)}}, "mixed");
+    ASSERT_FALSE(mixed.refused());
+    ASSERT_EQ(mixed.changes.size(), 1u);
+    EXPECT_EQ(mixed.changes[0].pid, b.pid);
+    controller.apply(mixed);
+    EXPECT_EQ(Journal(journal_path).read().at(0).changes.size(), 1u);
 }
 
 TEST_F(MovePlanTest, ATopSessionMovesTpcsWithKeysAndUndoesThem) {

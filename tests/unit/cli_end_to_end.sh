@@ -113,6 +113,15 @@ check "demo workers hold gpc0-3" contains "$work/demo-list.txt" " 0-3,9-16,18-25
 pid=$(awk '/llm-serving/{print $1}' "$work/demo-list.txt")
 "$gpupart" set "$pid" gpc1 --snapshot builtin:h200 > "$work/demo-set.out"; rc=$?
 check "set moves a demo worker" [ "$rc" -eq 0 ]
+# issue 19: a set to the mask it has changes nothing: refused (exit 1, id and reference), never journaled,
+# so the next undo undoes the real change, not an empty entry
+cp "$GPUPART_JOURNAL" "$work/history-before"
+"$gpupart" set "$pid" gpc1 --snapshot builtin:h200 > "$work/same-set.out" 2> "$work/same-set.err"; rc=$?
+check "set to the current mask is refused" [ "$rc" -eq 1 ]
+check "the refusal names its id" contains "$work/same-set.err" "already has TPCs 9-16: nothing to change for it [no-change; controller]; nothing changed"
+check "the refusal is not journaled" cmp -s "$work/history-before" "$GPUPART_JOURNAL"
+"$gpupart" check --snapshot builtin:h200 > "$work/check.out" 2>&1
+check "check prints ids and references" contains "$work/check.out" "[no-mps; Bakita & Anderson, RTAS 2024, rule R4]"
 sleep 0.3  # a few simulated launches later
 "$gpupart" list --json > "$work/demo-list.json"
 check "the worker applies its new mask" contains "$work/demo-list.json" '"applied_tpcs": "9-16"'

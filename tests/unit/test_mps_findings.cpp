@@ -51,7 +51,7 @@ TEST(MpsFindings, AFatalErrorIsAnErrorNamingTimeServerAndClients) {
               "MPS server 486 had a fatal GPU error at 2026-11-23 16:44:54.747 and tore down clients 6278, 6279, 6325, "
               "device 0 reset: their CUDA work failed; the log names client 6279 first, which need not be the one at "
               "fault (MPS log in /tmp/nvidia-mps-log)");
-    EXPECT_EQ(f->rule, "seed 000 pitfall 2, docs/mps-fault-domain.md");
+    EXPECT_EQ(f->rule, "Bakita & Anderson, ECRTS 2025, pitfall 2");
 }
 
 TEST(MpsFindings, OneFindingPerFatalError) {

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "controller/rules.hpp"
+#include "controller/rules_doc.hpp"
 #include "snapshot/snapshot_file.hpp"
 
 using namespace gpupart;
@@ -66,7 +67,7 @@ const TpcMask kGpc6 = TpcMask::range(54, 62);
 TEST(Rules, MaskOfOnlyHolesIsAnError) {
     const auto state = state_with({process(10, kGpc1)});
     const auto findings = check_change(state, change_of(state.processes[0], TpcMask::range(4, 8)));
-    const auto f = find_rule(findings, "HARDWARE.md section 3", Severity::error);
+    const auto f = find_rule(findings, "holes in the mask bits (measured on the H200)", Severity::error);
     ASSERT_TRUE(f.has_value());
     EXPECT_EQ(f->message, "process 10: mask 4-8 has no real TPC (holes do not count): its kernels would never run");
 }
@@ -81,7 +82,7 @@ TEST(Rules, AnotherUsersProcessIsAnErrorUnlessAdmin) {
     EXPECT_EQ(find_rule(check_change(state, change), "registry permissions", Severity::error), std::nullopt);
 }
 
-TEST(Rules, NoChangeIsANote) {
+TEST(Rules, NoChangeIsANoteOnTheChange) {
     const auto state = state_with({process(10, kGpc1)});
     const auto f = find_rule(check_change(state, change_of(state.processes[0], kGpc1)), "controller", Severity::info);
     ASSERT_TRUE(f.has_value());
@@ -90,11 +91,42 @@ TEST(Rules, NoChangeIsANote) {
 
 TEST(Rules, PartialGpcsWarnSePacking) {
     const auto state = state_with({process(10, kGpc1)});
-    const auto findings = check_change(state, change_of(state.processes[0], TpcMask::range(9, 12) | kGpc6));
-    const auto f = find_rule(findings, "seed 001, seed 000 section 5.5 (SE-packed)", Severity::warning);
+    const auto findings = check_plan(state, {change_of(state.processes[0], TpcMask::range(9, 12) | kGpc6)});
+    const auto f = find_rule(findings, "Bakita & Anderson, RTAS 2023 (SE-packed)", Severity::warning);
     ASSERT_TRUE(f.has_value());
     EXPECT_EQ(f->message, "process 10 gets only 4 of gpc1's 8 TPCs: a partition of whole GPCs shares no GPC with others and interferes less");
+    EXPECT_TRUE(f->is_new);
     EXPECT_EQ(std::count_if(findings.begin(), findings.end(), [](const Finding& x) { return x.severity == Severity::warning; }), 1);
+}
+
+// Issue 19: a plan warned about a split GPC that neither `gpupart check` nor the findings panel listed
+// once applied, and later plans called old splits new.
+TEST(Rules, TheStateAndAPlanAreJudgedByTheSameRulesAndAPlanMarksOnlyWhatItBrings) {
+    const auto state = state_with({process(10, TpcMask::range(9, 12) | kGpc6), process(11, TpcMask::range(13, 16))});
+    const auto partial = [](const std::vector<Finding>& findings, const std::string& who) {
+        return std::find_if(findings.begin(), findings.end(), [&](const Finding& f) {
+            return f.id == "partial-gpc" && f.message.rfind(who, 0) == 0;
+        });
+    };
+    // The state as it is: both split gpc1.
+    const auto now = check_result(state);
+    ASSERT_NE(partial(now, "process 10 gets only 4 of gpc1's"), now.end());
+    ASSERT_NE(partial(now, "process 11 gets only 4 of gpc1's"), now.end());
+    for (const Finding& f : now) EXPECT_FALSE(f.is_new) << f.message;
+    // A plan that shrinks 11 to 3 of gpc1: its split is new, 10's is as before.
+    const std::vector<PlannedChange> shrink{change_of(state.processes[1], TpcMask::range(13, 15))};
+    const auto plan = check_plan(state, shrink);
+    const auto old_split = partial(plan, "process 10 gets only 4 of gpc1's");
+    const auto new_split = partial(plan, "process 11 gets only 3 of gpc1's");
+    ASSERT_NE(old_split, plan.end());
+    ASSERT_NE(new_split, plan.end());
+    EXPECT_FALSE(old_split->is_new);
+    EXPECT_TRUE(new_split->is_new);
+    // Applied, the steady state lists exactly what the plan warned about the result.
+    const auto after = check_result(state_after(state, shrink));
+    for (const auto* f : {&*old_split, &*new_split})
+        EXPECT_TRUE(std::any_of(after.begin(), after.end(), [&](const Finding& a) { return a.id == f->id && a.message == f->message; }))
+            << f->message;
 }
 
 GraphStatus graphs(std::uint64_t execs, std::uint64_t older, std::uint64_t unfollowable,
@@ -155,7 +187,7 @@ TEST(Rules, ChangedMaskWarnsWhenTheDriverRefusedGraphCallbacks) {
     auto p = process(10, kGpc1);
     p.graphs = graphs(0, 0, 0, GPUPART_GRAPHS_UNAVAILABLE);
     const auto state = state_with({p});
-    const auto f = find_rule(check_change(state, change_of(state.processes[0], kGpc6)), "HARDWARE.md section 1", Severity::warning);
+    const auto f = find_rule(check_change(state, change_of(state.processes[0], kGpc6)), "graphs keep their upload mask (measured)", Severity::warning);
     ASSERT_TRUE(f.has_value());
     EXPECT_EQ(f->id, "graphs-keep-mask");
     EXPECT_NE(f->message.find("CUDA graphs are not followed (the driver refused the graph-call callbacks)"), std::string::npos);
@@ -192,14 +224,14 @@ TEST(Rules, ResultWarnsAboutUnfollowableGraphExecs) {
 
 TEST(Rules, OverlapWarns) {
     const auto state = state_with({process(10, kGpc1), process(11, TpcMask::range(15, 20))});
-    const auto f = find_rule(check_result(state), "seed 000 pitfall 8", Severity::warning);
+    const auto f = find_rule(check_result(state), "Bakita & Anderson, ECRTS 2025, pitfall 8", Severity::warning);
     ASSERT_TRUE(f.has_value());
     EXPECT_EQ(f->message, "process 10 and process 11 share TPCs 15-16: their kernels compete for those SMs");  // 17 is a hole
 }
 
 TEST(Rules, UnpartitionedProcessBesideOthersWarns) {
     const auto state = state_with({process(10, kGpc1), process(11, {}, false)});
-    const auto f = find_rule(check_result(state), "seed 000 section 5", Severity::warning);
+    const auto f = find_rule(check_result(state), "Bakita & Anderson, ECRTS 2025, section 5", Severity::warning);
     ASSERT_TRUE(f.has_value());
     EXPECT_NE(f->message.find("process 11 has no partition"), std::string::npos);
 }
@@ -222,33 +254,33 @@ TEST(Rules, IdleTpcsBesideASingleProcessAreOnlyANote) {
 }
 
 TEST(Rules, NoMpsWithSeveralProcessesWarns) {
-    const auto f = find_rule(check_result(state_with({process(10, kGpc1), process(11, kGpc6)}, false)), "seed 003 R4", Severity::warning);
+    const auto f = find_rule(check_result(state_with({process(10, kGpc1), process(11, kGpc6)}, false)), "Bakita & Anderson, RTAS 2024, rule R4", Severity::warning);
     ASSERT_TRUE(f.has_value());
     EXPECT_NE(f->message.find("2 partitioned processes run without MPS"), std::string::npos);
-    EXPECT_EQ(find_rule(check_result(state_with({process(10, kGpc1)}, false)), "seed 003 R4", Severity::warning), std::nullopt);
+    EXPECT_EQ(find_rule(check_result(state_with({process(10, kGpc1)}, false)), "Bakita & Anderson, RTAS 2024, rule R4", Severity::warning), std::nullopt);
 }
 
 TEST(Rules, TooManyMpsClientsWarns) {
     std::vector<ProcessState> many;
     for (int i = 0; i < 16; ++i) many.push_back(process(100 + i, TpcMask::range(i * 4 % 64, i * 4 % 64)));
-    const auto f = find_rule(check_result(state_with(many)), "seed 000 section 5.6, pitfall 4", Severity::warning);
+    const auto f = find_rule(check_result(state_with(many)), "Bakita & Anderson, ECRTS 2025, pitfall 4", Severity::warning);
     ASSERT_TRUE(f.has_value());
     EXPECT_NE(f->message.find("at most 15 clients"), std::string::npos);
     many.pop_back();
-    EXPECT_EQ(find_rule(check_result(state_with(many)), "seed 000 section 5.6, pitfall 4", Severity::warning), std::nullopt);
+    EXPECT_EQ(find_rule(check_result(state_with(many)), "Bakita & Anderson, ECRTS 2025, pitfall 4", Severity::warning), std::nullopt);
 }
 
 TEST(Rules, MpsStaticPartitioningWarns) {
     auto state = state_with({process(10, kGpc1)});
     state.mps_static_partitioning = true;
-    EXPECT_NE(find_rule(check_result(state), "HARDWARE.md section 2", Severity::warning), std::nullopt);
+    EXPECT_NE(find_rule(check_result(state), "MPS static SM partitioning (measured)", Severity::warning), std::nullopt);
 }
 
 TEST(Rules, SharedCopyEnginesWarnWhenSeveralProcessesPartition) {
     const auto findings = check_result(state_with({process(10, kGpc1), process(11, kGpc6)}));
-    EXPECT_EQ(std::count_if(findings.begin(), findings.end(), [](const Finding& f) { return f.rule == "seed 003 R8"; }), 2);
+    EXPECT_EQ(std::count_if(findings.begin(), findings.end(), [](const Finding& f) { return f.rule == "Bakita & Anderson, RTAS 2024, rule R8"; }), 2);
     const auto alone = check_result(state_with({process(10, kGpc1)}));
-    EXPECT_TRUE(std::none_of(alone.begin(), alone.end(), [](const Finding& f) { return f.rule == "seed 003 R8"; }));
+    EXPECT_TRUE(std::none_of(alone.begin(), alone.end(), [](const Finding& f) { return f.rule == "Bakita & Anderson, RTAS 2024, rule R8"; }));
 }
 
 TEST(Rules, StateAfterAppliesChanges) {
@@ -263,8 +295,11 @@ TEST(Rules, StateAfterAppliesChanges) {
 }
 
 TEST(Rules, FindingLinesNameTheirRule) {
-    EXPECT_EQ(finding_line({Severity::warning, "seed 003 R4", "x", "no-mps"}), "warning: x [seed 003 R4]");
-    EXPECT_EQ(finding_line({Severity::info, "r", "y", "i"}), "note: y [r]");
+    // The id (its entry in docs/rules.md) and a reference a user can look up without this project's files.
+    EXPECT_EQ(finding_line({Severity::warning, "Bakita & Anderson, RTAS 2024, rule R4", "x", "no-mps"}),
+              "warning: x [no-mps; Bakita & Anderson, RTAS 2024, rule R4]");
+    EXPECT_EQ(finding_line({Severity::info, "r", "y", "i"}), "note: y [i; r]");
+    EXPECT_EQ(finding_line({Severity::info, "r", "y", ""}), "note: y [r]");
     EXPECT_TRUE(has_error({{Severity::info, "", "", ""}, {Severity::error, "", "", ""}}));
     EXPECT_FALSE(has_error({{Severity::warning, "", "", ""}}));
 }
@@ -277,9 +312,42 @@ TEST(Rules, EveryFindingHasAStableId) {
     for (const Finding& f : findings) EXPECT_FALSE(f.id.empty()) << f.message;
 }
 
+// Issue 19: findings cited documents users do not have. Every id has an entry in docs/rules.md (built in).
+TEST(Rules, EveryFindingIdHasAnEntryInTheRulesDocument) {
+    auto state = state_with({process(10, kGpc1), process(11, TpcMask::range(15, 20)), process(12, {}, false, 2000)}, false);
+    state.mps_static_partitioning = true;
+    auto findings = check_plan(state, {change_of(state.processes[2], TpcMask::range(4, 12))});
+    const auto more = check_result(state_with({process(10, kGpc1)}));
+    findings.insert(findings.end(), more.begin(), more.end());
+    for (const char* id : {"overlap", "partial-gpc", "idle-tpcs", "unpartitioned", "no-mps", "too-many-mps-clients",
+                           "mps-static-partitioning", "shared-copy-engines", "graphs-keep-mask", "graphs-follow", "graphs-pending",
+                           "unreadable-slot", "mps-fatal-error", "mps-log-unreadable", "no-change", "no-real-tpc", "bad-mask",
+                           "permission", "no-such-process", "process-replaced", "last-tpc", "last-tpcs", "no-free-tpc",
+                           "undo-process-gone", "undo-changed-since", "undo-other-gpu", "undo-rules-changed-since", "grow-choice",
+                           "journal-note"})
+        findings.push_back({Severity::info, "", "", id});
+    for (const Finding& f : findings) {
+        const auto entry = rules_entry(f.id);
+        ASSERT_TRUE(entry.has_value()) << f.id;
+        EXPECT_FALSE(entry->empty()) << f.id;
+    }
+    // An entry runs to the next heading and holds the full reference.
+    EXPECT_NE(rules_entry("no-mps")->find("RTAS 2024, rule R4"), std::string::npos);
+    EXPECT_EQ(rules_entry("no-mps")->find("## "), std::string::npos);
+    // One line per paragraph, no emphasis markers: a terminal wraps it to its width.
+    EXPECT_EQ(rules_entry("no-mps")->find('\n'), std::string::npos);
+    EXPECT_EQ(rules_entry("no-mps")->find("**"), std::string::npos);
+    EXPECT_NE(rules_doc_text().find("Demystifying NVIDIA GPU Internals to Enable Reliable GPU"), std::string::npos);
+    EXPECT_EQ(rules_entry("no-such-finding"), std::nullopt);
+}
+
 TEST(Rules, AProcessAboutToStartIsNamedSo) {
     const auto state = state_with({process(10, kGpc1), process(0, TpcMask::range(9, 12))});
-    const auto f = find_rule(check_result(state), "seed 000 pitfall 8", Severity::warning);
+    const auto f = find_rule(check_result(state), "Bakita & Anderson, ECRTS 2025, pitfall 8", Severity::warning);
     ASSERT_TRUE(f.has_value());
     EXPECT_EQ(f->message, "process 10 and the new process share TPCs 9-12: their kernels compete for those SMs");
 }
+
+// Issue 20: the interference finding (InterferenceWatch, tests/unit/test_interference.cpp) is explained in
+// docs/rules.md like every other finding.
+TEST(Rules, TheInterferenceFindingHasAnEntry) { EXPECT_TRUE(rules_entry("interference").has_value()); }

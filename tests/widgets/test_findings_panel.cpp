@@ -2,6 +2,7 @@
 // model reset when a refresh brings the same findings, and the real controller rules' findings on the
 // recorded H200 for the screenshot.
 #include <QAbstractItemModelTester>
+#include <QFile>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTextDocument>
@@ -20,8 +21,8 @@ namespace {
 
 std::vector<Finding> sample() {
     return {{Severity::info, "seed 000", "MPS serves 2 clients", "mps-clients"},
-            {Severity::warning, "seed 003 R4", "TPCs 9-16 are shared by processes 10 and 11", "overlap"},
-            {Severity::error, "HARDWARE.md section 3", "mask 62-63 has no real TPC: the kernel would never run", "no-real-tpc"},
+            {Severity::warning, "Bakita & Anderson, RTAS 2024, rule R4", "TPCs 9-16 are shared by processes 10 and 11", "overlap"},
+            {Severity::error, "holes in the mask bits (measured on the H200)", "mask 62-63 has no real TPC: the kernel would never run", "no-real-tpc"},
             {Severity::warning, "seed 001", "process 12 may use every TPC", "unpartitioned"}};
 }
 
@@ -72,7 +73,8 @@ private slots:
         }
         // Always rich text (a message may quote "<b>" from a command line): the plain text, escaped.
         QCOMPARE(model.index(0, 1).data(Qt::ToolTipRole).toString(),
-                 Qt::convertFromPlainText(QStringLiteral("error: mask 62-63 has no real TPC: the kernel would never run\nrule: HARDWARE.md section 3\nid: no-real-tpc"), Qt::WhiteSpaceNormal));
+                 Qt::convertFromPlainText(QStringLiteral("error: mask 62-63 has no real TPC: the kernel would never run\nrule: holes in the mask bits (measured on the H200)\nid: no-real-tpc\n"
+                                                         "What it means and what to do: docs/rules.md#no-real-tpc (double-click)"), Qt::WhiteSpaceNormal));
         QCOMPARE(model.index(3, 0).data(FindingsModel::IdRole).toString(), QStringLiteral("mps-clients"));
         // Icons are the style's own, one per severity.
         const auto image = [](const QIcon& icon) { return icon.pixmap(16, 16).toImage(); };
@@ -107,6 +109,27 @@ private slots:
         QVERIFY(panel.showsNoFindings());
         QCOMPARE(findings_summary({}), QStringLiteral("No findings"));
         QVERIFY(gpupart::test::save_screenshot(panel, QStringLiteral("findings_panel_empty"), {560, 160}));
+    }
+
+    // Issue 19: findings cited documents a user's clone does not have. Each links to its entry in docs/rules.md.
+    void activatingAFindingOpensItsEntryInTheRulesDocument() {
+        const auto findings = h200_findings();
+        FindingsPanel panel;
+        panel.setOpensRuleDocs(false);
+        panel.setFindings(findings);
+        QSignalSpy requested(&panel, &FindingsPanel::ruleDocRequested);
+        const QModelIndex first = panel.model()->index(0, FindingsModel::MessageColumn);
+        panel.list()->setCurrentIndex(first);
+        QTest::keyClick(panel.list(), Qt::Key_Return);
+        QCOMPARE(requested.count(), 1);
+        const QUrl url = requested.first().first().toUrl();
+        QCOMPARE(url.fragment(), first.data(FindingsModel::IdRole).toString());
+        // The document is there and has an entry (a heading named by the id) for every finding shown.
+        QFile doc(url.toLocalFile());
+        QVERIFY2(doc.open(QIODevice::ReadOnly), qPrintable(url.toLocalFile()));
+        const QString text = QString::fromUtf8(doc.readAll());
+        for (const Finding& finding : findings)
+            QVERIFY2(text.contains(QStringLiteral("\n## %1\n").arg(QString::fromStdString(finding.id))), finding.id.c_str());
     }
 
     void realControllerFindingsScreenshot() {
