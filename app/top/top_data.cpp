@@ -97,4 +97,16 @@ void add_meters(TopData& data, const std::optional<GpuMeters>& meters, const std
             process.memory_bytes = it->second;
 }
 
+void add_usage(TopData& data, ProcessUsageSampler& usage, std::chrono::steady_clock::time_point now) {
+    std::vector<std::pair<int, std::uint64_t>> alive;
+    for (TopProcess& process : data.processes) {
+        if (process.simulated) continue;  // a demo worker's CPU is not a CUDA process's
+        const ProcessUsage sample = usage.sample(process.pid, process.start_time, now);
+        process.cpu_percent = sample.cpu_percent;
+        process.rss_bytes = sample.rss_bytes;
+        alive.emplace_back(process.pid, process.start_time);
+    }
+    usage.forget_except(alive);
+}
+
 }  // namespace gpupart::top

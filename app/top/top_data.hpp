@@ -14,6 +14,7 @@
 #include "model/gpu.hpp"
 #include "model/launch_rates.hpp"
 #include "registry/registry.hpp"
+#include "platform/process_usage.hpp"
 #include "sources/gpu_meters.hpp"
 #include "top/owner_letters.hpp"
 
@@ -33,7 +34,9 @@ struct TopProcess {
     std::string shim_detail;   // the same as `gpupart list` says it
     std::uint64_t launches = 0;
     std::optional<double> launches_per_second;  // empty until two samples exist
-    std::optional<std::uint64_t> memory_bytes;  // empty: no source tells (MPS hides clients from NVML)
+    std::optional<std::uint64_t> memory_bytes;  // GPU memory from NVML; empty: no source tells
+    std::optional<double> cpu_percent;          // of one core, from /proc (ProcessUsageSampler)
+    std::optional<std::uint64_t> rss_bytes;     // host memory resident
     std::uint64_t generation = 0;
     bool simulated = false;  // a gpupart-demo-worker
     char letter = '?';       // its owner letter in the floorplan, kept for its whole life (OwnerLetters)
@@ -67,6 +70,8 @@ struct TopData {
 
 // Puts `meters` (or why there are none) into `data`, and each process's GPU memory where NVML gives one.
 void add_meters(TopData& data, const std::optional<GpuMeters>& meters, const std::string& problem);
+// Puts each process's CPU% and RSS (from /proc) into `data`.
+void add_usage(TopData& data, ProcessUsageSampler& usage, std::chrono::steady_clock::time_point now);
 
 // Samples closer than this to the previous one (a key press refreshes too) keep the last rate.
 inline constexpr std::chrono::milliseconds kTopRateWindow{250};

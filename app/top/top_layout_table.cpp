@@ -12,7 +12,7 @@
 namespace gpupart::top {
 namespace {
 
-enum class ColumnId { pid, user, tpcs, sms, share, rate, launches, memory, shim, requested, applied, command };
+enum class ColumnId { pid, user, tpcs, sms, share, rate, launches, memory, cpu, rss, shim, requested, applied, command };
 
 struct Column {
     ColumnId id;
@@ -47,11 +47,12 @@ std::vector<Column> table_columns(const TopData& data, bool wide, int width) {
                                    {tpcs, "TPCS", 4, true, SortKey::tpcs},    {sms, "SMS", 4, true, SortKey::sms},
                                    {share, "SHARE", 5, true, {}},             {rate, "LAUNCH/s", 9, true, SortKey::rate},
                                    {launches, "LAUNCHES", 10, true, {}},      {memory, "MEM", 5, true, {}},
+                                   {cpu, "CPU%", 5, true, {}},                {rss, "RSS", 5, true, {}},
                                    {shim, "SHIM", 11, false, SortKey::shim},  {requested, "REQUESTED", std::min(mask_width, 32), false, {}},
                                    {applied, "APPLIED", std::min(applied_width, 32), false, {}},
                                    {command, "COMMAND", 0, false, SortKey::command}};
     // The command keeps at least kCommandWidth columns: the extra columns go first, least useful first.
-    for (const ColumnId extra : {applied, launches, requested}) {
+    for (const ColumnId extra : {applied, launches, rss, cpu, requested}) {
         int used = 4;
         for (const Column& column : columns) used += column.width + 1;
         if (width - used >= kCommandWidth) break;
@@ -89,6 +90,10 @@ std::string cell_text(const TopData& data, const TopProcess& p, ColumnId id) {
         case ColumnId::rate: return rate_text(p.launches_per_second);
         case ColumnId::launches: return std::to_string(p.launches);
         case ColumnId::memory: return p.memory_bytes ? fmt::format("{}M", *p.memory_bytes >> 20) : "-";
+        case ColumnId::cpu: return p.cpu_percent ? fmt::format("{:.0f}", *p.cpu_percent) : "-";
+        case ColumnId::rss: return p.rss_bytes ? (*p.rss_bytes >= (10ull << 30) ? fmt::format("{}G", *p.rss_bytes >> 30)
+                                                                                 : fmt::format("{}M", *p.rss_bytes >> 20))
+                                               : "-";
         case ColumnId::shim: return p.applied == "(next launch)" ? "pending" : p.shim;
         case ColumnId::requested: return tpcs_text(p);
         case ColumnId::applied: return p.applied;

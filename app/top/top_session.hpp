@@ -40,6 +40,7 @@ private:
     OwnerLetters letters_;  // each process keeps its letter for its life
     GpuMeterReader meters_;  // NVML, loaded once: the header's meters and each process's GPU memory
     InterferenceWatch interference_;  // a partition slowed while a neighbour sped up: a finding
+    ProcessUsageSampler usage_;        // CPU% and RSS from /proc
     TopData data_;
     UiState ui_;
     Screen last_{0, 0};

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "model/gpu_queries.hpp"
@@ -495,4 +497,30 @@ TEST(TopLayout, WithoutMetersTheHeaderSaysWhyWhereItFits) {
     const Screen screen = layout_top(data, UiState{}, 200, 60);
     EXPECT_TRUE(contains(screen, "no GPU meters: NVML has no GPU (a recording)"));
     EXPECT_EQ(screen.row_text(2).find("GPU 87%"), std::string::npos);
+}
+
+// Issue 19: CPU% and RSS per process (from /proc) in the table where it is wide enough.
+TEST(TopLayout, TheWideTableShowsCpuAndHostMemory) {
+    TopData data = frame_data(demo_processes());
+    data.processes[0].cpu_percent = 97.4;
+    data.processes[0].rss_bytes = 2300ull << 20;
+    const Screen screen = layout_top(data, UiState{}, 200, 60);
+    SCOPED_TRACE(screen.text());
+    const int header = row_starting(screen, "        PID USER");
+    ASSERT_GE(header, 0);
+    EXPECT_NE(screen.row_text(header).find("  MEM  CPU%   RSS SHIM"), std::string::npos);
+    EXPECT_NE(screen.row_text(header + 1).find("     -    97 2300M active"), std::string::npos);
+    EXPECT_NE(screen.row_text(header + 2).find("     -     -     - active"), std::string::npos);
+}
+
+TEST(TopData, UsageComesFromProcOfRealProcesses) {
+    TopData data = frame_data(demo_processes());
+    data.processes[0].pid = ::getpid();  // this test, a real process (not simulated)
+    data.processes[0].start_time = 0;    // any start time
+    data.processes[0].simulated = false;
+    ProcessUsageSampler usage;
+    add_usage(data, usage, std::chrono::steady_clock::now());
+    ASSERT_TRUE(data.processes[0].rss_bytes.has_value());
+    EXPECT_GT(*data.processes[0].rss_bytes, 1ull << 20);
+    EXPECT_FALSE(data.processes[1].rss_bytes.has_value());  // a demo worker: not sampled
 }
