@@ -411,13 +411,23 @@ TEST(OwnerLetters, AnExitNeverMovesAnotherProcesssLetter) {
     EXPECT_EQ(letters.mark(200, 1).letter, '?');
 }
 
-TEST(OwnerLetters, TheViewKeepsLettersAcrossSamplesAndNamesTheExit) {
+// Frames of a hand-made SystemState through make_top_data, one refresh a second, with the view's state
+// (rates, letters) kept across them as a session keeps it.
+struct Frames {
     SystemState state;
-    state.gpu = h200();
     TopSource source{"builtin:h200", true, "", "", 1};
-    LaunchRates rates(kTopRateWindow);
+    LaunchRates rates{kTopRateWindow};
     OwnerLetters letters;
-    const auto now = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+    std::chrono::steady_clock::time_point now = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+    Frames() { state.gpu = h200(); }
+    TopData next() {
+        now += std::chrono::seconds(1);
+        return make_top_data(state, source, "/run/gpupart", rates, letters, now);
+    }
+};
+
+TEST(OwnerLetters, TheViewKeepsLettersAcrossSamplesAndNamesTheExit) {
+    Frames frames;
     const auto process = [](int pid) {
         ProcessState p;
         p.pid = pid;
@@ -425,12 +435,12 @@ TEST(OwnerLetters, TheViewKeepsLettersAcrossSamplesAndNamesTheExit) {
         p.command = "worker " + std::to_string(pid);
         return p;
     };
-    state.processes = {process(10), process(20), process(30)};
-    TopData data = make_top_data(state, source, "/run/gpupart", rates, letters, now);
+    frames.state.processes = {process(10), process(20), process(30)};
+    TopData data = frames.next();
     ASSERT_EQ(data.processes.size(), 3u);
     EXPECT_EQ(data.processes[1].letter, 'B');
-    state.processes = {process(20), process(30)};
-    data = make_top_data(state, source, "/run/gpupart", rates, letters, now + std::chrono::seconds(1));
+    frames.state.processes = {process(20), process(30)};
+    data = frames.next();
     ASSERT_EQ(data.processes.size(), 2u);
     EXPECT_EQ(data.processes[0].pid, 20);
     EXPECT_EQ(data.processes[0].letter, 'B');
@@ -442,20 +452,15 @@ TEST(OwnerLetters, TheViewKeepsLettersAcrossSamplesAndNamesTheExit) {
 
 // Issue 19: launch rates count graph replays; a process that only replays graphs is not shown idle.
 TEST(TopData, TheLaunchRateCountsGraphReplays) {
-    SystemState state;
-    state.gpu = h200();
-    TopSource source{"builtin:h200", true, "", "", 1};
-    LaunchRates rates(kTopRateWindow);
-    OwnerLetters letters;
+    Frames frames;
     ProcessState p;
     p.pid = 42;
     p.start_time = 1;
     p.graph_launches = 100;
-    state.processes = {p};
-    const auto now = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
-    make_top_data(state, source, "/run/gpupart", rates, letters, now);
-    state.processes[0].graph_launches = 500;
-    const TopData data = make_top_data(state, source, "/run/gpupart", rates, letters, now + std::chrono::seconds(1));
+    frames.state.processes = {p};
+    frames.next();
+    frames.state.processes[0].graph_launches = 500;
+    const TopData data = frames.next();
     ASSERT_EQ(data.processes.size(), 1u);
     ASSERT_TRUE(data.processes[0].launches_per_second.has_value());
     EXPECT_DOUBLE_EQ(*data.processes[0].launches_per_second, 400.0);
