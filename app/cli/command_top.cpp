@@ -81,6 +81,7 @@ int run_top(const TopOptions& options) {
         return top::run_interactive(session);
     }
     const auto [width, height] = batch_size(options.size);
+    session.set_batch(true);
     for (int frame = 0; frame < options.frames; ++frame) {
         if (frame > 0) {
             std::this_thread::sleep_for(std::chrono::milliseconds(100 * options.delay_tenths));

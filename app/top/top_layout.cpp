@@ -251,7 +251,8 @@ Screen layout_top(const TopData& data, const UiState& ui, int width, int height)
 
     // The table and the findings share what is left above the status line and the footer; the findings
     // sit right above the status line, so they stay put while processes come and go.
-    const int rest = height - row - 2 - (airy && !side ? 1 : 0);
+    const int chrome = ui.batch ? 0 : 2;  // the status line and the keys: not in --batch frames
+    const int rest = height - row - chrome - (airy && !side ? 1 : 0);
     int findings_rows = side ? 0 : std::min(w.findings, std::max(std::min(w.findings, w.findings_least), rest - w.table));
     int table_rows = rest - findings_rows;
     if (table_rows < 2) {
@@ -264,8 +265,10 @@ Screen layout_top(const TopData& data, const UiState& ui, int width, int height)
     }
     row += draw_table(screen, row, table_rows, data, ui, wide);
     if (findings_rows > 0) draw_findings(screen, row + (airy ? 1 : 0), 2, width - 2, findings_rows, data);
-    draw_status(screen, height - 2, data, ui);
-    draw_footer(screen, height - 1, ui);
+    if (!ui.batch) {
+        draw_status(screen, height - 2, data, ui);
+        draw_footer(screen, height - 1, ui);
+    }
     draw_dialog(screen, data, ui);
     return screen;
 }

@@ -161,7 +161,7 @@ int draw_table(Screen& screen, int row, int rows, const TopData& data, const UiS
     for (int i = 0; i < body && first + i < static_cast<int>(shown.size()); ++i) {
         const TopProcess& p = *shown[static_cast<std::size_t>(first + i)];
         const int r = row + 1 + i;
-        const bool is_selected = &p == selected;
+        const bool is_selected = &p == selected && !ui.batch;  // no cursor in --batch frames
         const bool tagged = ui.tagged.count(p.pid) > 0;
         Style style{tagged ? Role::tagged : Role::normal, tagged};
         if (is_selected && focused) style = {Role::row_selected, tagged, false};

@@ -24,6 +24,7 @@ public:
 
     const TopData& data() const { return data_; }
     const UiState& ui() const { return ui_; }
+    void set_batch(bool batch) { ui_.batch = batch; }  // frames for a file: no cursor, status line or keys
 
 private:
     void sample();  // refresh's work; throws

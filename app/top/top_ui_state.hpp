@@ -57,6 +57,7 @@ struct UiState {
     std::string message;            // one line under the table: the last action's result
     bool message_is_error = false;
     Settings settings;
+    bool batch = false;             // --batch: frames for a file or a pipe, without cursor marks, status line or keys
 };
 
 }  // namespace gpupart::top

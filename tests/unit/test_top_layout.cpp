@@ -529,3 +529,19 @@ TEST(TopData, UsageComesFromProcOfRealProcesses) {
     EXPECT_GT(*data.processes[0].rss_bytes, 1ull << 20);
     EXPECT_FALSE(data.processes[1].rss_bytes.has_value());  // a demo worker: not sampled
 }
+
+// Issue 19, item 7: --batch frames are for files and pipes: no cursor mark, no status line, no keys.
+TEST(TopLayout, BatchFramesHaveNoInteractiveLines) {
+    const TopData data = frame_data(demo_processes());
+    UiState ui;
+    ui.batch = true;
+    const Screen screen = layout_top(data, ui, 80, 24);
+    SCOPED_TRACE(screen.text());
+    EXPECT_FALSE(contains(screen, "F1Help"));
+    EXPECT_FALSE(contains(screen, "▸"));
+    EXPECT_FALSE(contains(screen, "A 4101 · TPCs"));  // the selected process's status line
+    EXPECT_GE(row_starting(screen, "  A    4101"), 0);  // the rows are all there
+    EXPECT_GE(row_starting(screen, "  C    4103"), 0);
+    ui.batch = false;
+    EXPECT_TRUE(contains(layout_top(data, ui, 80, 24), "F1Help"));
+}
