@@ -200,6 +200,7 @@ Intent choose(UiState& ui, const TopData& data, int item) {
             return {};
         case Dialog::sort_menu:
             ui.sort = kSortKeys[static_cast<std::size_t>(item)];
+            ui.sort_descending = sorts_highest_first(ui.sort);
             ui.dialog = Dialog::none;
             return {};
         case Dialog::action_menu: return menu_action(ui, data, action_menu(data, ui)[static_cast<std::size_t>(item)]);
@@ -387,6 +388,7 @@ Intent handle_key(UiState& ui, const TopData& data, const Screen& last, const Ke
             const auto count = static_cast<int>(std::size(kSortKeys));
             const int now = static_cast<int>(std::find(std::begin(kSortKeys), std::end(kSortKeys), ui.sort) - std::begin(kSortKeys));
             ui.sort = kSortKeys[static_cast<std::size_t>((now + (key.ch == '<' || key.ch == ',' ? count - 1 : 1)) % count)];
+            ui.sort_descending = sorts_highest_first(ui.sort);
             return {};
         }
         case 'I': ui.sort_descending = !ui.sort_descending; return {};

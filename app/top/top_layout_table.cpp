@@ -34,7 +34,7 @@ std::vector<Column> table_columns(const TopData& data, bool wide, int width) {
     if (!wide)
         return {{pid, "PID", 7, true, SortKey::pid},     {user, "USER", 8, false, SortKey::user},
                 {tpcs, "TPCS", 4, true, SortKey::tpcs},  {sms, "SMS", 3, true, SortKey::sms},
-                {share, "SHARE", 5, true, {}},           {rate, "LAUNCH/s", 8, true, SortKey::rate},
+                {share, "SHARE", 5, true, {}},           {rate, "LAUNCH/s", 9, true, SortKey::rate},
                 {memory, "MEM", 4, true, {}},            {shim, "SHIM", 8, false, SortKey::shim},
                 {command, "COMMAND", 0, false, SortKey::command}};
     int mask_width = 9;
@@ -135,7 +135,11 @@ int draw_table(Screen& screen, int row, int rows, const TopData& data, const UiS
     const bool focused = ui.focus == Focus::table;
     const auto columns = table_columns(data, wide, screen.width());
     std::vector<std::string> titles;
-    for (const Column& column : columns) titles.push_back(column.title);
+    // The sorted column's title carries the direction, where its width allows (htop's ▲/▼ habit).
+    for (const Column& column : columns)
+        titles.push_back(column.key == ui.sort && (column.width == 0 || text_width(column.title) < column.width)
+                             ? column.title + (ui.sort_descending ? "↓" : "↑")
+                             : column.title);
     screen.fill(row, 0, screen.width(), U' ', {Role::table_header});
     put_cells(screen, row, columns, titles, {Role::table_header}, ui.sort);
     screen.hits.push_back({row, 0, screen.width(), HitKind::key, static_cast<int>(KeyCode::f6)});

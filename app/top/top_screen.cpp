@@ -63,6 +63,8 @@ char32_t ascii_glyph(char32_t ch) {
         case U'│': return U'|';
         case U'┌': case U'┐': case U'└': case U'┘': case U'├': case U'┤': return U'+';
         case U'▸': case U'→': return U'>';
+        case U'↓': return U'v';
+        case U'↑': return U'^';
         case U'…': return U'~';
         case U'✓': return U'v';
         default: return ch < 0x80 ? ch : U'?';

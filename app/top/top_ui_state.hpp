@@ -17,6 +17,8 @@ enum class SortKey { pid, user, tpcs, sms, rate, shim, command };
 inline constexpr SortKey kSortKeys[] = {SortKey::pid, SortKey::user, SortKey::tpcs, SortKey::sms,
                                         SortKey::rate, SortKey::shim, SortKey::command};
 std::string_view sort_key_name(SortKey key);  // the column title: "PID", "LAUNCH/s", ...
+// As htop: counts and rates sort highest first when chosen; names and the PID lowest first (I reverses).
+inline bool sorts_highest_first(SortKey key) { return key == SortKey::tpcs || key == SortKey::sms || key == SortKey::rate; }
 
 // At most one dialog is open; the key handler sends keys to it first.
 enum class Dialog { none, help, setup, sort_menu, action_menu, search, filter, confirm, finding };

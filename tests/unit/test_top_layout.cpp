@@ -76,12 +76,12 @@ TEST(TopLayout, At80x24EverySectionIsThere) {
     EXPECT_EQ(screen.row_text(row_starting(screen, "no GPC")),
               "no GPC │ . 75  . 78  . 81  . 83                               │ 4 free");
     // The table: letter, pid, user, TPCs, SMs, share, launches/s, memory, shim, command.
-    const int header = row_starting(screen, "        PID USER");
+    const int header = row_starting(screen, "       PID↑ USER");
     ASSERT_GE(header, 0);
-    EXPECT_EQ(screen.row_text(header), "        PID USER     TPCS SMS SHARE LAUNCH/s  MEM SHIM     COMMAND");
+    EXPECT_EQ(screen.row_text(header), "       PID↑ USER     TPCS SMS SHARE  LAUNCH/s  MEM SHIM     COMMAND");
     // COMMAND starts with what tells the processes apart; the program they share comes after (issue 19, item 6).
-    EXPECT_EQ(screen.row_text(header + 1), "▸ A    4101 root       28  56   42%      400    - active   llm-serving (simulat…");
-    EXPECT_EQ(screen.row_text(header + 3), "  C    4103 root       18  36   27%      400    - active   batch-train (simulat…");
+    EXPECT_EQ(screen.row_text(header + 1), "▸ A    4101 root       28  56   42%       400    - active   llm-serving (simula…");
+    EXPECT_EQ(screen.row_text(header + 3), "  C    4103 root       18  36   27%       400    - active   batch-train (simula…");
     // Every finding, one line each; the status line; the footer of keys.
     EXPECT_TRUE(contains(screen, "  Findings (4)"));
     EXPECT_TRUE(contains(screen, "  warning 3 partitioned processes run without MPS"));
@@ -374,7 +374,7 @@ TEST(TopLayout, AsciiModeWritesNoOtherGlyph) {
 TEST(TopLayout, EveryRoleOfTheFloorplanMatchesTheTableLetter) {
     const TopData data = frame_data(demo_processes());
     const Screen screen = layout_top(data, UiState{}, 120, 40);
-    const int header = row_starting(screen, "        PID");
+    const int header = row_starting(screen, "       PID↑");
     for (int i = 0; i < 3; ++i) {
         const Cell& letter = screen.at(header + 1 + i, 2);
         EXPECT_EQ(letter.ch, static_cast<char32_t>('A' + i));
@@ -511,7 +511,7 @@ TEST(TopLayout, TheWideTableShowsCpuAndHostMemory) {
     data.processes[0].rss_bytes = 2300ull << 20;
     const Screen screen = layout_top(data, UiState{}, 200, 60);
     SCOPED_TRACE(screen.text());
-    const int header = row_starting(screen, "        PID USER");
+    const int header = row_starting(screen, "       PID↑ USER");
     ASSERT_GE(header, 0);
     EXPECT_NE(screen.row_text(header).find("  MEM  CPU%   RSS SHIM"), std::string::npos);
     EXPECT_NE(screen.row_text(header + 1).find("     -    97 2300M active"), std::string::npos);
@@ -544,4 +544,17 @@ TEST(TopLayout, BatchFramesHaveNoInteractiveLines) {
     EXPECT_GE(row_starting(screen, "  C    4103"), 0);
     ui.batch = false;
     EXPECT_TRUE(contains(layout_top(data, ui, 80, 24), "F1Help"));
+}
+
+// Issue 19, item 7: the sorted column shows its direction; counts and rates sort highest first when chosen.
+TEST(TopLayout, TheSortedColumnShowsItsDirection) {
+    const TopData data = frame_data(demo_processes());
+    UiState ui;
+    ui.sort = SortKey::rate;
+    ui.sort_descending = sorts_highest_first(ui.sort);
+    EXPECT_TRUE(ui.sort_descending);
+    const Screen screen = layout_top(data, ui, 80, 24);
+    EXPECT_GE(row_starting(screen, "        PID USER     TPCS SMS SHARE LAUNCH/s↓"), 0) << screen.text();
+    EXPECT_FALSE(sorts_highest_first(SortKey::pid));
+    EXPECT_FALSE(sorts_highest_first(SortKey::command));
 }
