@@ -13,15 +13,25 @@ namespace gpupart::top {
 
 enum class Focus { floorplan, table, findings };  // Tab: table, floorplan, findings (when shown)
 
-enum class SortKey { pid, user, tpcs, sms, rate, shim, command };
-inline constexpr SortKey kSortKeys[] = {SortKey::pid, SortKey::user, SortKey::tpcs, SortKey::sms,
-                                        SortKey::rate, SortKey::shim, SortKey::command};
+// One key per column of the process table, in the order of the widest table (every column can be sorted by,
+// as in htop; issue 19, item 7).
+enum class SortKey { pid, user, tpcs, sms, share, rate, launches, memory, cpu, rss, shim, requested, applied, command };
+inline constexpr SortKey kSortKeys[] = {SortKey::pid,      SortKey::user,   SortKey::tpcs, SortKey::sms,       SortKey::share,
+                                        SortKey::rate,     SortKey::launches, SortKey::memory, SortKey::cpu,   SortKey::rss,
+                                        SortKey::shim,     SortKey::requested, SortKey::applied, SortKey::command};
 std::string_view sort_key_name(SortKey key);  // the column title: "PID", "LAUNCH/s", ...
-// As htop: counts and rates sort highest first when chosen; names and the PID lowest first (I reverses).
-inline bool sorts_highest_first(SortKey key) { return key == SortKey::tpcs || key == SortKey::sms || key == SortKey::rate; }
+std::optional<SortKey> sort_key_named(std::string_view name);  // the inverse (case-insensitive), for the settings file
+// As htop: counts, rates and amounts sort highest first when chosen; names, masks and the PID lowest first (I reverses).
+inline bool sorts_highest_first(SortKey key) {
+    switch (key) {
+        case SortKey::tpcs: case SortKey::sms: case SortKey::share: case SortKey::rate: case SortKey::launches:
+        case SortKey::memory: case SortKey::cpu: case SortKey::rss: return true;
+        default: return false;
+    }
+}
 
 // At most one dialog is open; the key handler sends keys to it first.
-enum class Dialog { none, help, setup, sort_menu, action_menu, search, filter, confirm, finding };
+enum class Dialog { none, help, setup, sort_menu, action_menu, search, filter, confirm, finding, findings_list };
 
 // Settings of the setup dialog (F2); `-C` and `-d` set the first two.
 struct Settings {
@@ -48,6 +58,7 @@ struct UiState {
     int table_first_row = 0;        // scroll position of the table (kept by the layout)
     int table_page = 10;            // rows the table showed last (PgUp/PgDn step)
     int finding_row = 0;            // the chosen finding while the findings have the focus (Enter explains it)
+    int findings_first_line = 0;    // scroll position of the findings view (f), in wrapped lines
     SortKey sort = SortKey::pid;
     bool sort_descending = false;
     std::string filter;             // table shows only processes matching it (F4 \)
