@@ -54,6 +54,7 @@ Intent choose(UiState& ui, const TopData& data, const Screen& last, int item) {
             if (item == 0) ui.settings.colour = !ui.settings.colour;
             if (item == 2) ui.settings.show_findings = !ui.settings.show_findings;
             if (item == 3) ui.settings.show_sm_ids = !ui.settings.show_sm_ids;
+            if (item == 4) ui.settings.ascii = !ui.settings.ascii;
             return {};
         case Dialog::sort_menu:
             sort_by(ui, sort_choices(ui, last.table_columns)[static_cast<std::size_t>(item)]);

@@ -206,8 +206,9 @@ void draw_dialog(Screen& screen, const TopData& data, const UiState& ui) {
                 fmt::format("    refresh every {:.1f} s   ← → change (-d in tenths)", s.delay_tenths / 10.0),
                 fmt::format("[{}] findings panel", s.show_findings ? "x" : " "),
                 fmt::format("[{}] SM ids under each TPC (terminals of 120x50 and more)", s.show_sm_ids ? "x" : " "),
+                fmt::format("[{}] ASCII only, no line drawing (set where the locale is not UTF-8)", s.ascii ? "x" : " "),
             };
-            draw_menu(screen, "Setup", items, {}, ui.menu_item, "↑ ↓ choose · Space toggles · ← → delay · Esc closes");
+            draw_menu(screen, "Setup", items, {}, ui.menu_item, "↑ ↓ choose · Space toggles · ← → delay · kept in toprc · Esc closes");
             return;
         }
         case Dialog::sort_menu: {

@@ -33,15 +33,16 @@ inline bool sorts_highest_first(SortKey key) {
 // At most one dialog is open; the key handler sends keys to it first.
 enum class Dialog { none, help, setup, sort_menu, action_menu, search, filter, confirm, finding, findings_list };
 
-// Settings of the setup dialog (F2); `-C` and `-d` set the first two.
+// Settings of the setup dialog (F2), kept in toprc (top_settings_file); `-C` and `-d` set the first two for a session.
 struct Settings {
     bool colour = true;
     int delay_tenths = 10;
     bool show_findings = true;
     bool show_sm_ids = true;  // a second floorplan line of SM ids, where the terminal is tall enough
-    bool ascii = false;       // no UTF-8 glyphs (a terminal whose locale is not UTF-8)
+    bool ascii = false;       // no UTF-8 glyphs (set at start where the locale is not UTF-8)
+    bool operator==(const Settings&) const = default;
 };
-inline constexpr int kSetupItems = 4;  // colour, delay, findings, SM ids
+inline constexpr int kSetupItems = 5;  // colour, delay, findings, SM ids, ASCII
 
 // A plan waiting for the user's confirmation, with what the dialog says about it.
 struct PendingPlan {

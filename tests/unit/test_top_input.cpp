@@ -345,6 +345,13 @@ TEST(TopInput, HelpSetupAndQuit) {
     k.press(KeyCode::left);
     k.press(KeyCode::left);
     EXPECT_EQ(k.ui.settings.delay_tenths, 9);
+    k.press(KeyCode::down);
+    k.press(KeyCode::down);
+    k.press(KeyCode::down);
+    EXPECT_FALSE(k.ui.settings.ascii);
+    k.press(KeyCode::enter);  // the fifth item: ASCII only (kept in toprc, as the others)
+    EXPECT_TRUE(k.ui.settings.ascii);
+    for (char ch : k.last.text()) EXPECT_EQ(static_cast<unsigned char>(ch) & 0x80, 0) << "a UTF-8 glyph in an ASCII frame";
     k.press(KeyCode::escape);
     EXPECT_EQ(k.press('q').kind, IntentKind::quit);
     EXPECT_EQ(k.press(KeyCode::f10).kind, IntentKind::quit);
