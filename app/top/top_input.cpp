@@ -270,7 +270,7 @@ Intent handle_key(UiState& ui, const TopData& data, const Screen& last, const Ke
             ui.findings_first_line = 0;
             return {};
         case 'k':  // htop's kill: gpupart top sends no signal, and says where its actions are instead
-            set_message(ui, "k: gpupart top sends no signal (htop's kill); F9 changes TPCs; kill(1) ends a process", true);
+            set_message(ui, "k sends no signal here (htop's kill): F9 changes TPCs; kill(1) ends a process", true);
             return {};
         case 'G': return just(IntentKind::next_gpu);
         case '+':
