@@ -12,7 +12,7 @@
 namespace gpupart::top {
 namespace {
 
-enum class ColumnId { pid, user, tpcs, sms, share, rate, launches, memory, cpu, rss, shim, requested, applied, command };
+enum class ColumnId { pid, user, tpcs, sms, share, rate, launches, memory, gpu, cpu, rss, shim, requested, applied, command };
 
 struct Column {
     ColumnId id;
@@ -51,6 +51,7 @@ std::vector<Column> table_columns(const TopData& data, bool wide, int width) {
                                    {rate, "LAUNCH/s", 9, true, SortKey::rate},
                                    {launches, "LAUNCHES", 10, true, SortKey::launches},
                                    {memory, "MEM", 5, true, SortKey::memory},
+                                   {gpu, "GPU%", 4, true, SortKey::gpu},
                                    {cpu, "CPU%", 5, true, SortKey::cpu},
                                    {rss, "RSS", 5, true, SortKey::rss},
                                    {shim, "SHIM", 11, false, SortKey::shim},
@@ -58,7 +59,7 @@ std::vector<Column> table_columns(const TopData& data, bool wide, int width) {
                                    {applied, "APPLIED", std::min(applied_width, 32), false, SortKey::applied},
                                    {command, "COMMAND", 0, false, SortKey::command}};
     // The command keeps at least kCommandWidth columns: the extra columns go first, least useful first.
-    for (const ColumnId extra : {applied, launches, rss, cpu, requested}) {
+    for (const ColumnId extra : {applied, launches, rss, cpu, gpu, requested}) {
         int used = 4;
         for (const Column& column : columns) used += column.width + 1;
         if (width - used >= kCommandWidth) break;
@@ -96,6 +97,7 @@ std::string cell_text(const TopData& data, const TopProcess& p, ColumnId id) {
         case ColumnId::rate: return rate_text(p.launches_per_second);
         case ColumnId::launches: return std::to_string(p.launches);
         case ColumnId::memory: return p.memory_bytes ? fmt::format("{}M", *p.memory_bytes >> 20) : "-";
+        case ColumnId::gpu: return p.gpu_percent ? std::to_string(*p.gpu_percent) : "-";
         case ColumnId::cpu: return p.cpu_percent ? fmt::format("{:.0f}", *p.cpu_percent) : "-";
         case ColumnId::rss: return p.rss_bytes ? (*p.rss_bytes >= (10ull << 30) ? fmt::format("{}G", *p.rss_bytes >> 30)
                                                                                  : fmt::format("{}M", *p.rss_bytes >> 20))

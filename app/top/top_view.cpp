@@ -43,6 +43,7 @@ std::string_view sort_key_name(SortKey key) {
         case SortKey::rate: return "LAUNCH/s";
         case SortKey::launches: return "LAUNCHES";
         case SortKey::memory: return "MEM";
+        case SortKey::gpu: return "GPU%";
         case SortKey::cpu: return "CPU%";
         case SortKey::rss: return "RSS";
         case SortKey::shim: return "SHIM";
@@ -87,6 +88,7 @@ std::vector<const TopProcess*> visible_processes(const TopData& data, const UiSt
             case SortKey::launches: return a->launches < b->launches;
             // An empty optional (no source tells) sorts below every figure: last when highest first.
             case SortKey::memory: return a->memory_bytes < b->memory_bytes;
+            case SortKey::gpu: return a->gpu_percent < b->gpu_percent;
             case SortKey::cpu: return a->cpu_percent < b->cpu_percent;
             case SortKey::rss: return a->rss_bytes < b->rss_bytes;
             case SortKey::shim: return a->shim < b->shim;

@@ -94,7 +94,7 @@ TEST(TopHabits, EveryColumnSortsWithItsTitleMarkedAndItsOwnOrder) {
     data.processes[2].applied = "(next launch)";
     UiState ui;
     const Screen all = layout_top(data, ui, 200, 60);
-    EXPECT_EQ(all.table_columns, std::vector<SortKey>(std::begin(kSortKeys), std::end(kSortKeys)));  // all 14 at 200 columns
+    EXPECT_EQ(all.table_columns, std::vector<SortKey>(std::begin(kSortKeys), std::end(kSortKeys)));  // all 15 at 200 columns
     for (SortKey key : kSortKeys) {
         ui.sort = key;
         ui.sort_descending = sorts_highest_first(key);
@@ -238,4 +238,41 @@ TEST(TopHabits, TheHelpSaysWhereF9AndKDifferFromHtop) {
     EXPECT_NE(text.find("F9 changes TPCs, never sends a signal; k only says so"), std::string::npos) << text;
     EXPECT_NE(text.find("(kill(1) ends a process)"), std::string::npos) << text;
     EXPECT_NE(text.find("any key closes this help"), std::string::npos) << "the whole help fits 80x24\n" << text;
+}
+
+// Per-process GPU utilisation is NVML's latest sample (nvtop's GPU%): a process NVML sampled shows its
+// figure, a CUDA process it did not sample ran no work (0), a demo worker or an NVML without samples "-".
+TEST(TopHabits, GpuPercentIsNvmlsPerProcessSampleAndSortsHighestFirst) {
+    TopData data = frame_data({{4201, "gpc0-1", "python3 serve.py"}, {4202, "gpc2-3", "python3 train.py"},
+                               {4203, "gpc4", "python3 idle.py"}, {4204, "gpc5", "gpupart-demo-worker vision (simulated)"}});
+    data.processes[3].simulated = true;
+    GpuMeters meters;
+    meters.process_utilization_read = true;
+    meters.process_utilization[4201] = ProcessUtilization{63, 20};
+    meters.process_utilization[4202] = ProcessUtilization{91, 5};
+    meters.process_utilization[4204] = ProcessUtilization{50, 5};  // a pid reused by nothing gpupart shows as CUDA
+    add_meters(data, meters, "");
+    EXPECT_EQ(data.processes[0].gpu_percent, 63);
+    EXPECT_EQ(data.processes[1].gpu_percent, 91);
+    EXPECT_EQ(data.processes[2].gpu_percent, 0);
+    EXPECT_FALSE(data.processes[3].gpu_percent.has_value());
+    UiState ui;
+    ui.sort = SortKey::gpu;
+    ui.sort_descending = sorts_highest_first(SortKey::gpu);
+    std::vector<int> pids;
+    for (const TopProcess* p : visible_processes(data, ui)) pids.push_back(p->pid);
+    EXPECT_EQ(pids, (std::vector<int>{4202, 4201, 4203, 4204}));
+    const Screen screen = layout_top(data, ui, 200, 40);
+    SCOPED_TRACE(screen.text());
+    const int header = table_header_row(screen);
+    const int title = column_of(screen, header, "GPU%");
+    ASSERT_GE(title, 0);
+    EXPECT_EQ(screen.at(header, title).role, Role::sorted_header);
+    const int first = header + 1;
+    EXPECT_NE(screen.row_text(first).find(" 91 "), std::string::npos) << screen.row_text(first);
+    // An NVML that refuses per-process samples leaves every process "-", never 0.
+    TopData refused = frame_data({{4201, "gpc0-1", "python3 serve.py"}});
+    GpuMeters none;
+    add_meters(refused, none, "");
+    EXPECT_FALSE(refused.processes[0].gpu_percent.has_value());
 }
