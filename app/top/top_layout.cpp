@@ -107,8 +107,11 @@ int draw_header(Screen& screen, const TopData& data, const UiState& ui, bool wid
         // said only when a process has no figure while MPS runs.
         const bool unattributed = std::any_of(data.processes.begin(), data.processes.end(),
                                               [](const TopProcess& p) { return !p.memory_bytes && !p.simulated; });
-        if (data.mps_running && unattributed) {
-            const std::string note = " · MPS: a client without MEM is counted in the server's";
+        const bool no_gpu_time = std::any_of(data.processes.begin(), data.processes.end(),
+                                             [](const TopProcess& p) { return !p.gpu_percent && !p.simulated; });
+        if (data.mps_running && (unattributed || no_gpu_time)) {
+            const std::string note = unattributed ? " · MPS: a client without MEM is counted in the server's"
+                                                  : " · MPS: NVML gives GPU% to the server; LAUNCH/s is each client's";
             if (m + text_width(note) <= screen.width()) screen.put(row, m, note, {Role::dim});
         }
         ++row;

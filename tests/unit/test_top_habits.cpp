@@ -276,3 +276,21 @@ TEST(TopHabits, GpuPercentIsNvmlsPerProcessSampleAndSortsHighestFirst) {
     add_meters(refused, none, "");
     EXPECT_FALSE(refused.processes[0].gpu_percent.has_value());
 }
+
+// Under MPS NVML gives the GPU's time to the MPS server and no sample to its clients (H100, driver 580): a
+// client is "-", not 0%, and the meters row says where the time went.
+TEST(TopHabits, UnderMpsAClientWithoutASampleIsUnknownNotIdle) {
+    TopData data = frame_data({{4201, "gpc0-1", "python3 serve.py"}, {4202, "gpc2-3", "python3 train.py"}}, true);
+    GpuMeters meters;
+    meters.gpu_percent = 99;
+    meters.process_utilization_read = true;
+    meters.process_utilization[9999] = ProcessUtilization{99, 51};  // nvidia-cuda-mps-server
+    meters.process_memory[4201] = 712ull << 20;
+    meters.process_memory[4202] = 712ull << 20;
+    add_meters(data, meters, "");
+    EXPECT_FALSE(data.processes[0].gpu_percent.has_value());
+    EXPECT_FALSE(data.processes[1].gpu_percent.has_value());
+    const Screen screen = layout_top(data, UiState{}, 200, 40);
+    EXPECT_NE(screen.row_text(2).find("MPS: NVML gives GPU% to the server; LAUNCH/s is each client's"), std::string::npos)
+        << screen.text();
+}
