@@ -6,15 +6,19 @@
 #
 # cmake -DCXX=<compiler> -DSCRATCH=<dir> -DIMPLICIT=<a|b> -DINCLUDES_<layer>=<a|b|...> -P check_layers.cmake
 cmake_minimum_required(VERSION 3.25)
-set(layers model platform sources snapshot report registry controller metrics)
-set(forbidden_model      platform sources snapshot report registry controller metrics)
-set(forbidden_platform   sources snapshot report registry controller metrics)
-set(forbidden_sources    snapshot report registry controller metrics)
-set(forbidden_snapshot   report registry controller metrics)
-set(forbidden_report     snapshot registry controller metrics)
-set(forbidden_registry   sources snapshot report controller metrics)  # never the controller, never the sources
-set(forbidden_controller metrics)  # the exporter's layer reads the controller, never the other way
-set(forbidden_metrics    "")
+set(layers model platform sources snapshot report registry controller metrics planner curve_store)
+set(forbidden_model      platform sources snapshot report registry controller metrics planner curve_store)
+set(forbidden_platform   sources snapshot report registry controller metrics planner curve_store)
+set(forbidden_sources    snapshot report registry controller metrics planner curve_store)
+set(forbidden_snapshot   report registry controller metrics planner curve_store)
+set(forbidden_report     snapshot registry controller metrics planner curve_store)
+set(forbidden_registry   sources snapshot report controller metrics planner curve_store)  # never the controller, never the sources
+set(forbidden_controller metrics planner curve_store)  # the exporter's layer reads the controller, never the other way
+set(forbidden_metrics    planner curve_store)
+# The planner is pure computation on the model's types (issue 21); its curves reach the disk through
+# curve_store, the one planner-side layer that may use platform's safe files.
+set(forbidden_planner    platform sources snapshot report registry controller metrics curve_store)
+set(forbidden_curve_store sources snapshot report registry controller metrics)
 
 # One light header per layer, the one a probe includes.
 set(header_model      model/gpu.hpp)
@@ -25,6 +29,8 @@ set(header_report     report/csv_text.hpp)
 set(header_registry   registry/registry_layout.h)
 set(header_controller controller/finding.hpp)
 set(header_metrics    metrics/set_latency.hpp)
+set(header_planner    planner/scaling_curve.hpp)
+set(header_curve_store curve_store/curve_store.hpp)
 
 foreach(var CXX SCRATCH)
   if(NOT DEFINED ${var})
