@@ -50,6 +50,9 @@ void FloorplanView::setGpu(const Gpu& gpu, const QString& title) {
 }
 
 void FloorplanView::setOwners(std::vector<FloorplanOwner> owners) {
+    // Called at every refresh (4 Hz); owners change only with a partition, and a repaint of the whole
+    // floorplan is the largest cost of an idle refresh.
+    if (owners == scene_.owners) return;
     const bool legend_changed = owners.size() != scene_.owners.size();
     scene_.owners = std::move(owners);
     if (legend_changed && scene_.gpu != nullptr) geometry_ = FloorplanGeometry::layout(gpu_, scene_.legend_entry_count());

@@ -30,8 +30,20 @@ void ProcessTableModel::setRows(std::vector<ProcessRow> rows) {
         endResetModel();
         return;
     }
+    // Only the cells whose text, colour or sort value changed are announced: the view repaints what it is
+    // told changed, and at 4 Hz most cells (pid, user, command, TPCs...) stay the same.
+    std::vector<std::pair<int, int>> changed(rows.size(), {column_count, -1});  // first and last column per row
+    for (std::size_t r = 0; r < rows.size(); ++r)
+        for (int c = 0; c < column_count; ++c)
+            for (const int role : {int(Qt::DisplayRole), int(Qt::DecorationRole), int(Qt::ForegroundRole), SortRole})
+                if (cell(rows_[r], c, role) != cell(rows[r], c, role)) {
+                    changed[r] = {std::min(changed[r].first, c), c};
+                    break;
+                }
     rows_ = std::move(rows);
-    if (!rows_.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, column_count - 1));
+    for (std::size_t r = 0; r < changed.size(); ++r)
+        if (changed[r].second >= 0)
+            emit dataChanged(index(static_cast<int>(r), changed[r].first), index(static_cast<int>(r), changed[r].second));
 }
 
 const ProcessRow* ProcessTableModel::rowForPid(int pid_value) const {
@@ -53,8 +65,11 @@ Qt::ItemFlags ProcessTableModel::flags(const QModelIndex& index) const {
 
 QVariant ProcessTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rowCount() || index.column() >= column_count) return {};
-    const ProcessRow& row = rows_[static_cast<std::size_t>(index.row())];
-    const auto column = static_cast<Column>(index.column());
+    return cell(rows_[static_cast<std::size_t>(index.row())], index.column(), role);
+}
+
+QVariant ProcessTableModel::cell(const ProcessRow& row, int column_number, int role) {
+    const auto column = static_cast<Column>(column_number);
     if (role == PidRole) return row.pid;
     if (role == StartTimeRole) return static_cast<qulonglong>(row.start_time);
     if (role == Qt::DecorationRole && column == pid) return row.partitioned ? row.color : QColor(Qt::transparent);
@@ -86,7 +101,7 @@ QVariant ProcessTableModel::data(const QModelIndex& index, int role) const {
         case share: return row.share;
         case launches: return row.launches_per_second.value_or(-1);
         case memory: return row.gpu_memory_bytes ? static_cast<qulonglong>(*row.gpu_memory_bytes) : 0ULL;
-        default: return data(index, Qt::DisplayRole);
+        default: return cell(row, column_number, Qt::DisplayRole);
         }
     }
     if (role != Qt::DisplayRole) return {};

@@ -31,6 +31,7 @@ public:
     Qt::ItemFlags flags(const QModelIndex& index) const override;
 
 private:
+    static QVariant cell(const ProcessRow& row, int column, int role);  // what data() gives for a row
     std::vector<ProcessRow> rows_;
 };
 

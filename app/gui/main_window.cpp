@@ -141,9 +141,14 @@ void MainWindow::buildDocks() {
     gpu_chart_ = new widgets::GpuMetersChart(this);
     QDockWidget* power = add_dock("Power and clock", "dock-power-clock", gpu_chart_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(charts, power);
+    // A dock tab that is not raised is moved off screen, not hidden: the charts learn it here and do no work.
+    connect(charts, &QDockWidget::visibilityChanged, charts_, &widgets::ChartsPanel::setOnScreen);
+    connect(power, &QDockWidget::visibilityChanged, gpu_chart_, &widgets::GpuMetersChart::setOnScreen);
     QDockWidget* engines = add_dock("Engines", "dock-engines", engines_, Qt::BottomDockWidgetArea);
     QDockWidget* copy = add_dock("Copy engines", "dock-copy-engines", copy_engines_, Qt::BottomDockWidgetArea);
+    // Every bottom dock in one tab group (power was split off when charts moved): a hidden tab paints nothing.
     tabifyDockWidget(dock, charts);
+    tabifyDockWidget(dock, power);
     tabifyDockWidget(dock, engines);
     tabifyDockWidget(dock, copy);
     dock->raise();

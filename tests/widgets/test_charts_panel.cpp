@@ -8,7 +8,9 @@
 #include <QChart>
 #include <QDateTimeAxis>
 #include <QLegendMarker>
+#include <QFontMetricsF>
 #include <QLineSeries>
+#include <QSplitter>
 #include <QTest>
 #include <QValueAxis>
 
@@ -31,6 +33,14 @@ ProcessSample process(int pid, double launches, double share) {
 QValueAxis* value_axis(QChart* chart) { return qobject_cast<QValueAxis*>(chart->axes(Qt::Vertical).at(0)); }
 QDateTimeAxis* time_axis(QChart* chart) { return qobject_cast<QDateTimeAxis*>(chart->axes(Qt::Horizontal).at(0)); }
 
+// The points a chart shows (those from `from` on); the one point kept before it only sets where the line enters.
+QList<QPointF> shown(const QXYSeries* series, qint64 from) {
+    QList<QPointF> points;
+    for (const QPointF& point : series->points())
+        if (point.x() >= static_cast<double>(from)) points.append(point);
+    return points;
+}
+
 int series_named(QChart* chart, const QString& name) {
     int count = 0;
     for (QAbstractSeries* series : chart->series()) count += series->name() == name ? 1 : 0;
@@ -48,6 +58,7 @@ private slots:
 
     void windowDropsOldPointsAndEndedProcessesGo() {
         ChartsPanel panel;
+        panel.show();  // a panel not on screen only queues its samples (hiddenPanelQueuesAndCatchesUp)
         // Ten minutes at one sample a second: A and B throughout, C for the first three minutes,
         // D from minute six.
         for (qint64 s = 0; s <= 600; ++s) {
@@ -98,6 +109,7 @@ private slots:
 
     void launchRatesAreDrawnOnePointASecond() {
         ChartsPanel panel;
+        panel.show();
         const qint64 t0 = kStart + 10 * kSecond;  // on a second boundary
         for (int i = 0; i < 4; ++i) panel.addSample(t0 + i * 250, {process(501, 10.0 * (i + 1), 0.1)});
         QLineSeries* line = panel.launchesSeries(501, 3507);
@@ -110,6 +122,7 @@ private slots:
 
     void sharesStackToAHundredPercent() {
         ChartsPanel panel;
+        panel.show();
         panel.addSample(kStart, {process(201, 5, 0.5), process(202, 5, 0.125)});
         panel.addSample(kStart + 250, {process(202, 5, 0.125), process(201, 5, 0.5), process(203, 5, 0.25)});
         // Stacked in order of first appearance: 201 at the bottom, then 202, 203, then the unowned rest.
@@ -163,6 +176,8 @@ private slots:
 
     void launchesAxisFollowsTheVisiblePeak() {
         ChartsPanel panel;
+        panel.resize(960, 640);  // room for four intervals (a short panel has fewer: labelsAndTitlesFitTheRoom)
+        panel.show();
         QCOMPARE(value_axis(panel.launchesChart())->max(), 10.0);
         panel.addSample(kStart, {process(401, 1800, 0.1)});
         QCOMPARE(value_axis(panel.launchesChart())->max(), 2000.0);  // 1800 + 10% headroom, to a round 500
@@ -173,8 +188,93 @@ private slots:
         QCOMPARE(panel.unownedSeries()->upperSeries()->count(), 0);
     }
 
+    // Not on screen (a dock tab not raised, or hidden), samples only queue: no series changes. Shown again, the
+    // series and axes catch up to exactly what a panel on screen all along shows.
+    void hiddenPanelQueuesAndCatchesUp() {
+        ChartsPanel seen;
+        ChartsPanel hidden;
+        seen.show();
+        hidden.show();
+        const auto samples_at = [](qint64 s) {
+            std::vector<ProcessSample> samples = {process(601, 100 + static_cast<double>(s % 7), 0.25)};
+            if (s < 200) samples.push_back(process(602, 50, 0.25));    // ends while hidden
+            if (s >= 100) samples.push_back(process(603, 20, 0.125));  // starts while hidden
+            if (s >= 150) samples.back().label = QStringLiteral("603 renamed");
+            return samples;
+        };
+        for (ChartsPanel* panel : {&seen, &hidden}) panel->addSample(kStart, samples_at(0));
+        QLineSeries* line = hidden.launchesSeries(601, 4207);
+        QCOMPARE(line->count(), 1);
+        hidden.setOnScreen(false);
+        for (qint64 tick = 1; tick <= 4 * 400; ++tick)  // 400 s at 4 Hz: more than the window
+            for (ChartsPanel* panel : {&seen, &hidden}) panel->addSample(kStart + tick * 250, samples_at(tick / 4));
+        QCOMPARE(line->count(), 1);  // nothing drawn while hidden
+        QCOMPARE(hidden.launchesSeries(603, 4221), nullptr);
+        QCOMPARE(time_axis(hidden.launchesChart())->max().toMSecsSinceEpoch(), kStart);
+        QVERIFY(hidden.pendingSamples() > 0);
+        // The window's worth (both ends in) and the one sample before it, no more.
+        QVERIFY(hidden.pendingSamples() <= ChartsPanel::kWindowMs / 250 + 2);
+        hidden.setOnScreen(true);
+        QCOMPARE(hidden.pendingSamples(), 0);
+        QCOMPARE(hidden.launchesChart()->series().size(), seen.launchesChart()->series().size());
+        const qint64 from = kStart + 400 * kSecond - ChartsPanel::kWindowMs;
+        for (const int pid : {601, 603}) {
+            const auto start = static_cast<std::uint64_t>(pid) * 7;
+            QCOMPARE(shown(hidden.launchesSeries(pid, start), from), shown(seen.launchesSeries(pid, start), from));
+            QVERIFY(!shown(seen.launchesSeries(pid, start), from).isEmpty());
+            QCOMPARE(shown(hidden.shareSeries(pid, start)->upperSeries(), from), shown(seen.shareSeries(pid, start)->upperSeries(), from));
+            QCOMPARE(shown(hidden.shareSeries(pid, start)->lowerSeries(), from), shown(seen.shareSeries(pid, start)->lowerSeries(), from));
+        }
+        QVERIFY(hidden.launchesSeries(601, 4207)->at(0).x() < static_cast<double>(from));  // the line enters at the left edge
+        QCOMPARE(hidden.launchesSeries(603, 4221)->name(), QStringLiteral("603 renamed"));
+        QCOMPARE(shown(hidden.unownedSeries()->lowerSeries(), from), shown(seen.unownedSeries()->lowerSeries(), from));
+        QCOMPARE(time_axis(hidden.launchesChart())->max(), time_axis(seen.launchesChart())->max());
+        QCOMPARE(value_axis(hidden.launchesChart())->max(), value_axis(seen.launchesChart())->max());
+        // Hidden as a widget (hide/show) works the same way.
+        hidden.hide();
+        hidden.addSample(kStart + 401 * kSecond, samples_at(401));
+        QCOMPARE(hidden.pendingSamples(), 1);
+        hidden.show();
+        QCOMPARE(hidden.pendingSamples(), 0);
+        QCOMPARE(hidden.launchesSeries(601, 4207)->at(hidden.launchesSeries(601, 4207)->count() - 1).x(),
+                 static_cast<double>(kStart + 401 * kSecond));
+    }
+
+    // In a short, wide dock the charts sit side by side; value labels thin out to the room they have, and an
+    // axis title that would be cut ("launc...") is left out rather than cut.
+    void labelsAndTitlesFitTheRoom() {
+        ChartsPanel panel;
+        panel.resize(1400, 300);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QCOMPARE(panel.splitter()->orientation(), Qt::Horizontal);
+        panel.addSample(kStart, {process(701, 700, 0.5)});
+        QCoreApplication::processEvents();
+        for (QChart* chart : {panel.launchesChart(), panel.shareChart()}) {
+            QValueAxis* axis = value_axis(chart);
+            const double height = chart->plotArea().height();
+            QVERIFY(axis->isTitleVisible());  // room enough here
+            QVERIFY(QFontMetricsF(axis->titleFont()).horizontalAdvance(axis->titleText()) <= height);
+            QVERIFY2(height / ((axis->max() - axis->min()) / axis->tickInterval()) >= 28, qPrintable(QString::number(height)));
+        }
+        panel.resize(500, 700);  // tall: one above the other
+        QCoreApplication::processEvents();
+        QCOMPARE(panel.splitter()->orientation(), Qt::Vertical);
+        panel.resize(1400, 120);  // very short: fewer labels, titles left out
+        QCoreApplication::processEvents();
+        QCOMPARE(panel.splitter()->orientation(), Qt::Horizontal);
+        for (QChart* chart : {panel.launchesChart(), panel.shareChart()}) {
+            QValueAxis* axis = value_axis(chart);
+            const double height = chart->plotArea().height();
+            QCOMPARE(axis->isTitleVisible(), QFontMetricsF(axis->titleFont()).horizontalAdvance(axis->titleText()) + 8 <= height);
+            QVERIFY2(height / ((axis->max() - axis->min()) / axis->tickInterval()) >= 28 || axis->max() / axis->tickInterval() <= 1,
+                     qPrintable(QString::number(height)));
+        }
+    }
+
     void screenshot() {
         ChartsPanel panel;
+        panel.show();
         // Five minutes of four processes at 4 Hz with smooth synthetic load: 4103 ends at 3:30, 4105 starts
         // at 1:00, 4102 is given 8 more TPCs at 2:30.
         for (qint64 tick = 0; tick <= 5 * 60 * 4; ++tick) {

@@ -14,7 +14,11 @@
 #include <unistd.h>
 
 #include "controller/profile_apply.hpp"
+#include "charts_panel.hpp"
 #include "findings_panel.hpp"
+#include <QChart>
+#include <QDateTimeAxis>
+#include <QLineSeries>
 #include "floorplan_view.hpp"
 #include "profiles_panel.hpp"
 #include "gui_session.hpp"
@@ -295,6 +299,30 @@ private slots:
         QVERIFY(!read_armed_rules(Registry::default_directory()).has_value());
         window_->undoStack()->undo();
         QCOMPARE(mask_in_registry(vision), QString("36-43,45-52"));
+    }
+
+    // A dock tab that is not raised does no chart work at a refresh: the samples wait and are drawn when it is shown.
+    void hiddenChartsWaitAndCatchUpWhenShown() {
+        window_->raiseDock("dock-processes");
+        QTest::qWait(20);
+        ChartsPanel* charts = window_->charts();
+        QVERIFY(!charts->onScreen());
+        const int pending = charts->pendingSamples();
+        session_->refresh();
+        session_->refresh();
+        QCOMPARE(charts->pendingSamples(), pending + 2);
+        window_->raiseDock("dock-charts");
+        QTRY_VERIFY(charts->onScreen());
+        QCOMPARE(charts->pendingSamples(), 0);
+        const ProcessRow* llm = window_->processModel()->rowForPid(pid_of(*session_, "llm-serving"));
+        QVERIFY(llm != nullptr);
+        QLineSeries* line = charts->launchesSeries(llm->pid, llm->start_time);
+        QVERIFY(line != nullptr);
+        QVERIFY(line->count() > 0);
+        // The axis reaches the newest sample: the catch-up drew the samples that waited.
+        QVERIFY(qobject_cast<QDateTimeAxis*>(charts->launchesChart()->axes(Qt::Horizontal).at(0))->max().toMSecsSinceEpoch() >=
+                static_cast<qint64>(line->at(line->count() - 1).x()));
+        window_->raiseDock("dock-processes");
     }
 
     void everyViewShowsTheDemo() {
