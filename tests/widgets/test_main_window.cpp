@@ -215,6 +215,22 @@ private slots:
         QCOMPARE(mask_in_registry(vision), QString("36-43,45-52"));
     }
 
+    // The View menu's zoom actions reach the floorplan from anywhere in the window; Ctrl+0 fits it again.
+    void zoomShortcutsOfTheWindow() {
+        FloorplanView* floorplan = window_->floorplan();
+        QVERIFY(floorplan->fitsView());
+        QApplication::setActiveWindow(window_.get());
+        QVERIFY(QTest::qWaitForWindowActive(window_.get()));
+        window_->processTable()->setFocus();  // not the floorplan: the window's shortcut does it
+        const double fit = floorplan->zoom();
+        QTest::keyClick(window_.get(), Qt::Key_Plus, Qt::ControlModifier);
+        QVERIFY(!floorplan->fitsView());
+        QVERIFY(floorplan->zoom() > fit);
+        QTest::keyClick(window_.get(), Qt::Key_0, Qt::ControlModifier);
+        QVERIFY(floorplan->fitsView());
+        QCOMPARE(floorplan->zoom(), fit);
+    }
+
     void aDropThatWouldStarveAProcessIsRefused() {
         const int batch = pid_of(*session_, "batch-train");
         const int llm = pid_of(*session_, "llm-serving");
