@@ -120,6 +120,28 @@ private slots:
         QVERIFY(*row->launches_per_second > 0);
     }
 
+    // CPU% and RSS of every demo worker, from /proc: RSS at once, CPU% from the second reading (a second later).
+    void processTableShowsCpuAndRssOfTheWorkers() {
+        session_->refresh();
+        QTest::qWait(1100);
+        session_->refresh();
+        ProcessTableModel* model = window_->processModel();
+        QCOMPARE(model->rowCount(), 4);
+        for (int r = 0; r < model->rowCount(); ++r) {
+            const ProcessRow& row = model->rows()[static_cast<std::size_t>(r)];
+            QVERIFY2(row.cpu_percent.has_value(), qPrintable(row.command));
+            QVERIFY(*row.cpu_percent >= 0 && *row.cpu_percent <= 100 * 64);
+            QVERIFY(row.rss_bytes.has_value());
+            QVERIFY(*row.rss_bytes > 100 * 1024);  // a running C++ program holds more than 100 KiB
+            const QString cpu = model->index(r, ProcessTableModel::cpu).data().toString();
+            const QString rss = model->index(r, ProcessTableModel::rss).data().toString();
+            QVERIFY2(cpu != "–" && cpu.toDouble() == QString::number(*row.cpu_percent, 'f', 1).toDouble(), qPrintable(cpu));
+            QVERIFY2(rss.endsWith("MiB") || rss.endsWith("KiB"), qPrintable(rss));
+        }
+        QCOMPARE(model->headerData(ProcessTableModel::cpu, Qt::Horizontal).toString(), QString("CPU%"));
+        QCOMPARE(model->headerData(ProcessTableModel::rss, Qt::Horizontal).toString(), QString("RSS"));
+    }
+
     // The shim publishes graph counts; a demo worker has no graphs, so the test writes the counts a shim
     // would into the worker's real slot and looks at the process table's shim column and tooltip.
     void graphExecsThatLagOrCannotFollowAreShown() {
