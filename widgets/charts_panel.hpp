@@ -9,8 +9,8 @@
 // geometry on every change, so fewer points and fewer changes are what keep 15 processes cheap
 // (tests/bench/bench_charts_panel.cpp; figures in widgets/README.md). While the panel is not on screen (its
 // dock tab not raised) a sample is only queued: the series and axes catch up in one pass when it is shown,
-// so a hidden panel costs no chart work. The time axes move a whole second at a time, so their labels are
-// laid out once a second, not at every sample.
+// so a hidden panel costs no chart work. On screen, the samples are drawn once a second (at the first sample
+// of each second), and the time axes move a whole second at a time.
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -59,7 +59,8 @@ public:
     // registry): its series stop there, and go once their last point is older than the window. Points
     // older than the window are dropped within 10 s (the newest of them is kept, so lines reach the
     // left edge). Times must not go backwards; a sample older than the previous one is ignored.
-    // While the panel is hidden the sample waits (see pendingSamples) and is drawn when the panel is shown.
+    // The sample waits (see pendingSamples) until the next draw: the first sample of each second while the
+    // panel is on screen, or its showing again.
     void addSample(qint64 msecs_since_epoch, const std::vector<ProcessSample>& processes);
     void clear();
 
@@ -69,8 +70,9 @@ public:
     QLineSeries* launchesSeries(int pid, std::uint64_t start_time) const;
     QAreaSeries* shareSeries(int pid, std::uint64_t start_time) const;
     QAreaSeries* unownedSeries() const { return unowned_; }
-    // Samples received while hidden, not yet in the series (at most the window's worth).
+    // Samples not yet in the series (at most the window's worth), and drawing them now (tests, screenshots).
     int pendingSamples() const { return static_cast<int>(pending_.size()); }
+    void drawNow();
     // A dock tab that is not raised stays "visible" to Qt (QMainWindow moves it off screen instead of hiding
     // it): the window says so from QDockWidget::visibilityChanged. Shown again, the series catch up.
     void setOnScreen(bool on_screen);
@@ -114,9 +116,9 @@ private:
     double launches_top_ = 0;
     int launches_intervals_ = 4;  // tick intervals the launches axis has room for (fit_ticks)
     qint64 last_ms_ = -1;
-    qint64 axis_end_ms_ = -1;  // the time axes' right end: last_ms_ rounded up to a whole second
-    // Samples that came while the panel was hidden, oldest first; applied, with the series' signals
-    // blocked, when it is shown again.
+    qint64 axis_end_ms_ = -1;
+    qint64 drawn_second_ = -1;  // the second (of msecs since the epoch) of the last draw  // the time axes' right end: last_ms_ rounded up to a whole second
+    // Samples not drawn yet, oldest first; applied with the series' signals blocked at the next draw.
     std::deque<std::pair<qint64, std::vector<ProcessSample>>> pending_;
     bool catching_up_ = false;
     bool on_screen_ = true;

@@ -113,9 +113,14 @@ private slots:
         const qint64 t0 = kStart + 10 * kSecond;  // on a second boundary
         for (int i = 0; i < 4; ++i) panel.addSample(t0 + i * 250, {process(501, 10.0 * (i + 1), 0.1)});
         QLineSeries* line = panel.launchesSeries(501, 3507);
+        // Drawn at the second's first sample; the other three wait for the next second (or drawNow).
+        QCOMPARE(line->at(0), QPointF(static_cast<double>(t0), 10.0));
+        QCOMPARE(panel.pendingSamples(), 3);
+        panel.drawNow();
         QCOMPARE(line->count(), 1);
         QCOMPARE(line->at(0), QPointF(static_cast<double>(t0 + 750), 25.0));  // the mean of 10, 20, 30, 40, at the newest time
-        panel.addSample(t0 + kSecond, {process(501, 50, 0.1)});
+        panel.addSample(t0 + kSecond, {process(501, 50, 0.1)});  // a new second: drawn at once
+        QCOMPARE(panel.pendingSamples(), 0);
         QCOMPARE(line->count(), 2);
         QCOMPARE(line->at(1), QPointF(static_cast<double>(t0 + kSecond), 50.0));
     }
@@ -125,6 +130,7 @@ private slots:
         panel.show();
         panel.addSample(kStart, {process(201, 5, 0.5), process(202, 5, 0.125)});
         panel.addSample(kStart + 250, {process(202, 5, 0.125), process(201, 5, 0.5), process(203, 5, 0.25)});
+        panel.drawNow();  // samples within one second wait for the next; these tests look at each
         // Stacked in order of first appearance: 201 at the bottom, then 202, 203, then the unowned rest.
         const auto last = [](QLineSeries* s) { return s->at(s->count() - 1).y(); };
         QCOMPARE(last(panel.shareSeries(201, 1407)->lowerSeries()), 0.0);
@@ -137,15 +143,18 @@ private slots:
         QCOMPARE(last(panel.unownedSeries()->upperSeries()), 100.0);
         // 201 leaves: the others move down, the unowned rest grows.
         panel.addSample(kStart + 500, {process(202, 5, 0.125), process(203, 5, 0.25)});
+        panel.drawNow();
         QCOMPARE(last(panel.shareSeries(202, 1414)->lowerSeries()), 0.0);
         QCOMPARE(last(panel.unownedSeries()->lowerSeries()), 37.5);
         // Shares that pass 100% are cut there; the unowned rest is empty, never negative.
         panel.addSample(kStart + 750, {process(202, 5, 0.7), process(203, 5, 0.6)});
+        panel.drawNow();
         QCOMPARE(last(panel.shareSeries(203, 1421)->upperSeries()), 100.0);
         QCOMPARE(last(panel.unownedSeries()->lowerSeries()), 100.0);
         QCOMPARE(value_axis(panel.shareChart())->max(), 100.0);
         // A sample from the past is ignored.
         panel.addSample(kStart, {process(202, 5, 0.1)});
+        panel.drawNow();
         QCOMPARE(last(panel.shareSeries(202, 1414)->upperSeries()), 70.0);
         QCOMPARE(panel.launchesSeries(202, 1414)->at(panel.launchesSeries(202, 1414)->count() - 1).x(), static_cast<double>(kStart + 750));
     }
