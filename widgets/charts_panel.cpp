@@ -9,6 +9,7 @@
 #include <QDateTime>
 #include <QDateTimeAxis>
 #include <QFontMetricsF>
+#include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QSplitter>
@@ -29,6 +30,7 @@ struct ChartsPanel::Track {
     QLineSeries* upper = nullptr;     // its top: that plus this process's share
     QAreaSeries* area = nullptr;      // in the share chart
     bool running = true;
+    bool listed = true;  // has its own entry in the launches legend (a process back on screen reuses its first)
     // The launch rate is drawn one point a second (the mean of that second's samples, the newest
     // moving with each sample): a quarter of the points at 4 Hz, and Qt Charts' cost grows with them.
     qint64 bucket = -1;
@@ -75,6 +77,7 @@ QChart* make_chart(const QString& title) {
 }
 
 constexpr qint64 kBucketMs = 1000;   // launch-rate resolution on screen
+const QString kLaunchesTitle = QStringLiteral("Kernel launches per second");
 constexpr qint64 kPruneSlackMs = 10'000;  // points are dropped in batches, this long after they leave
 
 // Drops points that have left the window, but keeps the newest of them so the line still enters at
@@ -107,7 +110,7 @@ void hide_legend_entry(QChart* chart, QAbstractSeries* series) {
 
 ChartsPanel::ChartsPanel(QWidget* parent)
     : QWidget(parent),
-      launches_chart_(make_chart(QStringLiteral("Kernel launches per second"))),
+      launches_chart_(make_chart(kLaunchesTitle)),
       share_chart_(make_chart(QStringLiteral("TPC share over time (stacked)"))),
       launches_view_(new QChartView(launches_chart_)),
       share_view_(new QChartView(share_chart_)),
@@ -136,6 +139,7 @@ ChartsPanel::ChartsPanel(QWidget* parent)
 
     connect(launches_chart_, &QChart::plotAreaChanged, this, &ChartsPanel::fit_ticks);
     connect(share_chart_, &QChart::plotAreaChanged, this, &ChartsPanel::fit_ticks);
+    connect(launches_chart_, &QGraphicsWidget::geometryChanged, this, &ChartsPanel::fit_legend);
 
     splitter_->addWidget(launches_view_);
     splitter_->addWidget(share_view_);
@@ -173,7 +177,10 @@ ChartsPanel::Track& ChartsPanel::start_track(const Key& key, const ProcessSample
     hide_legend_entry(share_chart_, track->area);
     // A process that comes back while its earlier line is still on screen gets one legend entry, not two.
     const bool listed = std::any_of(tracks_.begin(), tracks_.end(), [&](const auto& t) { return t->key == key; });
-    if (listed) hide_legend_entry(launches_chart_, track->launches);
+    if (listed) {
+        hide_legend_entry(launches_chart_, track->launches);
+        track->listed = false;
+    }
     if (catching_up_)  // quiet like the others until catch_up draws them all at once
         for (QXYSeries* series : {static_cast<QXYSeries*>(track->launches), static_cast<QXYSeries*>(track->lower),
                                   static_cast<QXYSeries*>(track->upper)})
@@ -237,6 +244,35 @@ void ChartsPanel::catch_up() {
         if (track->area->name() != track->label) track->area->setName(track->label);
     }
     update_axes();
+    fit_legend();
+}
+
+// Qt Charts puts a legend in one row and cuts every label to fit it ("7..." with 15 processes in half a
+// dock). When the whole labels do not fit, the legend names each process by its pid alone; when even those
+// do not, it goes and the title says where the colours are explained (the process table and the floorplan's
+// legend give each process's colour, with its command).
+void ChartsPanel::fit_legend() {
+    QLegend* legend = launches_chart_->legend();
+    const QFontMetricsF metrics(legend->font());
+    const double room = launches_chart_->size().width() - 20;  // the legend's row: the chart less its margins
+    double names = 0;
+    double pids = 0;
+    for (const auto& track : tracks_) {
+        if (!track->listed) continue;
+        names += metrics.horizontalAdvance(track->label) + 40;  // swatch and spacing
+        pids += metrics.horizontalAdvance(QString::number(track->key.first)) + 40;
+    }
+    const bool pids_only = names > room;
+    const bool shown = pids <= room;
+    for (const auto& track : tracks_) {
+        const QString text = pids_only ? QString::number(track->key.first) : track->label;
+        for (QLegendMarker* marker : legend->markers(track->launches))
+            if (marker->label() != text) marker->setLabel(text);
+    }
+    if (legend->isVisible() != shown) {
+        legend->setVisible(shown);
+        launches_chart_->setTitle(shown ? kLaunchesTitle : kLaunchesTitle + QStringLiteral(" (colours as in the process table)"));
+    }
 }
 
 void ChartsPanel::apply_sample(qint64 msecs_since_epoch, const std::vector<ProcessSample>& processes) {

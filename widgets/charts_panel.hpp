@@ -94,6 +94,7 @@ private:
     void drop_old_points(qint64 cutoff);
     void update_axes();
     void fit_ticks();
+    void fit_legend();
 
     QChart* launches_chart_;
     QChart* share_chart_;

@@ -161,6 +161,7 @@ private slots:
 
     void ownerColoursAndOneLegendEntryPerProcess() {
         ChartsPanel panel;
+        panel.resize(960, 640);  // room for whole names in the legend
         panel.show();  // legend markers count as visible only in a chart on screen
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         panel.addSample(kStart, {process(301, 1, 0.1), process(302, 2, 0.1)});
@@ -266,6 +267,37 @@ private slots:
             QVERIFY(QFontMetricsF(axis->titleFont()).horizontalAdvance(axis->titleText()) <= height);
             QVERIFY2(height / ((axis->max() - axis->min()) / axis->tickInterval()) >= 28, qPrintable(QString::number(height)));
         }
+        // Fifteen processes (gui_cpu.sh's demo) in the bottom dock of a 1500x1000 window: the legend takes rows,
+        // and what is left still holds whole labels.
+        std::vector<ProcessSample> fifteen;
+        for (int p = 0; p < 15; ++p) fifteen.push_back(process(710 + p, 50.0 * p, 1.0 / 16));
+        panel.resize(1500, 300);
+        panel.addSample(kStart + kSecond, fifteen);
+        QCoreApplication::processEvents();
+        for (QChart* chart : {panel.launchesChart(), panel.shareChart()}) {
+            QValueAxis* axis = value_axis(chart);
+            const double height = chart->plotArea().height();
+            QCOMPARE(axis->isTitleVisible(), QFontMetricsF(axis->titleFont()).horizontalAdvance(axis->titleText()) + 8 <= height);
+            QVERIFY2(height / ((axis->max() - axis->min()) / axis->tickInterval()) >= 28, qPrintable(QString::number(height)));
+        }
+        // Sixteen labels, even pids alone, do not fit half the dock: no legend rather than "7..." sixteen times,
+        // and the title says where the colours are.
+        QVERIFY(!panel.launchesChart()->legend()->isVisible());
+        QVERIFY(panel.launchesChart()->title().contains("colours as in the process table"));
+        QVERIFY(gpupart::test::save_screenshot(panel, QStringLiteral("charts_panel_15_processes_bottom_dock"), {1500, 300}));
+        // Eight processes: pids in half the dock, whole names again when the charts get the full width.
+        panel.clear();
+        std::vector<ProcessSample> eight(fifteen.begin(), fifteen.begin() + 8);
+        panel.addSample(kStart + 2 * kSecond, eight);
+        QCoreApplication::processEvents();
+        const auto label_of_717 = [&] { return panel.launchesChart()->legend()->markers(panel.launchesSeries(717, 717 * 7)).front()->label(); };
+        QCOMPARE(label_of_717(), QStringLiteral("717"));
+        QVERIFY(panel.launchesChart()->legend()->isVisible());
+        QCOMPARE(panel.launchesChart()->title(), QStringLiteral("Kernel launches per second"));
+        panel.resize(1500, 1000);  // one above the other, each the whole width
+        QCoreApplication::processEvents();
+        QCOMPARE(panel.splitter()->orientation(), Qt::Vertical);
+        QCOMPARE(label_of_717(), QStringLiteral("717 worker"));
         panel.resize(500, 700);  // tall: one above the other
         QCoreApplication::processEvents();
         QCOMPARE(panel.splitter()->orientation(), Qt::Vertical);
