@@ -84,9 +84,18 @@ const CopyEngineBox* CopyEngineLayout::box_at(QPointF point) const {
     return nullptr;
 }
 
-CopyEngineLayout layout_copy_engines(const Gpu& gpu) {
+CopyEngineLayout layout_copy_engines(const Gpu& gpu, CopyEngineLayout::Flow flow) {
     CopyEngineLayout layout;
-    const double width = kMargin * 2 + kLceWidth + kWireWidth + kPceWidth;
+    layout.flow = flow;
+    const bool rows = flow == CopyEngineLayout::Flow::top_to_bottom;
+    const auto& lces = gpu.copy_engines.lces;
+    const int pces = pce_count(gpu.copy_engines);
+    const int lce_total = static_cast<int>(lces.size());
+    // Top to bottom, the picture is as wide as its longer row (and wide enough for a readable legend).
+    const double pce_row = pces * (kRowPceWidth + kPceGap) - kPceGap;
+    const double lce_row = lce_total * (kLceWidth + kLceGap) - kLceGap;
+    const double row_span = std::max({pce_row, lce_row, 560.0});
+    const double width = rows ? kMargin * 2 + row_span : kMargin * 2 + kLceWidth + kWireWidth + kPceWidth;
     const double inner = width - 2 * kMargin;
     const double pce_x = width - kMargin - kPceWidth;
     layout.title = QStringLiteral("Copy engines of %1: LCE → PCE wiring").arg(QString::fromStdString(gpu_display_name(gpu)));
@@ -102,7 +111,6 @@ CopyEngineLayout layout_copy_engines(const Gpu& gpu) {
         y += height + 6;
     };
 
-    const auto& lces = gpu.copy_engines.lces;
     if (lces.empty()) {
         layout.unavailable = QStringLiteral("No LCE → PCE wiring for this GPU: %1").arg(fact_text(gpu.copy_engines.pce_count));
         y += wrapped_height(font(13), inner, layout.unavailable) + 12;
@@ -114,8 +122,6 @@ CopyEngineLayout layout_copy_engines(const Gpu& gpu) {
     layout.lce_heading = QRectF(kMargin, y, kLceWidth, 16);
     layout.pce_heading = QRectF(pce_x, y, kPceWidth, 16);
     y += 24;
-    const int pces = pce_count(gpu.copy_engines);
-    const int lce_total = static_cast<int>(lces.size());
     const double pce_span = pces * (kPceHeight + kPceGap) - kPceGap;
     const double lce_span = lce_total * (kLceHeight + kLceGap) - kLceGap;
     const double span = std::max(pce_span, lce_span);
@@ -125,14 +131,15 @@ CopyEngineLayout layout_copy_engines(const Gpu& gpu) {
     for (const LogicalCopyEngine& lce : lces)
         for (const int bit : bits_of(lce.pce_mask)) drivers[static_cast<std::size_t>(bit)].push_back(&lce);
 
-    // LCEs spread evenly over the height of the PCE column, so their fans of edges stay apart.
-    const double lce_pitch = span / lce_total;
+    // LCEs spread evenly along the PCEs (down their column, or across their row), so their fans of edges stay apart.
+    const double lce_pitch = (rows ? row_span : span) / lce_total;
     for (int i = 0; i < lce_total; ++i) {
         const LogicalCopyEngine& lce = lces[static_cast<std::size_t>(i)];
         CopyEngineBox box;
         box.kind = CopyEngineBox::Kind::lce;
         box.index = lce.index;
-        box.rect = QRectF(kMargin, y + (i + 0.5) * lce_pitch - kLceHeight / 2, kLceWidth, kLceHeight);
+        box.rect = rows ? QRectF(kMargin + (i + 0.5) * lce_pitch - kLceWidth / 2, y, kLceWidth, kLceHeight)
+                        : QRectF(kMargin, y + (i + 0.5) * lce_pitch - kLceHeight / 2, kLceWidth, kLceHeight);
         box.label = QStringLiteral("LCE%1").arg(lce.index);
         const auto bits = bits_of(lce.pce_mask);
         box.detail = bits.empty() ? QStringLiteral("no PCE") : QStringLiteral("→ PCE %1").arg(QString::fromStdString(pce_list(lce.pce_mask)));
@@ -142,13 +149,16 @@ CopyEngineLayout layout_copy_engines(const Gpu& gpu) {
         layout.boxes.push_back(box);
     }
     const double pce_top = y + (span - pce_span) / 2;
+    const double pce_row_y = y + kLceHeight + kWireHeight;
+    const double pce_row_left = kMargin + (row_span - pce_row) / 2;
     bool any_undriven = false;
     for (int p = 0; p < pces; ++p) {
         const auto& by = drivers[static_cast<std::size_t>(p)];
         CopyEngineBox box;
         box.kind = CopyEngineBox::Kind::pce;
         box.index = p;
-        box.rect = QRectF(pce_x, pce_top + p * (kPceHeight + kPceGap), kPceWidth, kPceHeight);
+        box.rect = rows ? QRectF(pce_row_left + p * (kRowPceWidth + kPceGap), pce_row_y, kRowPceWidth, kRowPceHeight)
+                        : QRectF(pce_x, pce_top + p * (kPceHeight + kPceGap), kPceWidth, kPceHeight);
         box.label = QStringLiteral("PCE%1").arg(p);
         std::vector<int> indices;
         for (const LogicalCopyEngine* lce : by) indices.push_back(lce->index);
@@ -160,27 +170,36 @@ CopyEngineLayout layout_copy_engines(const Gpu& gpu) {
         layout.boxes.push_back(box);
     }
 
-    // Edges leave an LCE at points spread down its right side, and arrive at a PCE the same way, so a
-    // shared PCE shows one arrowhead per LCE instead of a single blob.
+    // Edges leave an LCE at points spread along its side facing the PCEs, and arrive at a PCE the same way, so
+    // a shared PCE shows one arrowhead per LCE instead of a single blob.
     std::map<int, int> arrived;  // pce -> edges placed so far
     for (int i = 0; i < lce_total; ++i) {
         const auto bits = bits_of(lces[static_cast<std::size_t>(i)].pce_mask);
         const QRectF from = layout.boxes[static_cast<std::size_t>(i)].rect;
         const auto outgoing = static_cast<double>(bits.size());
-        const double out_step = outgoing > 1 ? std::min(6.0, (kLceHeight - 14) / (outgoing - 1)) : 0;
+        const double out_room = rows ? kLceWidth - 20 : kLceHeight - 14;
+        const double out_step = outgoing > 1 ? std::min(rows ? 10.0 : 6.0, out_room / (outgoing - 1)) : 0;
         for (std::size_t k = 0; k < bits.size(); ++k) {
             const int pce_box = lce_total + bits[k];
             const QRectF to = layout.boxes[static_cast<std::size_t>(pce_box)].rect;
             const auto incoming = static_cast<double>(drivers[static_cast<std::size_t>(bits[k])].size());
-            const double in_step = incoming > 1 ? std::min(8.0, (kPceHeight - 10) / (incoming - 1)) : 0;
+            const double in_room = rows ? kRowPceWidth - 16 : kPceHeight - 10;
+            const double in_step = incoming > 1 ? std::min(8.0, in_room / (incoming - 1)) : 0;
             const int slot = arrived[bits[k]]++;
+            const double out = (static_cast<double>(k) - (outgoing - 1) / 2) * out_step;
+            const double in = (slot - (incoming - 1) / 2.0) * in_step;
             layout.edges.push_back({i, pce_box,
-                                    QPointF(from.right(), from.center().y() + (static_cast<double>(k) - (outgoing - 1) / 2) * out_step),
-                                    QPointF(to.left(), to.center().y() + (slot - (incoming - 1) / 2.0) * in_step)});
+                                    rows ? QPointF(from.center().x() + out, from.bottom()) : QPointF(from.right(), from.center().y() + out),
+                                    rows ? QPointF(to.center().x() + in, to.top()) : QPointF(to.left(), to.center().y() + in)});
         }
     }
 
-    y += span + 22;
+    if (rows) {  // the PCE heading under its row, the legend below that
+        layout.pce_heading = QRectF(kMargin, pce_row_y + kRowPceHeight + 6, kPceWidth, 16);
+        y = layout.pce_heading.bottom() + 16;
+    } else {
+        y += span + 22;
+    }
     const bool any_shared = std::any_of(layout.boxes.begin(), layout.boxes.end(), [](const auto& b) { return b.shared; });
     if (any_shared)
         add_row(Row::Kind::shared, QStringLiteral("shared physical copy engine (seed 003 rule R8): driven by more than one LCE, "

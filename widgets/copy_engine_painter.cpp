@@ -37,16 +37,20 @@ void paint_edges(QPainter& p, const CopyEngineLayout& layout, const CopyEngineBo
             if (touches(edge, layout, hovered)) width += 1.2;
             else color.setAlpha(45);
         }
+        // Curves leave and arrive along the flow (rightwards, or downwards when the PCEs are a row below).
+        const bool down = layout.flow == CopyEngineLayout::Flow::top_to_bottom;
+        const QPointF along = down ? QPointF(0, 1) : QPointF(1, 0);
+        const QPointF across(along.y(), along.x());
+        const double distance = down ? edge.to.y() - edge.from.y() : edge.to.x() - edge.from.x();
         QPainterPath path(edge.from);
-        const double bend = (edge.to.x() - edge.from.x()) * 0.45;
-        path.cubicTo(edge.from + QPointF(bend, 0), edge.to - QPointF(bend, 0), edge.to - QPointF(5, 0));
+        path.cubicTo(edge.from + along * distance * 0.45, edge.to - along * distance * 0.45, edge.to - along * 5);
         p.setPen(QPen(color, width, Qt::SolidLine, Qt::RoundCap));
         p.drawPath(path);
-        // A small arrowhead: edges read left to right, LCE -> PCE.
+        // A small arrowhead: edges read LCE -> PCE.
         QPainterPath head;
         head.moveTo(edge.to);
-        head.lineTo(edge.to + QPointF(-7, -3.5));
-        head.lineTo(edge.to + QPointF(-7, 3.5));
+        head.lineTo(edge.to - along * 7 - across * 3.5);
+        head.lineTo(edge.to - along * 7 + across * 3.5);
         head.closeSubpath();
         p.fillPath(head, color);
     }
@@ -90,13 +94,15 @@ void paint_pce(QPainter& p, const CopyEngineBox& box, bool hovered) {
     p.setPen(pen);
     p.setBrush(box.shared ? kSharedFill : (box.driven ? kPceFill : QColor(Qt::white)));
     p.drawRoundedRect(box.rect, 5, 5);
-    const QRectF text = box.rect.adjusted(10, 0, -10, 0);
+    // A wide box has its label and detail side by side, a box in a row of PCEs one over the other.
+    const bool stacked = box.rect.height() >= 40;
+    const QRectF text = box.rect.adjusted(stacked ? 6 : 10, stacked ? 4 : 0, stacked ? -6 : -10, stacked ? -4 : 0);
     p.setPen(box.driven ? kText : kMuted);
     p.setFont(label_font());
-    p.drawText(text, Qt::AlignLeft | Qt::AlignVCenter, box.label);
+    p.drawText(text, stacked ? Qt::AlignHCenter | Qt::AlignTop : Qt::AlignLeft | Qt::AlignVCenter, box.label);
     p.setPen(box.shared ? kSharedText : kMuted);
     p.setFont(box.shared ? font(11, true) : detail_font());
-    p.drawText(text, Qt::AlignRight | Qt::AlignVCenter, box.detail);
+    p.drawText(text, stacked ? Qt::AlignHCenter | Qt::AlignBottom : Qt::AlignRight | Qt::AlignVCenter, box.detail);
 }
 
 void paint_legend(QPainter& p, const CopyEngineLayout& layout) {

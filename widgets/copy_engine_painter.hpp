@@ -34,13 +34,17 @@ struct CopyEngineBox {
 struct CopyEngineEdge {
     int lce_box = 0;  // indices into CopyEngineLayout::boxes
     int pce_box = 0;
-    QPointF from;     // right edge of the LCE box
-    QPointF to;       // left edge of the PCE box
+    QPointF from;     // right edge of the LCE box (top to bottom: its bottom edge)
+    QPointF to;       // left edge of the PCE box (top to bottom: its top edge)
 };
 
 // Where everything goes, in picture coordinates (1 unit = 1 pixel at scale 1). Computed once per GPU;
 // the widget keeps it for painting and hit testing.
 struct CopyEngineLayout {
+    // Left to right (LCE column, PCE column: tall, for files and tall panes) or top to bottom (LCE row over a
+    // PCE row: wide, for a bottom dock). Same boxes, edges and legend; only the places differ.
+    enum class Flow { left_to_right, top_to_bottom };
+    Flow flow = Flow::left_to_right;
     QSizeF size;
     QString title;
     QString unavailable;  // non-empty when no source gave the wiring: the reason, drawn instead of a graph
@@ -61,7 +65,7 @@ struct CopyEngineLayout {
     const CopyEngineBox* box_at(QPointF point) const;
 };
 
-CopyEngineLayout layout_copy_engines(const Gpu& gpu);
+CopyEngineLayout layout_copy_engines(const Gpu& gpu, CopyEngineLayout::Flow flow = CopyEngineLayout::Flow::left_to_right);
 
 // Picture -> target: scaled to fit, aspect ratio kept, centred. Its inverse maps mouse positions back.
 QTransform copy_engine_transform(QSizeF picture, const QRectF& target);

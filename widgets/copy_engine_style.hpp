@@ -15,6 +15,10 @@ inline constexpr double kPceWidth = 150;
 inline constexpr double kPceHeight = 30;
 inline constexpr double kPceGap = 8;
 inline constexpr double kWireWidth = 260;  // horizontal room for the edges between the columns
+// Top to bottom: PCEs side by side (label over detail), the edges in a band between the rows.
+inline constexpr double kRowPceWidth = 84;
+inline constexpr double kRowPceHeight = 44;
+inline constexpr double kWireHeight = 100;
 inline constexpr double kSwatchWidth = 34;
 
 // Pixel sizes, not points: the picture has the same proportions on every screen and in every file.

@@ -22,11 +22,38 @@ CopyEngineView::CopyEngineView(QWidget* parent) : QWidget(parent) {
 }
 
 void CopyEngineView::setGpu(const Gpu& gpu) {
-    layout_ = layout_copy_engines(gpu);
+    columns_ = layout_copy_engines(gpu, CopyEngineLayout::Flow::left_to_right);
+    rows_ = layout_copy_engines(gpu, CopyEngineLayout::Flow::top_to_bottom);
+    layout_ = columns_;
     hovered_ = -1;
+    choose_layout();
     updateGeometry();
     update();
 }
+
+namespace {
+
+double fit_scale(QSizeF picture, QSizeF room) {
+    if (picture.isEmpty() || room.isEmpty()) return 0;
+    return std::min({room.width() / picture.width(), room.height() / picture.height(), kMaxScale});
+}
+
+}  // namespace
+
+void CopyEngineView::choose_layout() {
+    const QSizeF room = QRectF(rect()).adjusted(4, 4, -4, -4).size();
+    const CopyEngineLayout& best = fit_scale(rows_.size, room) > fit_scale(columns_.size, room) ? rows_ : columns_;
+    if (best.flow == layout_.flow) return;
+    layout_ = best;
+    hovered_ = -1;
+}
+
+void CopyEngineView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    choose_layout();
+}
+
+double CopyEngineView::pictureScale() const { return fit_scale(layout_.size, QRectF(rect()).adjusted(4, 4, -4, -4).size()); }
 
 QSize CopyEngineView::sizeHint() const { return layout_.size.toSize(); }
 QSize CopyEngineView::minimumSizeHint() const { return (layout_.size / 2.5).toSize(); }

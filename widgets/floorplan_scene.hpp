@@ -20,6 +20,7 @@ struct FloorplanOwner {
     QString label;  // "1234 llm-serving"
     QColor color;
     TpcMask mask;
+    bool operator==(const FloorplanOwner&) const = default;
 };
 
 // Legend entries after the owners: "free" is a drop target (releases TPCs), the others are a key.

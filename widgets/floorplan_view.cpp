@@ -8,6 +8,7 @@
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
+#include <QScrollBar>
 #include <QPainter>
 #include <QToolTip>
 
@@ -17,9 +18,6 @@
 namespace gpupart::widgets {
 namespace {
 
-constexpr double kMinScale = 0.35;
-constexpr double kMaxScale = 2.5;
-constexpr int kBannerHeight = 26;
 
 TpcMask range_between(const Gpu& gpu, int a, int b) {
     TpcMask mask;
@@ -30,7 +28,16 @@ TpcMask range_between(const Gpu& gpu, int a, int b) {
 
 }  // namespace
 
-FloorplanView::FloorplanView(QWidget* parent) : QWidget(parent) {
+FloorplanView::FloorplanView(QWidget* parent)
+    : QWidget(parent), horizontal_(new QScrollBar(Qt::Horizontal, this)), vertical_(new QScrollBar(Qt::Vertical, this)) {
+    for (QScrollBar* bar : {horizontal_, vertical_}) {
+        bar->hide();
+        bar->setCursor(Qt::ArrowCursor);
+        connect(bar, &QScrollBar::valueChanged, this, [this] {
+            viewport_.setScroll(QPointF(horizontal_->value(), vertical_->value()));
+            update();
+        });
+    }
     setFocusPolicy(Qt::StrongFocus);
     setAcceptDrops(true);
     setMouseTracking(false);
@@ -45,14 +52,21 @@ void FloorplanView::setGpu(const Gpu& gpu, const QString& title) {
     scene_.selection = scene_.selection & real_tpcs(gpu_);
     if (scene_.focus && find_tpc(gpu_, *scene_.focus) == nullptr) scene_.focus.reset();
     geometry_ = FloorplanGeometry::layout(gpu_, scene_.legend_entry_count());
+    layoutViewport();
     updateGeometry();
     update();
 }
 
 void FloorplanView::setOwners(std::vector<FloorplanOwner> owners) {
+    // Called at every refresh (4 Hz); owners change only with a partition, and a repaint of the whole
+    // floorplan is the largest cost of an idle refresh.
+    if (owners == scene_.owners) return;
     const bool legend_changed = owners.size() != scene_.owners.size();
     scene_.owners = std::move(owners);
-    if (legend_changed && scene_.gpu != nullptr) geometry_ = FloorplanGeometry::layout(gpu_, scene_.legend_entry_count());
+    if (legend_changed && scene_.gpu != nullptr) {
+        geometry_ = FloorplanGeometry::layout(gpu_, scene_.legend_entry_count());
+        layoutViewport();
+    }
     update();
 }
 
@@ -65,19 +79,6 @@ void FloorplanView::changeSelection(const TpcMask& tpcs) {
     scene_.selection = tpcs;
     update();
     emit selectionChanged();
-}
-
-double FloorplanView::scale() const {
-    const QSizeF picture = geometry_.size();
-    if (picture.isEmpty()) return 1;
-    const double available_height = std::max(1, height() - kBannerHeight);
-    return std::clamp(std::min(width() / picture.width(), available_height / picture.height()), kMinScale, kMaxScale);
-}
-
-QPointF FloorplanView::offset() const {
-    const double s = scale();
-    const double x = std::max(0.0, (width() - geometry_.size().width() * s) / 2);
-    return {x, static_cast<double>(kBannerHeight)};
 }
 
 QPointF FloorplanView::toPicture(QPointF widget_point) const { return (widget_point - offset()) / scale(); }
@@ -108,9 +109,20 @@ QSize FloorplanView::minimumSizeHint() const { return {320, 200}; }
 void FloorplanView::paintEvent(QPaintEvent*) {
     QPainter painter(this);
     painter.fillRect(rect(), palette().base());
-    // The banner says what a drop would do (or why it is refused); otherwise how to use the view.
+    if (scene_.gpu != nullptr) {
+        painter.save();
+        painter.translate(offset());
+        painter.scale(scale(), scale());
+        paint_floorplan(painter, geometry_, scene_);
+        painter.restore();
+    }
+    // The banner last, over a zoomed picture scrolled up under it (the painter clips by its own rules). It
+    // says what a drop would do (or why it is refused), otherwise how to use the view; the zoom at its right.
     const QRect banner(0, 0, width(), kBannerHeight);
     QColor banner_color = palette().alternateBase().color();
+    const QString zoom_text = viewport_.fits() ? QString("fit %1%").arg(qRound(scale() * 100))
+                                               : QString("%1% (Ctrl+0 fits)").arg(qRound(scale() * 100));
+    const int zoom_width = painter.fontMetrics().horizontalAdvance(zoom_text) + 16;
     QString banner_text = scene_.selection.empty()
                               ? "Click, shift/ctrl-click, drag a box or click a GPC header to select TPCs"
                               : QString("%1 TPC%2 selected (%3 SMs): drag onto a process or \"free\", or press "
@@ -125,12 +137,10 @@ void FloorplanView::paintEvent(QPaintEvent*) {
     }
     painter.fillRect(banner, banner_color);
     painter.setPen(palette().text().color());
-    painter.drawText(banner.adjusted(8, 0, -8, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                     painter.fontMetrics().elidedText(banner_text, Qt::ElideRight, banner.width() - 16));
-    if (scene_.gpu == nullptr) return;
-    painter.translate(offset());
-    painter.scale(scale(), scale());
-    paint_floorplan(painter, geometry_, scene_);
+    painter.drawText(banner.adjusted(8, 0, -zoom_width, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                     painter.fontMetrics().elidedText(banner_text, Qt::ElideRight, banner.width() - 16 - zoom_width));
+    painter.setPen(palette().placeholderText().color());
+    painter.drawText(banner.adjusted(8, 0, -8, 0), Qt::AlignVCenter | Qt::AlignRight, zoom_text);
 }
 
 void FloorplanView::mousePressEvent(QMouseEvent* event) {
@@ -262,6 +272,19 @@ void FloorplanView::keyPressEvent(QKeyEvent* event) {
         return;
     }
     default: break;
+    }
+    // The zoom keys of image viewers (the window's View menu has the same as actions).
+    if (event->matches(QKeySequence::ZoomIn) || (event->key() == Qt::Key_Equal && event->modifiers() & Qt::ControlModifier)) {
+        zoomIn();
+        return;
+    }
+    if (event->matches(QKeySequence::ZoomOut)) {
+        zoomOut();
+        return;
+    }
+    if (event->key() == Qt::Key_0 && event->modifiers() & Qt::ControlModifier) {
+        zoomToFit();
+        return;
     }
     if (event->matches(QKeySequence::SelectAll)) {
         changeSelection(real_tpcs(gpu_));

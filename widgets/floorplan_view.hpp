@@ -3,14 +3,19 @@
 // keyboard), drag them onto a process (a legend entry here, or a row of the process table) or onto
 // "free". While a drag hovers a target the controller's verdict shows inline; an error refuses the drop.
 // It changes nothing itself: drops go to the DropAction the main window sets.
+// The picture fits the view by default and follows its size; zoom in/out (Ctrl++, Ctrl+-, Ctrl+wheel at the
+// pointer) leaves fitting, with scroll bars once it is larger than the view; Ctrl+0 fits again.
 #include <optional>
 
 #include <QPoint>
 #include <QRubberBand>
 #include <QWidget>
 
+class QScrollBar;
+
 #include "floorplan_geometry.hpp"
 #include "floorplan_scene.hpp"
+#include "floorplan_viewport.hpp"
 #include "tpc_drag.hpp"
 
 namespace gpupart::widgets {
@@ -18,6 +23,7 @@ namespace gpupart::widgets {
 class FloorplanView : public QWidget {
     Q_OBJECT
 public:
+    static constexpr int kBannerHeight = 26;  // the line above the picture: what a drop would do, the zoom
     explicit FloorplanView(QWidget* parent = nullptr);
 
     void setGpu(const Gpu& gpu, const QString& title);
@@ -32,7 +38,15 @@ public:
     void setDropJudge(DropJudge judge) { judge_ = std::move(judge); }
     void setDropAction(DropAction action) { action_ = std::move(action); }
 
-    // Picture <-> widget coordinates at the current zoom (the picture is scaled to fit the widget).
+    // Zoom: fitted (the default) or chosen; zoomIn/zoomOut step from the current scale around the view's centre.
+    const FloorplanViewport& viewport() const { return viewport_; }
+    double zoom() const { return viewport_.scale(); }
+    bool fitsView() const { return viewport_.fits(); }
+    void zoomIn();
+    void zoomOut();
+    void zoomToFit();
+
+    // Picture <-> widget coordinates at the current zoom and scroll position.
     QPointF toPicture(QPointF widget_point) const;
     QRectF tileRectInWidget(int mask_bit) const;
     QRectF legendRectInWidget(int index) const;
@@ -45,9 +59,12 @@ public:
 signals:
     void selectionChanged();
     void giveMenuRequested(QPoint global_position);  // context menu / Menu key: "give selection to…"
+    void zoomChanged();
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
@@ -60,8 +77,10 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
-    double scale() const;
-    QPointF offset() const;
+    double scale() const { return viewport_.scale(); }
+    QPointF offset() const { return viewport_.offset(); }
+    void zoomAround(double scale, QPointF anchor);
+    void layoutViewport();  // area and scroll bars after a resize, a zoom or a new picture
     std::optional<DropTarget> legendTargetAt(QPointF widget_point, int* entry = nullptr) const;
     void changeSelection(const TpcMask& tpcs);
     void moveFocus(Direction direction, bool extend);
@@ -70,6 +89,9 @@ private:
     Gpu gpu_;
     FloorplanScene scene_;
     FloorplanGeometry geometry_;
+    FloorplanViewport viewport_;
+    QScrollBar* horizontal_ = nullptr;
+    QScrollBar* vertical_ = nullptr;
     DropJudge judge_;
     DropAction action_;
     QString drop_message_;

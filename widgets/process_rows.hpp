@@ -32,6 +32,8 @@ struct ProcessRow {
     double share = 0;          // of the GPU's real TPCs
     std::optional<double> launches_per_second;  // empty until two refreshes saw the process
     std::optional<std::uint64_t> gpu_memory_bytes;
+    std::optional<double> cpu_percent;        // of one core over the last sample period (/proc, as htop)
+    std::optional<std::uint64_t> rss_bytes;   // resident host memory (/proc)
     QString mps;               // "no MPS", "server up", ...
     QString shim;              // "active", "pending: next launch", "unsupported descriptor 0x41", ...
     bool shim_problem = false; // the shim cannot apply masks in this process: shown in red

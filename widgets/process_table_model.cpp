@@ -30,8 +30,20 @@ void ProcessTableModel::setRows(std::vector<ProcessRow> rows) {
         endResetModel();
         return;
     }
+    // Only the cells whose text, colour or sort value changed are announced: the view repaints what it is
+    // told changed, and at 4 Hz most cells (pid, user, command, TPCs...) stay the same.
+    std::vector<std::pair<int, int>> changed(rows.size(), {column_count, -1});  // first and last column per row
+    for (std::size_t r = 0; r < rows.size(); ++r)
+        for (int c = 0; c < column_count; ++c)
+            for (const int role : {int(Qt::DisplayRole), int(Qt::DecorationRole), int(Qt::ForegroundRole), SortRole})
+                if (cell(rows_[r], c, role) != cell(rows[r], c, role)) {
+                    changed[r] = {std::min(changed[r].first, c), c};
+                    break;
+                }
     rows_ = std::move(rows);
-    if (!rows_.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, column_count - 1));
+    for (std::size_t r = 0; r < changed.size(); ++r)
+        if (changed[r].second >= 0)
+            emit dataChanged(index(static_cast<int>(r), changed[r].first), index(static_cast<int>(r), changed[r].second));
 }
 
 const ProcessRow* ProcessTableModel::rowForPid(int pid_value) const {
@@ -53,15 +65,18 @@ Qt::ItemFlags ProcessTableModel::flags(const QModelIndex& index) const {
 
 QVariant ProcessTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rowCount() || index.column() >= column_count) return {};
-    const ProcessRow& row = rows_[static_cast<std::size_t>(index.row())];
-    const auto column = static_cast<Column>(index.column());
+    return cell(rows_[static_cast<std::size_t>(index.row())], index.column(), role);
+}
+
+QVariant ProcessTableModel::cell(const ProcessRow& row, int column_number, int role) {
+    const auto column = static_cast<Column>(column_number);
     if (role == PidRole) return row.pid;
     if (role == StartTimeRole) return static_cast<qulonglong>(row.start_time);
     if (role == Qt::DecorationRole && column == pid) return row.partitioned ? row.color : QColor(Qt::transparent);
     if (role == Qt::ForegroundRole && column == shim && row.shim_problem) return QBrush(QColor(0xc6, 0x28, 0x28));
     if (role == Qt::TextAlignmentRole) {
         const bool numeric = column == pid || column == gpu || column == tpcs || column == sms || column == share ||
-                             column == launches || column == memory;
+                             column == launches || column == memory || column == cpu || column == rss;
         return QVariant::fromValue(Qt::AlignVCenter | (numeric ? Qt::AlignRight : Qt::AlignLeft));
     }
     if (role == Qt::ToolTipRole) {  // rich text, always: row.command may hold "<b>"
@@ -71,6 +86,8 @@ QVariant ProcessTableModel::data(const QModelIndex& index, int role) const {
         case tpcs: return tooltip_text(row.partitioned ? "mask bits " + QString::fromStdString(row.tpcs.to_list())
                                                        : "not partitioned: may run on every TPC");
         case memory: return row.gpu_memory_bytes ? QVariant() : tooltip_text("no source reported this process's GPU memory (NVML)");
+        case cpu: return row.cpu_percent ? QVariant() : tooltip_text("shown from the second reading of /proc/PID/stat on (a second apart)");
+        case rss: return row.rss_bytes ? QVariant() : tooltip_text("/proc/PID/statm could not be read (the process ended?)");
         case shim: return tooltip_text(row.shim_detail.isEmpty() ? row.shim : row.shim + "\n" + row.shim_detail);
         case mps: return tooltip_text("Without MPS the contexts of different processes time-slice the GPU, so TPC partitions only "
                                       "separate processes that share one MPS server (HARDWARE.md section 2).");
@@ -86,7 +103,9 @@ QVariant ProcessTableModel::data(const QModelIndex& index, int role) const {
         case share: return row.share;
         case launches: return row.launches_per_second.value_or(-1);
         case memory: return row.gpu_memory_bytes ? static_cast<qulonglong>(*row.gpu_memory_bytes) : 0ULL;
-        default: return data(index, Qt::DisplayRole);
+        case cpu: return row.cpu_percent.value_or(-1);
+        case rss: return row.rss_bytes ? static_cast<qulonglong>(*row.rss_bytes) : 0ULL;
+        default: return cell(row, column_number, Qt::DisplayRole);
         }
     }
     if (role != Qt::DisplayRole) return {};
@@ -100,6 +119,8 @@ QVariant ProcessTableModel::data(const QModelIndex& index, int role) const {
     case share: return QString("%1%").arg(row.share * 100, 0, 'f', 0);
     case launches: return row.launches_per_second ? QString::number(*row.launches_per_second, 'f', 0) : QString("–");
     case memory: return row.gpu_memory_bytes ? format_bytes(*row.gpu_memory_bytes) : QString("–");
+    case cpu: return row.cpu_percent ? QString::number(*row.cpu_percent, 'f', 1) : QString("–");
+    case rss: return row.rss_bytes ? format_bytes(*row.rss_bytes) : QString("–");
     case mps: return row.mps;
     case shim: return row.shim;
     default: return {};
@@ -109,11 +130,13 @@ QVariant ProcessTableModel::data(const QModelIndex& index, int role) const {
 QVariant ProcessTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= column_count) return {};
     static const char* const titles[] = {"PID", "User", "Command", "GPU", "TPCs", "SMs", "Share", "Launches/s",
-                                         "GPU memory", "MPS", "Shim"};
+                                         "GPU memory", "CPU%", "RSS", "MPS", "Shim"};
     static const char* const tips[] = {
         "Process id (a process is its pid and start time)", "Owner of the process", "Command line",
         "GPU index (+N: the process is on N other GPUs too)", "TPCs the process may use on this GPU", "SMs of those TPCs", "Share of the GPU's real TPCs",
-        "Kernel launches per second, from the shim's counters", "GPU memory (NVML)", "MPS state",
+        "Kernel launches per second, from the shim's counters", "GPU memory (NVML)",
+        "CPU time over the last second, in % of one core (from /proc, as htop: 200% is two cores)",
+        "Resident host memory (from /proc)", "MPS state",
         "What the shim in the process reports"};
     if (role == Qt::DisplayRole) return titles[section];
     if (role == Qt::ToolTipRole) return tips[section];

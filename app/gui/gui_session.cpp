@@ -120,10 +120,30 @@ QString GuiSession::title() const {
 void GuiSession::sample() {
     controller_->refresh();
     rows_ = widgets::process_rows(controller_->state(), launch_rates_, LaunchRates::Clock::now());
+    add_usage(std::chrono::steady_clock::now());
     findings_ = check_result(controller_->state());
     std::set<std::pair<int, std::uint64_t>> live;
     for (const ProcessState& process : controller_->state().processes) live.insert({process.pid, process.start_time});
     widgets::forget_owner_colors_except(live);
+}
+
+void GuiSession::add_usage(std::chrono::steady_clock::time_point now) {
+    if (!usage_read_ || now - *usage_read_ >= std::chrono::seconds(1)) {
+        usage_read_ = now;
+        std::vector<std::pair<int, std::uint64_t>> alive;
+        usage_values_.clear();
+        for (const widgets::ProcessRow& row : rows_) {
+            alive.emplace_back(row.pid, row.start_time);
+            usage_values_[{row.pid, row.start_time}] = usage_.sample(row.pid, row.start_time, now);
+        }
+        usage_.forget_except(alive);
+    }
+    for (widgets::ProcessRow& row : rows_) {
+        const auto it = usage_values_.find({row.pid, row.start_time});
+        if (it == usage_values_.end()) continue;  // started since the last reading: shown at the next
+        row.cpu_percent = it->second.cpu_percent;
+        row.rss_bytes = it->second.rss_bytes;
+    }
 }
 
 void GuiSession::refresh() {

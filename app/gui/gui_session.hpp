@@ -2,6 +2,8 @@
 // What the window works on: the topology shown, the controller over the registry and journal, and,
 // with no GPU, the demo workload in a private registry. It plans and applies changes (through the
 // controller only) and refreshes the state the views show. No widgets here.
+#include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,6 +12,7 @@
 #include <QObject>
 
 #include "controller/controller.hpp"
+#include "platform/process_usage.hpp"
 #include "platform/demo_workload.hpp"
 #include "process_rows.hpp"
 #include "snapshot/snapshot_choice.hpp"
@@ -60,6 +63,7 @@ signals:
 private:
     void build_controller();
     void sample();  // refresh's work; throws
+    void add_usage(std::chrono::steady_clock::time_point now);
 
     SessionOptions options_;
     ChosenSnapshot chosen_;
@@ -70,6 +74,11 @@ private:
     std::vector<widgets::ProcessRow> rows_;
     std::vector<Finding> findings_;
     LaunchRates launch_rates_{widgets::kRateWindow};
+    // CPU% and RSS per process, read from /proc once a second (as htop's default) whatever the refresh rate:
+    // a quarter-second CPU% is mostly clock-tick noise. Rows in between show the last reading.
+    ProcessUsageSampler usage_;
+    std::map<std::pair<int, std::uint64_t>, ProcessUsage> usage_values_;
+    std::optional<std::chrono::steady_clock::time_point> usage_read_;
 };
 
 }  // namespace gpupart::gui

@@ -21,6 +21,7 @@
 #include <QStatusBar>
 #include <QTimer>
 #include <QToolBar>
+#include <QToolButton>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
@@ -141,9 +142,14 @@ void MainWindow::buildDocks() {
     gpu_chart_ = new widgets::GpuMetersChart(this);
     QDockWidget* power = add_dock("Power and clock", "dock-power-clock", gpu_chart_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(charts, power);
+    // A dock tab that is not raised is moved off screen, not hidden: the charts learn it here and do no work.
+    connect(charts, &QDockWidget::visibilityChanged, charts_, &widgets::ChartsPanel::setOnScreen);
+    connect(power, &QDockWidget::visibilityChanged, gpu_chart_, &widgets::GpuMetersChart::setOnScreen);
     QDockWidget* engines = add_dock("Engines", "dock-engines", engines_, Qt::BottomDockWidgetArea);
     QDockWidget* copy = add_dock("Copy engines", "dock-copy-engines", copy_engines_, Qt::BottomDockWidgetArea);
+    // Every bottom dock in one tab group (power was split off when charts moved): a hidden tab paints nothing.
     tabifyDockWidget(dock, charts);
+    tabifyDockWidget(dock, power);
     tabifyDockWidget(dock, engines);
     tabifyDockWidget(dock, copy);
     dock->raise();
@@ -208,6 +214,15 @@ void MainWindow::buildActions() {
     });
     view->addAction("Refresh &now", &session_, &GuiSession::refresh)->setShortcut(QKeySequence::Refresh);
     view->addSeparator();
+    // The floorplan fits its pane by default; these leave and restore that (Ctrl+wheel zooms at the pointer).
+    QAction* zoom_in = view->addAction(QIcon::fromTheme("zoom-in"), "Zoom &in", floorplan_, &widgets::FloorplanView::zoomIn);
+    zoom_in->setShortcuts({QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal)});
+    QAction* zoom_out = view->addAction(QIcon::fromTheme("zoom-out"), "Zoom &out", floorplan_, &widgets::FloorplanView::zoomOut);
+    zoom_out->setShortcut(QKeySequence::ZoomOut);
+    QAction* zoom_fit = view->addAction(QIcon::fromTheme("zoom-fit-best"), "&Fit floorplan to window", floorplan_,
+                                        &widgets::FloorplanView::zoomToFit);
+    zoom_fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    view->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
 
     QMenu* help = menuBar()->addMenu("&Help");
@@ -245,6 +260,14 @@ void MainWindow::buildActions() {
     QAction* give_button = toolbar->addAction(style()->standardIcon(QStyle::SP_ArrowRight), "Give selection to…",
                                               this, [give] { give->trigger(); });
     give_button->setToolTip("Give the selected TPCs to a process (Ctrl+G, Enter in the floorplan), or drag them");
+    toolbar->addSeparator();
+    // Without an icon theme (offscreen, bare desktops) the zoom buttons show their text.
+    for (QAction* action : {zoom_in, zoom_out, zoom_fit}) {
+        toolbar->addAction(action);
+        if (action->icon().isNull())
+            qobject_cast<QToolButton*>(toolbar->widgetForAction(action))->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    }
+    zoom_fit->setIconText("Fit");
 }
 
 void MainWindow::showGiveMenu(QPoint global_position) {

@@ -8,7 +8,9 @@
 #include <QChart>
 #include <QDateTimeAxis>
 #include <QLegendMarker>
+#include <QFontMetricsF>
 #include <QLineSeries>
+#include <QSplitter>
 #include <QTest>
 #include <QValueAxis>
 
@@ -31,6 +33,14 @@ ProcessSample process(int pid, double launches, double share) {
 QValueAxis* value_axis(QChart* chart) { return qobject_cast<QValueAxis*>(chart->axes(Qt::Vertical).at(0)); }
 QDateTimeAxis* time_axis(QChart* chart) { return qobject_cast<QDateTimeAxis*>(chart->axes(Qt::Horizontal).at(0)); }
 
+// The points a chart shows (those from `from` on); the one point kept before it only sets where the line enters.
+QList<QPointF> shown(const QXYSeries* series, qint64 from) {
+    QList<QPointF> points;
+    for (const QPointF& point : series->points())
+        if (point.x() >= static_cast<double>(from)) points.append(point);
+    return points;
+}
+
 int series_named(QChart* chart, const QString& name) {
     int count = 0;
     for (QAbstractSeries* series : chart->series()) count += series->name() == name ? 1 : 0;
@@ -48,6 +58,7 @@ private slots:
 
     void windowDropsOldPointsAndEndedProcessesGo() {
         ChartsPanel panel;
+        panel.show();  // a panel not on screen only queues its samples (hiddenPanelQueuesAndCatchesUp)
         // Ten minutes at one sample a second: A and B throughout, C for the first three minutes,
         // D from minute six.
         for (qint64 s = 0; s <= 600; ++s) {
@@ -98,20 +109,28 @@ private slots:
 
     void launchRatesAreDrawnOnePointASecond() {
         ChartsPanel panel;
+        panel.show();
         const qint64 t0 = kStart + 10 * kSecond;  // on a second boundary
         for (int i = 0; i < 4; ++i) panel.addSample(t0 + i * 250, {process(501, 10.0 * (i + 1), 0.1)});
         QLineSeries* line = panel.launchesSeries(501, 3507);
+        // Drawn at the second's first sample; the other three wait for the next second (or drawNow).
+        QCOMPARE(line->at(0), QPointF(static_cast<double>(t0), 10.0));
+        QCOMPARE(panel.pendingSamples(), 3);
+        panel.drawNow();
         QCOMPARE(line->count(), 1);
         QCOMPARE(line->at(0), QPointF(static_cast<double>(t0 + 750), 25.0));  // the mean of 10, 20, 30, 40, at the newest time
-        panel.addSample(t0 + kSecond, {process(501, 50, 0.1)});
+        panel.addSample(t0 + kSecond, {process(501, 50, 0.1)});  // a new second: drawn at once
+        QCOMPARE(panel.pendingSamples(), 0);
         QCOMPARE(line->count(), 2);
         QCOMPARE(line->at(1), QPointF(static_cast<double>(t0 + kSecond), 50.0));
     }
 
     void sharesStackToAHundredPercent() {
         ChartsPanel panel;
+        panel.show();
         panel.addSample(kStart, {process(201, 5, 0.5), process(202, 5, 0.125)});
         panel.addSample(kStart + 250, {process(202, 5, 0.125), process(201, 5, 0.5), process(203, 5, 0.25)});
+        panel.drawNow();  // samples within one second wait for the next; these tests look at each
         // Stacked in order of first appearance: 201 at the bottom, then 202, 203, then the unowned rest.
         const auto last = [](QLineSeries* s) { return s->at(s->count() - 1).y(); };
         QCOMPARE(last(panel.shareSeries(201, 1407)->lowerSeries()), 0.0);
@@ -124,21 +143,25 @@ private slots:
         QCOMPARE(last(panel.unownedSeries()->upperSeries()), 100.0);
         // 201 leaves: the others move down, the unowned rest grows.
         panel.addSample(kStart + 500, {process(202, 5, 0.125), process(203, 5, 0.25)});
+        panel.drawNow();
         QCOMPARE(last(panel.shareSeries(202, 1414)->lowerSeries()), 0.0);
         QCOMPARE(last(panel.unownedSeries()->lowerSeries()), 37.5);
         // Shares that pass 100% are cut there; the unowned rest is empty, never negative.
         panel.addSample(kStart + 750, {process(202, 5, 0.7), process(203, 5, 0.6)});
+        panel.drawNow();
         QCOMPARE(last(panel.shareSeries(203, 1421)->upperSeries()), 100.0);
         QCOMPARE(last(panel.unownedSeries()->lowerSeries()), 100.0);
         QCOMPARE(value_axis(panel.shareChart())->max(), 100.0);
         // A sample from the past is ignored.
         panel.addSample(kStart, {process(202, 5, 0.1)});
+        panel.drawNow();
         QCOMPARE(last(panel.shareSeries(202, 1414)->upperSeries()), 70.0);
         QCOMPARE(panel.launchesSeries(202, 1414)->at(panel.launchesSeries(202, 1414)->count() - 1).x(), static_cast<double>(kStart + 750));
     }
 
     void ownerColoursAndOneLegendEntryPerProcess() {
         ChartsPanel panel;
+        panel.resize(960, 640);  // room for whole names in the legend
         panel.show();  // legend markers count as visible only in a chart on screen
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         panel.addSample(kStart, {process(301, 1, 0.1), process(302, 2, 0.1)});
@@ -163,6 +186,8 @@ private slots:
 
     void launchesAxisFollowsTheVisiblePeak() {
         ChartsPanel panel;
+        panel.resize(960, 640);  // room for four intervals (a short panel has fewer: labelsAndTitlesFitTheRoom)
+        panel.show();
         QCOMPARE(value_axis(panel.launchesChart())->max(), 10.0);
         panel.addSample(kStart, {process(401, 1800, 0.1)});
         QCOMPARE(value_axis(panel.launchesChart())->max(), 2000.0);  // 1800 + 10% headroom, to a round 500
@@ -173,8 +198,124 @@ private slots:
         QCOMPARE(panel.unownedSeries()->upperSeries()->count(), 0);
     }
 
+    // Not on screen (a dock tab not raised, or hidden), samples only queue: no series changes. Shown again, the
+    // series and axes catch up to exactly what a panel on screen all along shows.
+    void hiddenPanelQueuesAndCatchesUp() {
+        ChartsPanel seen;
+        ChartsPanel hidden;
+        seen.show();
+        hidden.show();
+        const auto samples_at = [](qint64 s) {
+            std::vector<ProcessSample> samples = {process(601, 100 + static_cast<double>(s % 7), 0.25)};
+            if (s < 200) samples.push_back(process(602, 50, 0.25));    // ends while hidden
+            if (s >= 100) samples.push_back(process(603, 20, 0.125));  // starts while hidden
+            if (s >= 150) samples.back().label = QStringLiteral("603 renamed");
+            return samples;
+        };
+        for (ChartsPanel* panel : {&seen, &hidden}) panel->addSample(kStart, samples_at(0));
+        QLineSeries* line = hidden.launchesSeries(601, 4207);
+        QCOMPARE(line->count(), 1);
+        hidden.setOnScreen(false);
+        for (qint64 tick = 1; tick <= 4 * 400; ++tick)  // 400 s at 4 Hz: more than the window
+            for (ChartsPanel* panel : {&seen, &hidden}) panel->addSample(kStart + tick * 250, samples_at(tick / 4));
+        QCOMPARE(line->count(), 1);  // nothing drawn while hidden
+        QCOMPARE(hidden.launchesSeries(603, 4221), nullptr);
+        QCOMPARE(time_axis(hidden.launchesChart())->max().toMSecsSinceEpoch(), kStart);
+        QVERIFY(hidden.pendingSamples() > 0);
+        // The window's worth (both ends in) and the one sample before it, no more.
+        QVERIFY(hidden.pendingSamples() <= ChartsPanel::kWindowMs / 250 + 2);
+        hidden.setOnScreen(true);
+        QCOMPARE(hidden.pendingSamples(), 0);
+        QCOMPARE(hidden.launchesChart()->series().size(), seen.launchesChart()->series().size());
+        const qint64 from = kStart + 400 * kSecond - ChartsPanel::kWindowMs;
+        for (const int pid : {601, 603}) {
+            const auto start = static_cast<std::uint64_t>(pid) * 7;
+            QCOMPARE(shown(hidden.launchesSeries(pid, start), from), shown(seen.launchesSeries(pid, start), from));
+            QVERIFY(!shown(seen.launchesSeries(pid, start), from).isEmpty());
+            QCOMPARE(shown(hidden.shareSeries(pid, start)->upperSeries(), from), shown(seen.shareSeries(pid, start)->upperSeries(), from));
+            QCOMPARE(shown(hidden.shareSeries(pid, start)->lowerSeries(), from), shown(seen.shareSeries(pid, start)->lowerSeries(), from));
+        }
+        QVERIFY(hidden.launchesSeries(601, 4207)->at(0).x() < static_cast<double>(from));  // the line enters at the left edge
+        QCOMPARE(hidden.launchesSeries(603, 4221)->name(), QStringLiteral("603 renamed"));
+        QCOMPARE(shown(hidden.unownedSeries()->lowerSeries(), from), shown(seen.unownedSeries()->lowerSeries(), from));
+        QCOMPARE(time_axis(hidden.launchesChart())->max(), time_axis(seen.launchesChart())->max());
+        QCOMPARE(value_axis(hidden.launchesChart())->max(), value_axis(seen.launchesChart())->max());
+        // Hidden as a widget (hide/show) works the same way.
+        hidden.hide();
+        hidden.addSample(kStart + 401 * kSecond, samples_at(401));
+        QCOMPARE(hidden.pendingSamples(), 1);
+        hidden.show();
+        QCOMPARE(hidden.pendingSamples(), 0);
+        QCOMPARE(hidden.launchesSeries(601, 4207)->at(hidden.launchesSeries(601, 4207)->count() - 1).x(),
+                 static_cast<double>(kStart + 401 * kSecond));
+    }
+
+    // In a short, wide dock the charts sit side by side; value labels thin out to the room they have, and an
+    // axis title that would be cut ("launc...") is left out rather than cut.
+    void labelsAndTitlesFitTheRoom() {
+        ChartsPanel panel;
+        panel.resize(1400, 300);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QCOMPARE(panel.splitter()->orientation(), Qt::Horizontal);
+        panel.addSample(kStart, {process(701, 700, 0.5)});
+        QCoreApplication::processEvents();
+        for (QChart* chart : {panel.launchesChart(), panel.shareChart()}) {
+            QValueAxis* axis = value_axis(chart);
+            const double height = chart->plotArea().height();
+            QVERIFY(axis->isTitleVisible());  // room enough here
+            QVERIFY(QFontMetricsF(axis->titleFont()).horizontalAdvance(axis->titleText()) <= height);
+            QVERIFY2(height / ((axis->max() - axis->min()) / axis->tickInterval()) >= 28, qPrintable(QString::number(height)));
+        }
+        // Fifteen processes (gui_cpu.sh's demo) in the bottom dock of a 1500x1000 window: the legend takes rows,
+        // and what is left still holds whole labels.
+        std::vector<ProcessSample> fifteen;
+        for (int p = 0; p < 15; ++p) fifteen.push_back(process(710 + p, 50.0 * p, 1.0 / 16));
+        panel.resize(1500, 300);
+        panel.addSample(kStart + kSecond, fifteen);
+        QCoreApplication::processEvents();
+        for (QChart* chart : {panel.launchesChart(), panel.shareChart()}) {
+            QValueAxis* axis = value_axis(chart);
+            const double height = chart->plotArea().height();
+            QCOMPARE(axis->isTitleVisible(), QFontMetricsF(axis->titleFont()).horizontalAdvance(axis->titleText()) + 8 <= height);
+            QVERIFY2(height / ((axis->max() - axis->min()) / axis->tickInterval()) >= 28, qPrintable(QString::number(height)));
+        }
+        // Sixteen labels, even pids alone, do not fit half the dock: no legend rather than "7..." sixteen times,
+        // and the title says where the colours are.
+        QVERIFY(!panel.launchesChart()->legend()->isVisible());
+        QVERIFY(panel.launchesChart()->title().contains("colours as in the process table"));
+        QVERIFY(gpupart::test::save_screenshot(panel, QStringLiteral("charts_panel_15_processes_bottom_dock"), {1500, 300}));
+        // Eight processes: pids in half the dock, whole names again when the charts get the full width.
+        panel.clear();
+        std::vector<ProcessSample> eight(fifteen.begin(), fifteen.begin() + 8);
+        panel.addSample(kStart + 2 * kSecond, eight);
+        QCoreApplication::processEvents();
+        const auto label_of_717 = [&] { return panel.launchesChart()->legend()->markers(panel.launchesSeries(717, 717 * 7)).front()->label(); };
+        QCOMPARE(label_of_717(), QStringLiteral("717"));
+        QVERIFY(panel.launchesChart()->legend()->isVisible());
+        QCOMPARE(panel.launchesChart()->title(), QStringLiteral("Kernel launches per second"));
+        panel.resize(1500, 1000);  // one above the other, each the whole width
+        QCoreApplication::processEvents();
+        QCOMPARE(panel.splitter()->orientation(), Qt::Vertical);
+        QCOMPARE(label_of_717(), QStringLiteral("717 worker"));
+        panel.resize(500, 700);  // tall: one above the other
+        QCoreApplication::processEvents();
+        QCOMPARE(panel.splitter()->orientation(), Qt::Vertical);
+        panel.resize(1400, 120);  // very short: fewer labels, titles left out
+        QCoreApplication::processEvents();
+        QCOMPARE(panel.splitter()->orientation(), Qt::Horizontal);
+        for (QChart* chart : {panel.launchesChart(), panel.shareChart()}) {
+            QValueAxis* axis = value_axis(chart);
+            const double height = chart->plotArea().height();
+            QCOMPARE(axis->isTitleVisible(), QFontMetricsF(axis->titleFont()).horizontalAdvance(axis->titleText()) + 8 <= height);
+            QVERIFY2(height / ((axis->max() - axis->min()) / axis->tickInterval()) >= 28 || axis->max() / axis->tickInterval() <= 1,
+                     qPrintable(QString::number(height)));
+        }
+    }
+
     void screenshot() {
         ChartsPanel panel;
+        panel.show();
         // Five minutes of four processes at 4 Hz with smooth synthetic load: 4103 ends at 3:30, 4105 starts
         // at 1:00, 4102 is given 8 more TPCs at 2:30.
         for (qint64 tick = 0; tick <= 5 * 60 * 4; ++tick) {

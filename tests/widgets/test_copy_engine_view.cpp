@@ -112,6 +112,45 @@ private slots:
         QVERIFY(gpupart::test::save_screenshot(view, QStringLiteral("copy_engine_view"), layout.size.toSize() + QSize(8, 8)));
     }
 
+    // A wide pane (the bottom dock) gets LCEs in a row above the PCEs: the same graph, larger there.
+    void wideLayoutForAWidePane() {
+        const Gpu gpu = builtin("h200");
+        const CopyEngineLayout columns = layout_copy_engines(gpu);
+        const CopyEngineLayout rows = layout_copy_engines(gpu, CopyEngineLayout::Flow::top_to_bottom);
+        QCOMPARE(rows.boxes.size(), columns.boxes.size());
+        QCOMPARE(rows.edges.size(), columns.edges.size());
+        QCOMPARE(rows.legend.size(), columns.legend.size());
+        QVERIFY(rows.size.width() > rows.size.height() * 2);  // wide where the columns are tall
+        for (const CopyEngineBox& b : rows.boxes) QVERIFY(QRectF(QPointF(0, 0), rows.size).contains(b.rect));
+        for (const CopyEngineEdge& edge : rows.edges) {  // every edge runs from an LCE's bottom down to a PCE's top
+            const QRectF from = rows.boxes[static_cast<std::size_t>(edge.lce_box)].rect;
+            const QRectF to = rows.boxes[static_cast<std::size_t>(edge.pce_box)].rect;
+            QCOMPARE(edge.from.y(), from.bottom());
+            QCOMPARE(edge.to.y(), to.top());
+            QVERIFY(from.left() <= edge.from.x() && edge.from.x() <= from.right());
+            QVERIFY(to.contains(edge.to + QPointF(0, 1)));
+        }
+        QVERIFY(rows.legend.front().rect.top() > box(rows, CopyEngineBox::Kind::pce, 0).rect.bottom());
+
+        CopyEngineView view;
+        view.setGpu(gpu);
+        view.resize(1500, 340);  // the bottom dock of a 1500x1000 window
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCOMPARE(view.pictureLayout().flow, CopyEngineLayout::Flow::top_to_bottom);
+        const double columns_scale = std::min(1492 / columns.size.width(), 332 / columns.size.height());
+        QVERIFY2(view.pictureScale() > 1.4 * columns_scale, qPrintable(QString("%1 vs %2").arg(view.pictureScale()).arg(columns_scale)));
+        // Hit testing follows the layout shown.
+        const QTransform to_widget = copy_engine_transform(rows.size, QRectF(view.rect()).adjusted(4, 4, -4, -4));
+        const CopyEngineBox* hit = view.boxAt(to_widget.map(box(rows, CopyEngineBox::Kind::pce, 13).rect.center()));
+        QVERIFY(hit != nullptr);
+        QCOMPARE(hit->index, 13);
+        QVERIFY(gpupart::test::save_screenshot(view, QStringLiteral("copy_engine_view_wide"), view.size()));
+        view.resize(700, 1000);  // tall again: the columns
+        QCoreApplication::processEvents();
+        QCOMPARE(view.pictureLayout().flow, CopyEngineLayout::Flow::left_to_right);
+    }
+
     void exportsPngAndSvg() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());

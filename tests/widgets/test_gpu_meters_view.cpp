@@ -33,6 +33,8 @@ private slots:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         window.setRefreshHz(0);
+        window.raiseDock("dock-power-clock");  // its tab shown: a chart off screen only keeps its points
+        QTRY_VERIFY(window.gpuMetersChart()->onScreen());
         session.refresh();
         widgets::GpuMetersChart* chart = window.gpuMetersChart();
         const int points = chart->clockSeries()->count();
@@ -46,7 +48,16 @@ private slots:
         QCOMPARE(chart->clockSeries()->at(points - 1).y(), 1755.0);
         QCOMPARE(chart->clockSeries()->at(points).y(), 1500.0);
         QCOMPARE(chart->powerSeries()->at(points).y(), 412.345);
+        // Its tab not raised, the series wait; raised again, they take the points they missed at once.
+        window.raiseDock("dock-processes");
+        QTRY_VERIFY(!chart->onScreen());
+        session.refresh();
+        session.refresh();
+        QCOMPARE(chart->clockSeries()->count(), points + 1);
         window.raiseDock("dock-power-clock");
+        QTRY_VERIFY(chart->onScreen());
+        QCOMPARE(chart->clockSeries()->count(), points + 3);
+        QCOMPARE(chart->powerSeries()->count(), points + 3);
         const QString dir = qEnvironmentVariable("GPUPART_SCREENSHOTS");
         if (!dir.isEmpty()) QVERIFY(chart->grab().save(dir + "/gui-power-clock.png"));
         qunsetenv("FAKE_NVML_SM_MHZ");

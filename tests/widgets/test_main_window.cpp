@@ -14,7 +14,11 @@
 #include <unistd.h>
 
 #include "controller/profile_apply.hpp"
+#include "charts_panel.hpp"
 #include "findings_panel.hpp"
+#include <QChart>
+#include <QDateTimeAxis>
+#include <QLineSeries>
 #include "floorplan_view.hpp"
 #include "profiles_panel.hpp"
 #include "gui_session.hpp"
@@ -116,6 +120,28 @@ private slots:
         QVERIFY(*row->launches_per_second > 0);
     }
 
+    // CPU% and RSS of every demo worker, from /proc: RSS at once, CPU% from the second reading (a second later).
+    void processTableShowsCpuAndRssOfTheWorkers() {
+        session_->refresh();
+        QTest::qWait(1100);
+        session_->refresh();
+        ProcessTableModel* model = window_->processModel();
+        QCOMPARE(model->rowCount(), 4);
+        for (int r = 0; r < model->rowCount(); ++r) {
+            const ProcessRow& row = model->rows()[static_cast<std::size_t>(r)];
+            QVERIFY2(row.cpu_percent.has_value(), qPrintable(row.command));
+            QVERIFY(*row.cpu_percent >= 0 && *row.cpu_percent <= 100 * 64);
+            QVERIFY(row.rss_bytes.has_value());
+            QVERIFY(*row.rss_bytes > 100 * 1024);  // a running C++ program holds more than 100 KiB
+            const QString cpu = model->index(r, ProcessTableModel::cpu).data().toString();
+            const QString rss = model->index(r, ProcessTableModel::rss).data().toString();
+            QVERIFY2(cpu != "–" && cpu.toDouble() == QString::number(*row.cpu_percent, 'f', 1).toDouble(), qPrintable(cpu));
+            QVERIFY2(rss.endsWith("MiB") || rss.endsWith("KiB"), qPrintable(rss));
+        }
+        QCOMPARE(model->headerData(ProcessTableModel::cpu, Qt::Horizontal).toString(), QString("CPU%"));
+        QCOMPARE(model->headerData(ProcessTableModel::rss, Qt::Horizontal).toString(), QString("RSS"));
+    }
+
     // The shim publishes graph counts; a demo worker has no graphs, so the test writes the counts a shim
     // would into the worker's real slot and looks at the process table's shim column and tooltip.
     void graphExecsThatLagOrCannotFollowAreShown() {
@@ -211,6 +237,22 @@ private slots:
         QCOMPARE(mask_in_registry(vision), QString("36-43,45-52"));
     }
 
+    // The View menu's zoom actions reach the floorplan from anywhere in the window; Ctrl+0 fits it again.
+    void zoomShortcutsOfTheWindow() {
+        FloorplanView* floorplan = window_->floorplan();
+        QVERIFY(floorplan->fitsView());
+        QApplication::setActiveWindow(window_.get());
+        QVERIFY(QTest::qWaitForWindowActive(window_.get()));
+        window_->processTable()->setFocus();  // not the floorplan: the window's shortcut does it
+        const double fit = floorplan->zoom();
+        QTest::keyClick(window_.get(), Qt::Key_Plus, Qt::ControlModifier);
+        QVERIFY(!floorplan->fitsView());
+        QVERIFY(floorplan->zoom() > fit);
+        QTest::keyClick(window_.get(), Qt::Key_0, Qt::ControlModifier);
+        QVERIFY(floorplan->fitsView());
+        QCOMPARE(floorplan->zoom(), fit);
+    }
+
     void aDropThatWouldStarveAProcessIsRefused() {
         const int batch = pid_of(*session_, "batch-train");
         const int llm = pid_of(*session_, "llm-serving");
@@ -295,6 +337,30 @@ private slots:
         QVERIFY(!read_armed_rules(Registry::default_directory()).has_value());
         window_->undoStack()->undo();
         QCOMPARE(mask_in_registry(vision), QString("36-43,45-52"));
+    }
+
+    // A dock tab that is not raised does no chart work at a refresh: the samples wait and are drawn when it is shown.
+    void hiddenChartsWaitAndCatchUpWhenShown() {
+        window_->raiseDock("dock-processes");
+        QTest::qWait(20);
+        ChartsPanel* charts = window_->charts();
+        QVERIFY(!charts->onScreen());
+        const int pending = charts->pendingSamples();
+        session_->refresh();
+        session_->refresh();
+        QCOMPARE(charts->pendingSamples(), pending + 2);
+        window_->raiseDock("dock-charts");
+        QTRY_VERIFY(charts->onScreen());
+        QCOMPARE(charts->pendingSamples(), 0);
+        const ProcessRow* llm = window_->processModel()->rowForPid(pid_of(*session_, "llm-serving"));
+        QVERIFY(llm != nullptr);
+        QLineSeries* line = charts->launchesSeries(llm->pid, llm->start_time);
+        QVERIFY(line != nullptr);
+        QVERIFY(line->count() > 0);
+        // The axis reaches the newest sample: the catch-up drew the samples that waited.
+        QVERIFY(qobject_cast<QDateTimeAxis*>(charts->launchesChart()->axes(Qt::Horizontal).at(0))->max().toMSecsSinceEpoch() >=
+                static_cast<qint64>(line->at(line->count() - 1).x()));
+        window_->raiseDock("dock-processes");
     }
 
     void everyViewShowsTheDemo() {
