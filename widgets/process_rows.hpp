@@ -32,6 +32,7 @@ struct ProcessRow {
     double share = 0;          // of the GPU's real TPCs
     std::optional<double> launches_per_second;  // empty until two refreshes saw the process
     std::optional<std::uint64_t> gpu_memory_bytes;
+    std::optional<int> gpu_percent;           // NVML's latest per-process sample (gpu_process_percent)
     std::optional<double> cpu_percent;        // of one core over the last sample period (/proc, as htop)
     std::optional<std::uint64_t> rss_bytes;   // resident host memory (/proc)
     QString mps;               // "no MPS", "server up", ...

@@ -76,7 +76,7 @@ QVariant ProcessTableModel::cell(const ProcessRow& row, int column_number, int r
     if (role == Qt::ForegroundRole && column == shim && row.shim_problem) return QBrush(QColor(0xc6, 0x28, 0x28));
     if (role == Qt::TextAlignmentRole) {
         const bool numeric = column == pid || column == gpu || column == tpcs || column == sms || column == share ||
-                             column == launches || column == memory || column == cpu || column == rss;
+                             column == launches || column == memory || column == gpu_util || column == cpu || column == rss;
         return QVariant::fromValue(Qt::AlignVCenter | (numeric ? Qt::AlignRight : Qt::AlignLeft));
     }
     if (role == Qt::ToolTipRole) {  // rich text, always: row.command may hold "<b>"
@@ -86,6 +86,10 @@ QVariant ProcessTableModel::cell(const ProcessRow& row, int column_number, int r
         case tpcs: return tooltip_text(row.partitioned ? "mask bits " + QString::fromStdString(row.tpcs.to_list())
                                                        : "not partitioned: may run on every TPC");
         case memory: return row.gpu_memory_bytes ? QVariant() : tooltip_text("no source reported this process's GPU memory (NVML)");
+        case gpu_util: return row.gpu_percent ? QVariant()
+                                              : tooltip_text("NVML gave no per-process sample: no NVML or a recording, or under MPS, "
+                                                             "where NVML gives the GPU's time to the MPS server (Launches/s is each "
+                                                             "client's own measure)");
         case cpu: return row.cpu_percent ? QVariant() : tooltip_text("shown from the second reading of /proc/PID/stat on (a second apart)");
         case rss: return row.rss_bytes ? QVariant() : tooltip_text("/proc/PID/statm could not be read (the process ended?)");
         case shim: return tooltip_text(row.shim_detail.isEmpty() ? row.shim : row.shim + "\n" + row.shim_detail);
@@ -103,6 +107,7 @@ QVariant ProcessTableModel::cell(const ProcessRow& row, int column_number, int r
         case share: return row.share;
         case launches: return row.launches_per_second.value_or(-1);
         case memory: return row.gpu_memory_bytes ? static_cast<qulonglong>(*row.gpu_memory_bytes) : 0ULL;
+        case gpu_util: return row.gpu_percent.value_or(-1);
         case cpu: return row.cpu_percent.value_or(-1);
         case rss: return row.rss_bytes ? static_cast<qulonglong>(*row.rss_bytes) : 0ULL;
         default: return cell(row, column_number, Qt::DisplayRole);
@@ -119,6 +124,7 @@ QVariant ProcessTableModel::cell(const ProcessRow& row, int column_number, int r
     case share: return QString("%1%").arg(row.share * 100, 0, 'f', 0);
     case launches: return row.launches_per_second ? QString::number(*row.launches_per_second, 'f', 0) : QString("–");
     case memory: return row.gpu_memory_bytes ? format_bytes(*row.gpu_memory_bytes) : QString("–");
+    case gpu_util: return row.gpu_percent ? QString::number(*row.gpu_percent) : QString("–");
     case cpu: return row.cpu_percent ? QString::number(*row.cpu_percent, 'f', 1) : QString("–");
     case rss: return row.rss_bytes ? format_bytes(*row.rss_bytes) : QString("–");
     case mps: return row.mps;
@@ -130,11 +136,12 @@ QVariant ProcessTableModel::cell(const ProcessRow& row, int column_number, int r
 QVariant ProcessTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= column_count) return {};
     static const char* const titles[] = {"PID", "User", "Command", "GPU", "TPCs", "SMs", "Share", "Launches/s",
-                                         "GPU memory", "CPU%", "RSS", "MPS", "Shim"};
+                                         "GPU memory", "GPU%", "CPU%", "RSS", "MPS", "Shim"};
     static const char* const tips[] = {
         "Process id (a process is its pid and start time)", "Owner of the process", "Command line",
         "GPU index (+N: the process is on N other GPUs too)", "TPCs the process may use on this GPU", "SMs of those TPCs", "Share of the GPU's real TPCs",
         "Kernel launches per second, from the shim's counters", "GPU memory (NVML)",
+        "Share of time a kernel of this process ran, NVML's latest per-process sample of the last 3 s (as nvtop's GPU%)",
         "CPU time over the last second, in % of one core (from /proc, as htop: 200% is two cores)",
         "Resident host memory (from /proc)", "MPS state",
         "What the shim in the process reports"};

@@ -13,7 +13,7 @@ namespace gpupart::widgets {
 class ProcessTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { pid, user, command, gpu, tpcs, sms, share, launches, memory, cpu, rss, mps, shim, column_count };
+    enum Column { pid, user, command, gpu, tpcs, sms, share, launches, memory, gpu_util, cpu, rss, mps, shim, column_count };
     static constexpr int SortRole = Qt::UserRole + 1;
     static constexpr int PidRole = Qt::UserRole + 2;
     static constexpr int StartTimeRole = Qt::UserRole + 3;  // with the pid, names the process of the row

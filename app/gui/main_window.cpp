@@ -327,8 +327,10 @@ void MainWindow::updateViews() {
         gpu_chart_->setUnavailable(QString::fromStdString(meters_reader_.problem()));
     std::vector<widgets::ProcessRow> rows = session_.rows();
     if (meters_)
-        for (widgets::ProcessRow& row : rows)
+        for (widgets::ProcessRow& row : rows) {
             if (const auto it = meters_->process_memory.find(row.pid); it != meters_->process_memory.end()) row.gpu_memory_bytes = it->second;
+            row.gpu_percent = gpu_process_percent(*meters_, row.pid, session_.state().mps_running);
+        }
     model_->setRows(rows);
     if (selected_pid && !table_->selectedPid()) table_->selectPid(*selected_pid);
     if (!columns_sized_ && model_->rowCount() > 0) {  // once: later refreshes keep what the user dragged

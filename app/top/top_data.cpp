@@ -98,11 +98,7 @@ void add_meters(TopData& data, const std::optional<GpuMeters>& meters, const std
         // NVML samples a process only while it runs work: a read without this pid means 0%, not unknown.
         // Under MPS NVML gives the whole GPU's time to the server (measured on an H100, driver 580: the
         // server 99%, the clients no sample): a client without a sample stays "-", and LAUNCH/s is its measure.
-        if (meters->process_utilization_read && !process.simulated) {
-            const auto it = meters->process_utilization.find(process.pid);
-            if (it != meters->process_utilization.end()) process.gpu_percent = it->second.sm_percent;
-            else if (!data.mps_running) process.gpu_percent = 0;
-        }
+        if (!process.simulated) process.gpu_percent = gpu_process_percent(*meters, process.pid, data.mps_running);
     }
 }
 

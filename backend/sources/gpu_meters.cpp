@@ -144,6 +144,12 @@ std::optional<GpuMeters> GpuMeterReader::read(const std::string& uuid) {
     return std::nullopt;
 }
 
+std::optional<int> gpu_process_percent(const GpuMeters& meters, int pid, bool mps_running) {
+    if (!meters.process_utilization_read) return std::nullopt;
+    if (const auto it = meters.process_utilization.find(pid); it != meters.process_utilization.end()) return it->second.sm_percent;
+    return mps_running ? std::nullopt : std::optional<int>(0);
+}
+
 std::vector<std::string> meter_parts(const GpuMeters& m) {
     std::vector<std::string> parts;
     if (m.gpu_percent) parts.push_back(fmt::format("GPU {}%", *m.gpu_percent));

@@ -69,6 +69,11 @@ private:
     std::string problem_;
 };
 
+// A process's GPU% as the views show it: its latest sample; 0 for a process NVML did not sample (NVML samples
+// only processes that run work); unknown where NVML has no per-process samples, and under MPS, where NVML
+// gives the GPU's time to the MPS server and none to its clients (measured on an H100, driver 580).
+std::optional<int> gpu_process_percent(const GpuMeters& meters, int pid, bool mps_running);
+
 // "GPU 87% · mem 31.2/80.0 GiB · 412/700 W · SM 1755/1980 MHz · 61°C": the parts a view shows, most
 // important first, each whole; parts without a value are left out.
 std::vector<std::string> meter_parts(const GpuMeters& meters);

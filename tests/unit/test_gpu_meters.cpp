@@ -100,3 +100,14 @@ TEST(GpuMeters, NoRecentSampleIsAReadOfIdleProcessesAndARefusalIsUnknown) {
     EXPECT_FALSE(meters->process_utilization_read) << "Not Supported: the views show '-', never 0%";
     ::unsetenv("FAKE_NVML_PROC_UTIL");
 }
+
+TEST(GpuMeters, AProcessGpuPercentIsItsSampleZeroWithoutOneAndUnknownUnderMpsOrWithoutSamples) {
+    GpuMeters meters;
+    EXPECT_FALSE(gpu_process_percent(meters, 4242, false).has_value()) << "no per-process samples: unknown";
+    meters.process_utilization_read = true;
+    meters.process_utilization[4242] = ProcessUtilization{63, 20};
+    EXPECT_EQ(gpu_process_percent(meters, 4242, false), 63);
+    EXPECT_EQ(gpu_process_percent(meters, 4343, false), 0) << "not sampled: it ran no work";
+    EXPECT_EQ(gpu_process_percent(meters, 4242, true), 63);
+    EXPECT_FALSE(gpu_process_percent(meters, 4343, true).has_value()) << "under MPS the server has its time";
+}

@@ -10,6 +10,8 @@
 #include "gpu_meters_chart.hpp"
 #include "gui_session.hpp"
 #include "main_window.hpp"
+#include "process_table_model.hpp"
+#include "process_table_view.hpp"
 
 using namespace gpupart;
 using namespace gpupart::gui;
@@ -58,6 +60,12 @@ private slots:
         QTRY_VERIFY(chart->onScreen());
         QCOMPARE(chart->clockSeries()->count(), points + 3);
         QCOMPARE(chart->powerSeries()->count(), points + 3);
+        // GPU%: NVML sampled none of the demo's processes (it samples only processes that ran work): 0, not "–".
+        auto* model = window.processTable()->model();
+        QCOMPARE(model->headerData(widgets::ProcessTableModel::gpu_util, Qt::Horizontal).toString(), QString("GPU%"));
+        QVERIFY(model->rowCount() > 0);
+        for (int r = 0; r < model->rowCount(); ++r)
+            QCOMPARE(model->index(r, widgets::ProcessTableModel::gpu_util).data().toString(), QString("0"));
         const QString dir = qEnvironmentVariable("GPUPART_SCREENSHOTS");
         if (!dir.isEmpty()) QVERIFY(chart->grab().save(dir + "/gui-power-clock.png"));
         qunsetenv("FAKE_NVML_SM_MHZ");
