@@ -106,6 +106,7 @@ Look colour_look(Role role) {
         case Role::menu_selected: return {COLOR_BLACK, COLOR_CYAN};
         case Role::menu_disabled: return {-1, -1, A_DIM};
         case Role::input: return {COLOR_YELLOW, -1, A_BOLD};
+        case Role::filter_marker: return {COLOR_BLACK, COLOR_YELLOW, A_BOLD};
     }
     return {};
 }
@@ -118,12 +119,12 @@ attr_t mono_attributes(Role role) {
         case Role::footer_key: case Role::box_title: case Role::input: return A_BOLD;
         case Role::overlap: return A_REVERSE | A_BOLD;
         case Role::table_header: case Role::row_selected: case Role::footer_label: case Role::menu_selected: return A_REVERSE;
-        case Role::sorted_header: return A_REVERSE | A_BOLD;
+        case Role::sorted_header: case Role::filter_marker: return A_REVERSE | A_BOLD;
         default: return A_NORMAL;
     }
 }
 
-constexpr int kRoleCount = static_cast<int>(Role::input) + 1;
+constexpr int kRoleCount = static_cast<int>(Role::filter_marker) + 1;  // the last role
 
 void init_pairs() {
     for (int role = 0; role < kRoleCount; ++role) {

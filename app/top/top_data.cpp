@@ -92,9 +92,15 @@ void add_meters(TopData& data, const std::optional<GpuMeters>& meters, const std
     data.meters_problem = meters ? "" : one_line(problem);
     if (!meters) return;
     // Under MPS NVML charges every client's memory to the server: clients stay "-" (the header says why).
-    for (TopProcess& process : data.processes)
+    for (TopProcess& process : data.processes) {
         if (const auto it = meters->process_memory.find(process.pid); it != meters->process_memory.end())
             process.memory_bytes = it->second;
+        // NVML samples a process only while it runs work: a read without this pid means 0%, not unknown.
+        if (meters->process_utilization_read && !process.simulated) {
+            const auto it = meters->process_utilization.find(process.pid);
+            process.gpu_percent = it != meters->process_utilization.end() ? it->second.sm_percent : 0;
+        }
+    }
 }
 
 void add_usage(TopData& data, ProcessUsageSampler& usage, std::chrono::steady_clock::time_point now) {

@@ -4,23 +4,11 @@
 #include <cstdlib>
 
 #include "model/gpu_queries.hpp"
+#include "top/top_input_parts.hpp"
 #include "top/top_view.hpp"
 
 namespace gpupart::top {
 namespace {
-
-Intent just(IntentKind kind) {
-    Intent intent;
-    intent.kind = kind;
-    return intent;
-}
-
-bool is(const Key& key, char32_t ch) { return key.code == KeyCode::character && key.ch == ch; }
-
-void set_message(UiState& ui, std::string text, bool error) {
-    ui.message = std::move(text);
-    ui.message_is_error = error;
-}
 
 // ---- the table --------------------------------------------------------------------------------------
 
@@ -33,24 +21,6 @@ void move_selection(UiState& ui, const TopData& data, int delta, bool to_end = f
         if (shown[i] == selected) index = static_cast<int>(i);
     index = to_end ? (delta < 0 ? 0 : static_cast<int>(shown.size()) - 1) : std::clamp(index + delta, 0, static_cast<int>(shown.size()) - 1);
     ui.selected_pid = shown[static_cast<std::size_t>(index)]->pid;
-}
-
-// Selects the first process after the selected one (wrapping) that matches `text`.
-bool search_next(UiState& ui, const TopData& data, const std::string& text, bool include_current) {
-    const auto shown = visible_processes(data, ui);
-    if (shown.empty() || text.empty()) return false;
-    const TopProcess* selected = selected_process(data, ui);
-    std::size_t start = 0;
-    for (std::size_t i = 0; i < shown.size(); ++i)
-        if (shown[i] == selected) start = i;
-    for (std::size_t k = include_current ? 0 : 1; k <= shown.size(); ++k) {
-        const TopProcess* candidate = shown[(start + k) % shown.size()];
-        if (process_matches(*candidate, text)) {
-            ui.selected_pid = candidate->pid;
-            return true;
-        }
-    }
-    return false;
 }
 
 // ---- the floorplan ----------------------------------------------------------------------------------
@@ -140,138 +110,12 @@ void choose_finding(UiState& ui, const TopData& data, int delta) {
                                 f.id.empty() ? f.rule : f.id), false);
 }
 
-Intent give_intent(UiState& ui, const TopData& data, const TpcMask& tpcs) {
-    const TopProcess* target = selected_process(data, ui);
-    if (!target) {
-        set_message(ui, "no process to give TPCs to: select one in the table first", true);
-        return {};
-    }
-    if (tpcs.empty()) {
-        set_message(ui, "nothing marked: Space marks a TPC, g a whole GPC", true);
-        return {};
-    }
-    return {IntentKind::give, tpcs, {target->pid, target->start_time}, {}};
-}
-
-// ---- dialogs ----------------------------------------------------------------------------------------
-
-Intent menu_action(UiState& ui, const TopData& data, const MenuItem& item) {
-    ui.dialog = Dialog::none;
-    if (!item.enabled) {
-        set_message(ui, "not offered: it needs a selection first, or would change nothing (F1 explains the keys)", true);
-        return {};
-    }
-    switch (item.action) {
-        case MenuAction::give_marked: return give_intent(ui, data, ui.marked & real_tpcs(data.gpu));
-        case MenuAction::give_gpc: {
-            const Tpc* tpc = find_tpc(data.gpu, cursor_bit(data, ui));
-            return give_intent(ui, data, tpc && tpc->gpc ? gpc_tpcs(data.gpu, *tpc->gpc) : TpcMask{});
-        }
-        case MenuAction::release: return {IntentKind::release, give_selection(data, ui), {}, {}};
-        case MenuAction::grow: return {IntentKind::grow, {}, {}, target_processes(data, ui)};
-        case MenuAction::shrink: return {IntentKind::shrink, {}, {}, target_processes(data, ui)};
-        case MenuAction::undo: return just(IntentKind::undo);
-        case MenuAction::clear_marks: ui.marked = {}; return {};
-        case MenuAction::untag: ui.tagged.clear(); return {};
-    }
-    return {};
-}
-
-int menu_size(const UiState& ui, const TopData& data) {
-    switch (ui.dialog) {
-        case Dialog::setup: return kSetupItems;
-        case Dialog::sort_menu: return static_cast<int>(std::size(kSortKeys));
-        case Dialog::action_menu: return static_cast<int>(action_menu(data, ui).size());
-        default: return 0;
-    }
-}
-
-void change_delay(Settings& settings, int direction) {
-    const int step = settings.delay_tenths + direction <= 10 ? 1 : 5;
-    settings.delay_tenths = std::clamp(settings.delay_tenths + direction * step, 1, 600);
-}
-
-Intent choose(UiState& ui, const TopData& data, int item) {
-    switch (ui.dialog) {
-        case Dialog::setup:
-            if (item == 0) ui.settings.colour = !ui.settings.colour;
-            if (item == 2) ui.settings.show_findings = !ui.settings.show_findings;
-            if (item == 3) ui.settings.show_sm_ids = !ui.settings.show_sm_ids;
-            return {};
-        case Dialog::sort_menu:
-            ui.sort = kSortKeys[static_cast<std::size_t>(item)];
-            ui.sort_descending = sorts_highest_first(ui.sort);
-            ui.dialog = Dialog::none;
-            return {};
-        case Dialog::action_menu: return menu_action(ui, data, action_menu(data, ui)[static_cast<std::size_t>(item)]);
-        default: return {};
-    }
-}
-
-Intent menu_key(UiState& ui, const TopData& data, const Screen& last, const Key& key) {
-    const int size = menu_size(ui, data);
-    const KeyCode own = ui.dialog == Dialog::setup ? KeyCode::f2 : ui.dialog == Dialog::sort_menu ? KeyCode::f6 : KeyCode::f9;
-    if (key.code == KeyCode::escape || key.code == own || key.code == KeyCode::f10 || is(key, 'q')) {
-        ui.dialog = Dialog::none;
-        return {};
-    }
-    if (key.code == KeyCode::up) ui.menu_item = (ui.menu_item + size - 1) % size;
-    if (key.code == KeyCode::down) ui.menu_item = (ui.menu_item + 1) % size;
-    if (ui.dialog == Dialog::setup && ui.menu_item == 1 && (key.code == KeyCode::left || key.code == KeyCode::right))
-        change_delay(ui.settings, key.code == KeyCode::left ? -1 : 1);
-    if (ui.dialog == Dialog::sort_menu && is(key, 'I')) ui.sort_descending = !ui.sort_descending;
-    if (key.code == KeyCode::enter || is(key, ' ')) return choose(ui, data, ui.menu_item);
-    if (key.code == KeyCode::character && key.ch >= '1' && key.ch < static_cast<char32_t>('1' + size) && ui.dialog == Dialog::action_menu)
-        return choose(ui, data, static_cast<int>(key.ch - '1'));
-    if (key.code == KeyCode::mouse)
-        if (const Hit* hit = last.hit_at(key.row, key.column); hit && hit->kind == HitKind::menu_item) {
-            ui.menu_item = hit->value;
-            return choose(ui, data, hit->value);
-        }
-    return {};
-}
-
-Intent prompt_key(UiState& ui, const TopData& data, const Key& key) {
-    const bool search = ui.dialog == Dialog::search;
-    if (key.code == KeyCode::escape) {
-        if (!search) ui.filter.clear();
-        ui.dialog = Dialog::none;
-        return {};
-    }
-    if (key.code == KeyCode::enter) {
-        if (search) ui.search = ui.input;
-        ui.dialog = Dialog::none;
-        return {};
-    }
-    if (search && key.code == KeyCode::f3) {
-        if (!search_next(ui, data, ui.input, false)) set_message(ui, "no other process matches '" + ui.input + "'", true);
-        return {};
-    }
-    if (key.code == KeyCode::backspace && !ui.input.empty()) {
-        ui.input.pop_back();
-    } else if (key.code == KeyCode::character && key.ch >= 0x20 && key.ch < 0x7f) {
-        ui.input += static_cast<char>(key.ch);
-    } else {
-        return {};
-    }
-    if (search) {
-        ui.message.clear();
-        if (!ui.input.empty() && !search_next(ui, data, ui.input, true)) set_message(ui, "no process matches '" + ui.input + "'", true);
-    } else {
-        ui.filter = ui.input;
-    }
-    return {};
-}
-
-Intent confirm_key(UiState& ui, const Key& key) {
-    const bool refused = !ui.pending || ui.pending->plan.refused();
-    if (!refused && (key.code == KeyCode::enter || is(key, 'y') || is(key, 'Y'))) return just(IntentKind::apply);
-    if (key.code == KeyCode::escape || key.code == KeyCode::enter || is(key, 'n') || is(key, 'N') || is(key, 'q')) {
-        ui.dialog = Dialog::none;
-        ui.pending.reset();
-        set_message(ui, refused ? "refused: nothing changed" : "cancelled: nothing changed", refused);
-    }
-    return {};
+// < > (and , .): the next or previous of the columns the table shows, as the sort menu lists them.
+void cycle_sort(UiState& ui, const Screen& last, int step) {
+    const auto keys = sort_choices(ui, last.table_columns);
+    const auto at = std::find(keys.begin(), keys.end(), ui.sort) - keys.begin();
+    const auto count = static_cast<long>(keys.size());
+    sort_by(ui, keys[static_cast<std::size_t>((at + step + count) % count)]);
 }
 
 // ---- the frame --------------------------------------------------------------------------------------
@@ -290,6 +134,14 @@ Intent click(UiState& ui, const TopData& data, const Screen& last, const Key& ke
             ui.selected_pid = hit->value;
             return {};
         case HitKind::key: return handle_key(ui, data, last, code_key(static_cast<KeyCode>(hit->value)));
+        case HitKind::sort_column: {  // as htop: a click on a column's title sorts by it, on the sorted one inverts
+            const auto column = static_cast<SortKey>(hit->value);
+            if (ui.sort == column)
+                ui.sort_descending = !ui.sort_descending;
+            else
+                sort_by(ui, column);
+            return {};
+        }
         case HitKind::menu_item: return {};
     }
     return {};
@@ -297,21 +149,46 @@ Intent click(UiState& ui, const TopData& data, const Screen& last, const Key& ke
 
 }  // namespace
 
+bool search_next(UiState& ui, const TopData& data, const std::string& text, bool include_current) {
+    const auto shown = visible_processes(data, ui);
+    if (shown.empty() || text.empty()) return false;
+    const TopProcess* selected = selected_process(data, ui);
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < shown.size(); ++i)
+        if (shown[i] == selected) start = i;
+    for (std::size_t k = include_current ? 0 : 1; k <= shown.size(); ++k) {
+        const TopProcess* candidate = shown[(start + k) % shown.size()];
+        if (process_matches(*candidate, text)) {
+            ui.selected_pid = candidate->pid;
+            return true;
+        }
+    }
+    return false;
+}
+
+Intent give_intent(UiState& ui, const TopData& data, const TpcMask& tpcs) {
+    const TopProcess* target = selected_process(data, ui);
+    if (!target) {
+        set_message(ui, "no process to give TPCs to: select one in the table first", true);
+        return {};
+    }
+    if (tpcs.empty()) {
+        set_message(ui, "nothing marked: Space marks a TPC, g a whole GPC", true);
+        return {};
+    }
+    return {IntentKind::give, tpcs, {target->pid, target->start_time}, {}};
+}
+
+void sort_by(UiState& ui, SortKey key) {
+    ui.sort = key;
+    ui.sort_descending = sorts_highest_first(key);
+}
+
 Intent handle_key(UiState& ui, const TopData& data, const Screen& last, const Key& key) {
     if (key.code == KeyCode::none || key.code == KeyCode::resize) return {};
     ui.table_first_row = last.table_first_row;
     if (last.table_rows > 1) ui.table_page = last.table_rows;
-    switch (ui.dialog) {
-        case Dialog::help:
-        case Dialog::finding: ui.dialog = Dialog::none; return {};
-        case Dialog::setup:
-        case Dialog::sort_menu:
-        case Dialog::action_menu: return menu_key(ui, data, last, key);
-        case Dialog::search:
-        case Dialog::filter: return prompt_key(ui, data, key);
-        case Dialog::confirm: return confirm_key(ui, key);
-        case Dialog::none: break;
-    }
+    if (ui.dialog != Dialog::none) return dialog_key(ui, data, last, key);
     if (key.code != KeyCode::mouse) ui.message.clear();
     const bool floorplan = ui.focus == Focus::floorplan;
     switch (key.code) {
@@ -321,7 +198,8 @@ Intent handle_key(UiState& ui, const TopData& data, const Screen& last, const Ke
         case KeyCode::f4: ui.dialog = Dialog::filter; ui.input = ui.filter; return {};
         case KeyCode::f6: {
             ui.dialog = Dialog::sort_menu;
-            ui.menu_item = static_cast<int>(std::find(std::begin(kSortKeys), std::end(kSortKeys), ui.sort) - std::begin(kSortKeys));
+            const auto keys = sort_choices(ui, last.table_columns);
+            ui.menu_item = static_cast<int>(std::find(keys.begin(), keys.end(), ui.sort) - keys.begin());
             return {};
         }
         case KeyCode::f9: ui.dialog = Dialog::action_menu; ui.menu_item = 0; return {};
@@ -384,15 +262,16 @@ Intent handle_key(UiState& ui, const TopData& data, const Screen& last, const Ke
         case '<':
         case ',':
         case '>':
-        case '.': {
-            const auto count = static_cast<int>(std::size(kSortKeys));
-            const int now = static_cast<int>(std::find(std::begin(kSortKeys), std::end(kSortKeys), ui.sort) - std::begin(kSortKeys));
-            ui.sort = kSortKeys[static_cast<std::size_t>((now + (key.ch == '<' || key.ch == ',' ? count - 1 : 1)) % count)];
-            ui.sort_descending = sorts_highest_first(ui.sort);
-            return {};
-        }
+        case '.': cycle_sort(ui, last, key.ch == '<' || key.ch == ',' ? -1 : 1); return {};
         case 'I': ui.sort_descending = !ui.sort_descending; return {};
         case 'u': return just(IntentKind::undo);
+        case 'f':  // every finding whole, wrapped, scrolled (the panel cuts long ones at narrow widths)
+            ui.dialog = Dialog::findings_list;
+            ui.findings_first_line = 0;
+            return {};
+        case 'k':  // htop's kill: gpupart top sends no signal, and says where its actions are instead
+            set_message(ui, "k sends no signal here (htop's kill): F9 changes TPCs; kill(1) ends a process", true);
+            return {};
         case 'G': return just(IntentKind::next_gpu);
         case '+':
         case '=': return {IntentKind::grow, {}, {}, target_processes(data, ui)};

@@ -37,16 +37,31 @@ int header_rows(const TopData& data) {
 
 int draw_header(Screen& screen, const TopData& data, const UiState& ui, bool wide) {
     const Gpu& gpu = data.gpu;
-    int c = screen.put(0, 0, "gpupart top", {Role::title, true});
-    c = screen.put(0, c, data.source.gpu_count > 1 ? fmt::format(" · GPU {} of {}: ", gpu.index, data.source.gpu_count)
-                                                   : fmt::format(" · GPU {}: ", gpu.index), {Role::normal});
-    c = screen.put(0, c, gpu_display_name(gpu), {Role::value, true});
-    if (gpu.architecture.known()) c = screen.put(0, c, " " + *gpu.architecture.value, {Role::normal});
-    // The clock keeps its place at the right: what comes before it is clipped with "…" a space short of it.
+    // The clock keeps its place at the right; what comes before it shrinks to fit a space short of it
+    // (issue 19, item 7): the architecture goes first, then the title, then the GPU's name is cut with "…".
     const int clock_column = screen.width() - static_cast<int>(data.clock.size());
+    const int room = clock_column - 1;
+    const std::string which = data.source.gpu_count > 1 ? fmt::format("GPU {} of {}: ", gpu.index, data.source.gpu_count)
+                                                        : fmt::format("GPU {}: ", gpu.index);
+    const std::string name = gpu_display_name(gpu);
+    const std::string architecture = gpu.architecture.known() ? " " + *gpu.architecture.value : "";
+    int c = 0;
+    if (text_width("gpupart top · " + which + name + architecture) <= room) {
+        c = screen.put(0, 0, "gpupart top", {Role::title, true});
+        c = screen.put(0, c, " · " + which, {Role::normal});
+        c = screen.put(0, c, name, {Role::value, true});
+        c = screen.put(0, c, architecture, {Role::normal});
+    } else if (text_width("gpupart top · " + which + name) <= room) {
+        c = screen.put(0, 0, "gpupart top", {Role::title, true});
+        c = screen.put(0, c, " · " + which, {Role::normal});
+        c = screen.put(0, c, name, {Role::value, true});
+    } else {
+        c = screen.put(0, 0, fit(which, room), {Role::normal});
+        c = screen.put(0, c, fit(name, room - c), {Role::value, true});
+    }
     const auto put_before_clock = [&](const std::string& text, Style style) {
-        const int room = clock_column - 1 - c;
-        if (room > 0) c = screen.put(0, c, fit(text, room), style);
+        const int left = room - c;
+        if (left >= 6) c = screen.put(0, c, fit(text, left), style);  // " · ab…" at least, never a lone " ·…"
     };
     if (gpu.uuid.known())
         put_before_clock(" · " + *gpu.uuid.value, {Role::dim});
@@ -161,8 +176,9 @@ void draw_footer(Screen& screen, int row, const UiState& ui) {
         KeyCode code;
     };
     const bool table = ui.focus == Focus::table;
+    const bool filtered = !ui.filter.empty();  // as htop: F4 reads FILTER, highlighted, while a filter hides processes
     const Item items[] = {{"F1", "Help", KeyCode::f1},     {"F2", "Setup", KeyCode::f2},   {"F3", "Search", KeyCode::f3},
-                          {"F4", "Filter", KeyCode::f4},   {"F6", "SortBy", KeyCode::f6},  {"F9", "Action", KeyCode::f9},
+                          {"F4", filtered ? "FILTER" : "Filter", KeyCode::f4},   {"F6", "SortBy", KeyCode::f6},  {"F9", "Action", KeyCode::f9},
                           {"F10", "Quit", KeyCode::f10},   {"Tab", "Focus", KeyCode::tab}, {"u", "Undo", KeyCode::none},
                           {"Spc", table ? "Tag" : "Mark", KeyCode::none}, {"Enter", table ? "Menu" : "Give", KeyCode::enter},
                           {"+-", "TPC", KeyCode::none}};
@@ -172,7 +188,7 @@ void draw_footer(Screen& screen, int row, const UiState& ui) {
         if (c + text_width(item.key) + text_width(label) > screen.width()) break;
         const int start = c;
         c = screen.put(row, c, item.key, {Role::footer_key, true});
-        c = screen.put(row, c, label, {Role::footer_label});
+        c = screen.put(row, c, label, {filtered && item.code == KeyCode::f4 ? Role::filter_marker : Role::footer_label});
         if (item.code != KeyCode::none) screen.hits.push_back({row, start, c - start, HitKind::key, static_cast<int>(item.code)});
     }
 }

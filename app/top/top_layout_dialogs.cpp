@@ -23,22 +23,22 @@ const std::vector<std::string>& help_lines() {
         "Tab        focus table, floorplan, findings (Enter explains one)",
         "arrows     move the cursor (floorplan) or the selection (table)",
         "PgUp PgDn  page through the table · Home End: first, last",
-        "Space      floorplan: mark a TPC · table: tag a process",
-        "g          mark the whole GPC under the cursor",
+        "Space      floorplan: mark a TPC (g: its whole GPC) · table: tag",
         "Enter      floorplan: give the marked TPCs (or the cursor's) to",
         "           the selected process, taking them from their holders",
         "Del        floorplan: release the marked TPCs (held by nobody)",
         "+ -        one TPC more / less for the selected (or tagged) ones",
         "u          undo your last change  G  next GPU (one at a time)",
-        "Esc        clear the marks · close a dialog",
-        "F1 ?       this help          F2 S   setup",
+        "f          every finding whole    Esc clear marks, close dialogs",
+        "F1 ?       this help          F2 S   setup (kept in toprc)",
         "F3 /       search             F4 \\   filter",
         "F6         sort menu          < >    sort column · I invert",
         "F9         action menu        F10 q  quit",
-        "mouse      click a TPC, a process, or a key in the bottom line",
+        "mouse      click a TPC, a process, a column title, a key below",
         "",
-        "The controller plans every change and shows its findings; nothing",
-        "changes until you confirm. `gpupart history` lists the changes.",
+        "Not htop's: F9 changes TPCs, never sends a signal; k only says so",
+        "(kill(1) ends a process). Every change is planned, shown with its",
+        "findings and made only when you confirm; `gpupart history` lists them.",
     };
     return lines;
 }
@@ -206,15 +206,20 @@ void draw_dialog(Screen& screen, const TopData& data, const UiState& ui) {
                 fmt::format("    refresh every {:.1f} s   ← → change (-d in tenths)", s.delay_tenths / 10.0),
                 fmt::format("[{}] findings panel", s.show_findings ? "x" : " "),
                 fmt::format("[{}] SM ids under each TPC (terminals of 120x50 and more)", s.show_sm_ids ? "x" : " "),
+                fmt::format("[{}] ASCII only, no line drawing (set where the locale is not UTF-8)", s.ascii ? "x" : " "),
             };
-            draw_menu(screen, "Setup", items, {}, ui.menu_item, "↑ ↓ choose · Space toggles · ← → delay · Esc closes");
+            draw_menu(screen, "Setup", items, {}, ui.menu_item, "↑ ↓ choose · Space toggles · ← → delay · kept in toprc · Esc closes");
             return;
         }
         case Dialog::sort_menu: {
+            // The columns the table shows at this width (the table was laid out before the dialog).
             std::vector<std::string> items;
-            for (SortKey key : kSortKeys)
-                items.push_back(fmt::format("{}{}", sort_key_name(key),
-                                            key == ui.sort ? (ui.sort_descending ? "   (now, descending)" : "   (now)") : ""));
+            for (SortKey key : sort_choices(ui, screen.table_columns)) {
+                const bool shown = std::find(screen.table_columns.begin(), screen.table_columns.end(), key) != screen.table_columns.end();
+                items.push_back(fmt::format("{}{}{}", sort_key_name(key),
+                                            key == ui.sort ? (ui.sort_descending ? "   (now, descending)" : "   (now)") : "",
+                                            shown ? "" : " (not shown at this width)"));
+            }
             draw_menu(screen, "Sort by", items, {}, ui.menu_item, "↑ ↓ choose · Enter sorts · I inverts · Esc closes");
             return;
         }
@@ -232,6 +237,7 @@ void draw_dialog(Screen& screen, const TopData& data, const UiState& ui) {
         case Dialog::confirm:
             if (ui.pending) draw_confirm(screen, data, *ui.pending);
             return;
+        case Dialog::findings_list: draw_findings_view(screen, data, ui); return;
         case Dialog::finding: {
             if (data.findings.empty()) return;
             const Finding& f = data.findings[static_cast<std::size_t>(std::clamp<int>(ui.finding_row, 0, static_cast<int>(data.findings.size()) - 1))];
@@ -239,9 +245,7 @@ void draw_dialog(Screen& screen, const TopData& data, const UiState& ui) {
             const int inner = std::max(20, std::min(screen.width() - 8, 90));
             std::vector<StyledLine> lines;
             for (const auto& part : wrap(fmt::format("{}: {}", to_string(f.severity), f.message), inner))
-                lines.push_back({part, {f.severity == Severity::error     ? Role::finding_error
-                                        : f.severity == Severity::warning ? Role::finding_warning
-                                                                          : Role::finding_info}});
+                lines.push_back({part, {severity_role(f.severity)}});
             lines.push_back({"", {}});
             const auto entry = rules_entry(f.id);
             std::istringstream text(entry ? *entry : "This finding has no entry in docs/rules.md.");

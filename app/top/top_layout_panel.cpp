@@ -19,14 +19,10 @@ struct FindingLine {
     Style label_style;
 };
 
-Role severity_role(Severity severity) {
-    return severity == Severity::error ? Role::finding_error : severity == Severity::warning ? Role::finding_warning : Role::finding_info;
-}
-
 std::vector<FindingLine> finding_lines(const Finding& f, int width, bool wrapped) {
     const Style severity{severity_role(f.severity), true};
     const std::string label = fmt::format("{:<{}}", to_string(f.severity), kSeverityWidth);
-    const std::string text = f.message + " [" + (f.id.empty() ? f.rule : f.id + "; " + f.rule) + "]";  // as the CLI says it
+    const std::string text = finding_text(f);
     if (!wrapped) return {{label, fit(text, width - kSeverityWidth), severity}};
     std::vector<FindingLine> lines;
     for (const std::string& part : wrap(text, width - kSeverityWidth)) lines.push_back({lines.empty() ? label : "", part, severity});
@@ -43,7 +39,7 @@ std::vector<FindingLine> findings_body(const TopData& data, int width, int rows)
     for (const Finding& f : data.findings) lines.push_back(finding_lines(f, width, false).front());
     if (static_cast<int>(lines.size()) > rows) {
         lines.resize(static_cast<std::size_t>(std::max(rows - 1, 0)));
-        lines.push_back({"", fmt::format("… {} more (gpupart check lists them all)", data.findings.size() - lines.size()), {Role::dim}});
+        lines.push_back({"", fmt::format("… {} more (f shows them all)", data.findings.size() - lines.size()), {Role::dim}});
     }
     return lines;
 }
@@ -89,6 +85,12 @@ std::vector<std::pair<std::string, std::string>> details(const TopData& data, co
 
 }  // namespace
 
+Role severity_role(Severity severity) {
+    return severity == Severity::error ? Role::finding_error : severity == Severity::warning ? Role::finding_warning : Role::finding_info;
+}
+
+std::string finding_text(const Finding& f) { return f.message + " [" + (f.id.empty() ? f.rule : f.id + "; " + f.rule) + "]"; }
+
 int findings_rows_wanted(const TopData& data, int width) {
     int lines = 0;
     for (const Finding& f : data.findings) lines += static_cast<int>(finding_lines(f, width, true).size());
@@ -97,7 +99,9 @@ int findings_rows_wanted(const TopData& data, int width) {
 
 void draw_findings(Screen& screen, int row, int column, int width, int rows, const TopData& data) {
     const int c = screen.put(row, column, fmt::format("Findings ({})", data.findings.size()), {Role::title});
-    screen.put(row, c, fit(" · the controller's rules about the partitions as they are (gpupart check)", column + width - c), {Role::dim});
+    // f opens every finding whole: at 80 columns the lines here are cut (issue 19, item 6).
+    screen.put(row, c, fit(" · f reads them whole · the controller's rules about the partitions as they are (gpupart check)",
+                           column + width - c), {Role::dim});
     if (data.findings.empty()) {
         screen.put(row + 1, column, "no finding: nothing to warn about", {Role::good});
         return;

@@ -19,6 +19,12 @@ int draw_table(Screen& screen, int row, int rows, const TopData& data, const UiS
 int findings_rows_wanted(const TopData& data, int width);
 void draw_findings(Screen& screen, int row, int column, int width, int rows, const TopData& data);
 
+Role severity_role(Severity severity);
+std::string finding_text(const Finding& finding);  // its message and "[id; reference]", as the CLI says it
+
+// The findings view (f): every finding whole, wrapped to the width, scrolled by ui.findings_first_line.
+void draw_findings_view(Screen& screen, const TopData& data, const UiState& ui);
+
 // Right of the floorplan on wide terminals: TPC share meters, the selected process, the findings.
 int side_panel_rows(const TopData& data, int width);
 void draw_side_panel(Screen& screen, int row, int column, int width, int rows, const TopData& data, const UiState& ui);

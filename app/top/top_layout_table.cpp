@@ -12,14 +12,14 @@
 namespace gpupart::top {
 namespace {
 
-enum class ColumnId { pid, user, tpcs, sms, share, rate, launches, memory, cpu, rss, shim, requested, applied, command };
+enum class ColumnId { pid, user, tpcs, sms, share, rate, launches, memory, gpu, cpu, rss, shim, requested, applied, command };
 
 struct Column {
     ColumnId id;
     std::string title;
     int width = 0;  // 0: the rest of the line
     bool right = false;
-    std::optional<SortKey> key;
+    SortKey key;
 };
 
 std::string rate_text(const std::optional<double>& rate) {
@@ -32,10 +32,10 @@ constexpr int kCommandWidth = 30;
 std::vector<Column> table_columns(const TopData& data, bool wide, int width) {
     using enum ColumnId;
     if (!wide)
-        return {{pid, "PID", 7, true, SortKey::pid},     {user, "USER", 8, false, SortKey::user},
-                {tpcs, "TPCS", 4, true, SortKey::tpcs},  {sms, "SMS", 3, true, SortKey::sms},
-                {share, "SHARE", 5, true, {}},           {rate, "LAUNCH/s", 9, true, SortKey::rate},
-                {memory, "MEM", 4, true, {}},            {shim, "SHIM", 8, false, SortKey::shim},
+        return {{pid, "PID", 7, true, SortKey::pid},        {user, "USER", 8, false, SortKey::user},
+                {tpcs, "TPCS", 4, true, SortKey::tpcs},     {sms, "SMS", 3, true, SortKey::sms},
+                {share, "SHARE", 5, true, SortKey::share},  {rate, "LAUNCH/s", 9, true, SortKey::rate},
+                {memory, "MEM", 4, true, SortKey::memory},  {shim, "SHIM", 8, false, SortKey::shim},
                 {command, "COMMAND", 0, false, SortKey::command}};
     int mask_width = 9;
     int applied_width = 7;
@@ -43,16 +43,23 @@ std::vector<Column> table_columns(const TopData& data, bool wide, int width) {
         mask_width = std::max(mask_width, static_cast<int>(tpcs_text(p).size()));
         applied_width = std::max(applied_width, static_cast<int>(p.applied.size()));
     }
-    std::vector<Column> columns = {{pid, "PID", 7, true, SortKey::pid},       {user, "USER", 10, false, SortKey::user},
-                                   {tpcs, "TPCS", 4, true, SortKey::tpcs},    {sms, "SMS", 4, true, SortKey::sms},
-                                   {share, "SHARE", 5, true, {}},             {rate, "LAUNCH/s", 9, true, SortKey::rate},
-                                   {launches, "LAUNCHES", 10, true, {}},      {memory, "MEM", 5, true, {}},
-                                   {cpu, "CPU%", 5, true, {}},                {rss, "RSS", 5, true, {}},
-                                   {shim, "SHIM", 11, false, SortKey::shim},  {requested, "REQUESTED", std::min(mask_width, 32), false, {}},
-                                   {applied, "APPLIED", std::min(applied_width, 32), false, {}},
+    std::vector<Column> columns = {{pid, "PID", 7, true, SortKey::pid},
+                                   {user, "USER", 10, false, SortKey::user},
+                                   {tpcs, "TPCS", 4, true, SortKey::tpcs},
+                                   {sms, "SMS", 4, true, SortKey::sms},
+                                   {share, "SHARE", 5, true, SortKey::share},
+                                   {rate, "LAUNCH/s", 9, true, SortKey::rate},
+                                   {launches, "LAUNCHES", 10, true, SortKey::launches},
+                                   {memory, "MEM", 5, true, SortKey::memory},
+                                   {gpu, "GPU%", 4, true, SortKey::gpu},
+                                   {cpu, "CPU%", 5, true, SortKey::cpu},
+                                   {rss, "RSS", 5, true, SortKey::rss},
+                                   {shim, "SHIM", 11, false, SortKey::shim},
+                                   {requested, "REQUESTED", std::min(mask_width, 32), false, SortKey::requested},
+                                   {applied, "APPLIED", std::min(applied_width, 32), false, SortKey::applied},
                                    {command, "COMMAND", 0, false, SortKey::command}};
     // The command keeps at least kCommandWidth columns: the extra columns go first, least useful first.
-    for (const ColumnId extra : {applied, launches, rss, cpu, requested}) {
+    for (const ColumnId extra : {applied, launches, rss, cpu, gpu, requested}) {
         int used = 4;
         for (const Column& column : columns) used += column.width + 1;
         if (width - used >= kCommandWidth) break;
@@ -90,6 +97,7 @@ std::string cell_text(const TopData& data, const TopProcess& p, ColumnId id) {
         case ColumnId::rate: return rate_text(p.launches_per_second);
         case ColumnId::launches: return std::to_string(p.launches);
         case ColumnId::memory: return p.memory_bytes ? fmt::format("{}M", *p.memory_bytes >> 20) : "-";
+        case ColumnId::gpu: return p.gpu_percent ? std::to_string(*p.gpu_percent) : "-";
         case ColumnId::cpu: return p.cpu_percent ? fmt::format("{:.0f}", *p.cpu_percent) : "-";
         case ColumnId::rss: return p.rss_bytes ? (*p.rss_bytes >= (10ull << 30) ? fmt::format("{}G", *p.rss_bytes >> 30)
                                                                                  : fmt::format("{}M", *p.rss_bytes >> 20))
@@ -113,19 +121,54 @@ std::vector<std::string> row_cells(const TopData& data, const TopProcess& p, con
     return cells;
 }
 
-// Writes the cells of one table line after the 4-column prefix; returns nothing, styles stay per line.
+// Where each column lands after the 4-cell prefix (letter, tag, cursor) on a line of `width` cells: the
+// columns past the edge get none, the last one takes the rest of the line.
+struct Span {
+    int column = 0;
+    int width = 0;
+};
+std::vector<Span> spans_of(const std::vector<Column>& columns, int width) {
+    std::vector<Span> spans;
+    int c = 4;
+    for (std::size_t i = 0; i < columns.size() && c < width; ++i) {
+        spans.push_back({c, columns[i].width > 0 ? columns[i].width : width - c});
+        c += spans.back().width + 1;
+    }
+    return spans;
+}
+
+// Writes the cells of one table line after the 4-column prefix; styles stay per line.
 void put_cells(Screen& screen, int row, const std::vector<Column>& columns, const std::vector<std::string>& cells, Style style,
                std::optional<SortKey> sorted = {}) {
-    int c = 4;
-    for (std::size_t i = 0; i < columns.size() && c < screen.width(); ++i) {
+    const auto spans = spans_of(columns, screen.width());
+    for (std::size_t i = 0; i < spans.size(); ++i) {
         const Column& column = columns[i];
-        const int width = column.width > 0 ? column.width : screen.width() - c;
+        const int width = spans[i].width;
         const std::string text = fit(cells[i], width);
         const std::string padded = column.right ? fmt::format("{:>{}}", text, width) : text;
         Style cell_style = style;
         if (sorted && column.key == sorted) cell_style = {Role::sorted_header, true, style.reverse};
-        screen.put(row, c, padded, cell_style, width);
-        c += width + 1;
+        screen.put(row, spans[i].column, padded, cell_style, width);
+    }
+}
+
+// A filter hides processes: the header row says so, highlighted, at its right end, or in place of the
+// COMMAND title where the column has no room for both (80 columns), as htop marks a filter (issue 19,
+// item 7). Where there is no COMMAND column (60 columns), the footer's F4 says FILTER (top_layout).
+void put_filter_marker(Screen& screen, int row, const std::vector<Column>& columns, const std::vector<std::string>& titles,
+                       const UiState& ui) {
+    if (ui.filter.empty()) return;
+    const auto spans = spans_of(columns, screen.width());
+    if (spans.size() != columns.size() || columns.back().width != 0) return;  // no COMMAND column at this width
+    const std::string marker = "filter: " + ui.filter;
+    const int command = spans.back().column;
+    const int after_title = command + text_width(titles.back()) + 1;
+    const int start = std::max(after_title, screen.width() - text_width(marker) - 1);
+    if (start + text_width(marker) < screen.width()) {
+        screen.put(row, start, marker, {Role::filter_marker, true});
+    } else if (ui.sort != SortKey::command && spans.back().width >= 10) {  // a sorted COMMAND keeps its arrow
+        screen.fill(row, command, spans.back().width, U' ', {Role::table_header});
+        screen.put(row, command, fit(marker, spans.back().width), {Role::filter_marker, true});
     }
 }
 
@@ -142,7 +185,15 @@ int draw_table(Screen& screen, int row, int rows, const TopData& data, const UiS
                              : column.title);
     screen.fill(row, 0, screen.width(), U' ', {Role::table_header});
     put_cells(screen, row, columns, titles, {Role::table_header}, ui.sort);
-    screen.hits.push_back({row, 0, screen.width(), HitKind::key, static_cast<int>(KeyCode::f6)});
+    put_filter_marker(screen, row, columns, titles, ui);
+    // A click on a column's title sorts by it (again: the other way), as in htop; left of them, F6's menu.
+    screen.hits.push_back({row, 0, 4, HitKind::key, static_cast<int>(KeyCode::f6)});
+    const auto spans = spans_of(columns, screen.width());
+    screen.table_columns.clear();
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+        screen.table_columns.push_back(columns[i].key);
+        screen.hits.push_back({row, spans[i].column, spans[i].width + 1, HitKind::sort_column, static_cast<int>(columns[i].key)});
+    }
     const auto shown = visible_processes(data, ui);
     const int body = rows - 1;
     screen.table_rows = body;
@@ -171,9 +222,14 @@ int draw_table(Screen& screen, int row, int rows, const TopData& data, const UiS
         if (is_selected && focused) style = {Role::row_selected, tagged, false};
         if (is_selected && focused) screen.fill(r, 0, screen.width(), U' ', style);
         screen.put(r, 0, is_selected ? "▸" : " ", is_selected ? Style{style.role, true} : style);
-        screen.put(r, 1, tagged ? "*" : " ", style);
-        screen.put(r, 2, std::string(1, p.letter), {owner_role(p.colour), true});
         put_cells(screen, r, columns, row_cells(data, p, columns, screen.width()), is_selected && !focused ? Style{style.role, true, false, true} : style);
+        // The selection never hides the process's own colour (issue 19, item 7): its letter keeps the owner's
+        // colours, and the cells either side of it keep the row's unselected look, so the letter stands out
+        // even where the owner's colours are the selection bar's (owner1 is black on cyan, as the bar).
+        const Style unselected{tagged ? Role::tagged : Role::normal, tagged};
+        screen.put(r, 1, tagged ? "*" : " ", unselected);
+        screen.put(r, 2, std::string(1, p.letter), {owner_role(p.colour), true});
+        screen.put(r, 3, " ", unselected);
         screen.hits.push_back({r, 0, screen.width(), HitKind::process, p.pid});
     }
     if (first + body < static_cast<int>(shown.size()))

@@ -9,6 +9,8 @@
 
 namespace gpupart::top {
 
+enum class SortKey;  // top_ui_state.hpp: the table's columns as sort keys
+
 // What a cell means; the curses view maps each role to a colour pair (or to plain attributes with -C).
 enum class Role : std::uint8_t {
     normal, dim, title, label, value, good, bad,
@@ -16,7 +18,7 @@ enum class Role : std::uint8_t {
     table_header, sorted_header, row_selected, tagged,
     finding_error, finding_warning, finding_info,
     footer_key, footer_label, message_ok, message_error,
-    box, box_title, menu_selected, menu_disabled, input,
+    box, box_title, menu_selected, menu_disabled, input, filter_marker,
 };
 Role owner_role(int colour);
 
@@ -37,8 +39,9 @@ struct Style {
 };
 
 // Where a mouse click lands: a TPC (value = mask bit), a process row (value = pid), a footer key
-// (value = the key's code, see top_input.hpp) or a menu item (value = its index).
-enum class HitKind { tpc, process, key, menu_item };
+// (value = the key's code, see top_input.hpp), a menu item (value = its index) or a column title of the
+// table (value = its SortKey: a click sorts by it, as in htop).
+enum class HitKind { tpc, process, key, menu_item, sort_column };
 struct Hit {
     int row = 0;
     int column = 0;
@@ -71,6 +74,10 @@ public:
     // What the layout decided that the key handler must remember.
     int table_first_row = 0;
     int table_rows = 0;
+    int findings_lines = 0;             // the findings view (f): its wrapped lines, how many it showed, from which
+    int findings_rows = 0;
+    int findings_first_line = 0;
+    std::vector<SortKey> table_columns;  // the sort keys of the columns shown, left to right (< > and F6 offer these)
 
 private:
     int width_;

@@ -25,6 +25,14 @@ public:
     const TopData& data() const { return data_; }
     const UiState& ui() const { return ui_; }
     void set_batch(bool batch) { ui_.batch = batch; }  // frames for a file: no cursor, status line or keys
+    void set_sort(SortKey key, bool descending) {      // as toprc or --sort chose it
+        ui_.sort = key;
+        ui_.sort_descending = descending;
+    }
+    void say(std::string message, bool error) {        // on the message line until the next key (a toprc warning)
+        ui_.message = std::move(message);
+        ui_.message_is_error = error;
+    }
 
 private:
     void sample();  // refresh's work; throws

@@ -13,25 +13,36 @@ namespace gpupart::top {
 
 enum class Focus { floorplan, table, findings };  // Tab: table, floorplan, findings (when shown)
 
-enum class SortKey { pid, user, tpcs, sms, rate, shim, command };
-inline constexpr SortKey kSortKeys[] = {SortKey::pid, SortKey::user, SortKey::tpcs, SortKey::sms,
-                                        SortKey::rate, SortKey::shim, SortKey::command};
+// One key per column of the process table, in the order of the widest table (every column can be sorted by,
+// as in htop; issue 19, item 7).
+enum class SortKey { pid, user, tpcs, sms, share, rate, launches, memory, gpu, cpu, rss, shim, requested, applied, command };
+inline constexpr SortKey kSortKeys[] = {SortKey::pid,      SortKey::user,   SortKey::tpcs, SortKey::sms,       SortKey::share,
+                                        SortKey::rate,     SortKey::launches, SortKey::memory, SortKey::gpu, SortKey::cpu,   SortKey::rss,
+                                        SortKey::shim,     SortKey::requested, SortKey::applied, SortKey::command};
 std::string_view sort_key_name(SortKey key);  // the column title: "PID", "LAUNCH/s", ...
-// As htop: counts and rates sort highest first when chosen; names and the PID lowest first (I reverses).
-inline bool sorts_highest_first(SortKey key) { return key == SortKey::tpcs || key == SortKey::sms || key == SortKey::rate; }
+std::optional<SortKey> sort_key_named(std::string_view name);  // the inverse (case-insensitive), for the settings file
+// As htop: counts, rates and amounts sort highest first when chosen; names, masks and the PID lowest first (I reverses).
+inline bool sorts_highest_first(SortKey key) {
+    switch (key) {
+        case SortKey::tpcs: case SortKey::sms: case SortKey::share: case SortKey::rate: case SortKey::launches:
+        case SortKey::memory: case SortKey::gpu: case SortKey::cpu: case SortKey::rss: return true;
+        default: return false;
+    }
+}
 
 // At most one dialog is open; the key handler sends keys to it first.
-enum class Dialog { none, help, setup, sort_menu, action_menu, search, filter, confirm, finding };
+enum class Dialog { none, help, setup, sort_menu, action_menu, search, filter, confirm, finding, findings_list };
 
-// Settings of the setup dialog (F2); `-C` and `-d` set the first two.
+// Settings of the setup dialog (F2), kept in toprc (top_settings_file); `-C` and `-d` set the first two for a session.
 struct Settings {
     bool colour = true;
     int delay_tenths = 10;
     bool show_findings = true;
     bool show_sm_ids = true;  // a second floorplan line of SM ids, where the terminal is tall enough
-    bool ascii = false;       // no UTF-8 glyphs (a terminal whose locale is not UTF-8)
+    bool ascii = false;       // no UTF-8 glyphs (set at start where the locale is not UTF-8)
+    bool operator==(const Settings&) const = default;
 };
-inline constexpr int kSetupItems = 4;  // colour, delay, findings, SM ids
+inline constexpr int kSetupItems = 5;  // colour, delay, findings, SM ids, ASCII
 
 // A plan waiting for the user's confirmation, with what the dialog says about it.
 struct PendingPlan {
@@ -48,6 +59,7 @@ struct UiState {
     int table_first_row = 0;        // scroll position of the table (kept by the layout)
     int table_page = 10;            // rows the table showed last (PgUp/PgDn step)
     int finding_row = 0;            // the chosen finding while the findings have the focus (Enter explains it)
+    int findings_first_line = 0;    // scroll position of the findings view (f), in wrapped lines
     SortKey sort = SortKey::pid;
     bool sort_descending = false;
     std::string filter;             // table shows only processes matching it (F4 \)

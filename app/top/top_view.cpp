@@ -18,6 +18,9 @@ std::string lower(std::string text) {
 // -1 sorts a process with no rate yet below every measured one.
 double rate_or_minus(const TopProcess& p) { return p.launches_per_second.value_or(-1.0); }
 
+// REQUESTED in floorplan order: by the lowest TPCs first; an unpartitioned process ("all") after every mask.
+std::pair<bool, std::vector<int>> mask_order(const TopProcess& p) { return {!p.partitioned, p.partitioned ? p.mask.bits() : std::vector<int>{}}; }
+
 std::string target_text(const TopData& data, const UiState& ui) {
     const auto pids = target_pids(data, ui);
     if (pids.empty()) return "the selected process";
@@ -36,11 +39,31 @@ std::string_view sort_key_name(SortKey key) {
         case SortKey::user: return "USER";
         case SortKey::tpcs: return "TPCS";
         case SortKey::sms: return "SMS";
+        case SortKey::share: return "SHARE";
         case SortKey::rate: return "LAUNCH/s";
+        case SortKey::launches: return "LAUNCHES";
+        case SortKey::memory: return "MEM";
+        case SortKey::gpu: return "GPU%";
+        case SortKey::cpu: return "CPU%";
+        case SortKey::rss: return "RSS";
         case SortKey::shim: return "SHIM";
+        case SortKey::requested: return "REQUESTED";
+        case SortKey::applied: return "APPLIED";
         case SortKey::command: return "COMMAND";
     }
     return "?";
+}
+
+std::optional<SortKey> sort_key_named(std::string_view name) {
+    for (SortKey key : kSortKeys)
+        if (lower(std::string(sort_key_name(key))) == lower(std::string(name))) return key;
+    return std::nullopt;
+}
+
+std::vector<SortKey> sort_choices(const UiState& ui, const std::vector<SortKey>& shown) {
+    std::vector<SortKey> keys = shown.empty() ? std::vector<SortKey>(std::begin(kSortKeys), std::end(kSortKeys)) : shown;
+    if (std::find(keys.begin(), keys.end(), ui.sort) == keys.end()) keys.push_back(ui.sort);
+    return keys;
 }
 
 bool process_matches(const TopProcess& process, const std::string& text) {
@@ -60,8 +83,17 @@ std::vector<const TopProcess*> visible_processes(const TopData& data, const UiSt
             case SortKey::user: return a->user < b->user;
             case SortKey::tpcs: return tpc_count(data, *a) < tpc_count(data, *b);
             case SortKey::sms: return sm_count(data, *a) < sm_count(data, *b);
+            case SortKey::share: return tpc_count(data, *a) < tpc_count(data, *b);  // the same order, its own arrow
             case SortKey::rate: return rate_or_minus(*a) < rate_or_minus(*b);
+            case SortKey::launches: return a->launches < b->launches;
+            // An empty optional (no source tells) sorts below every figure: last when highest first.
+            case SortKey::memory: return a->memory_bytes < b->memory_bytes;
+            case SortKey::gpu: return a->gpu_percent < b->gpu_percent;
+            case SortKey::cpu: return a->cpu_percent < b->cpu_percent;
+            case SortKey::rss: return a->rss_bytes < b->rss_bytes;
             case SortKey::shim: return a->shim < b->shim;
+            case SortKey::requested: return mask_order(*a) < mask_order(*b);
+            case SortKey::applied: return a->applied < b->applied;
             case SortKey::command: return a->command < b->command;
         }
         return false;

@@ -13,6 +13,9 @@ namespace gpupart::top {
 
 // The table's processes: those matching the filter, in the chosen order.
 std::vector<const TopProcess*> visible_processes(const TopData& data, const UiState& ui);
+// What the sort menu offers and < > cycle through: the columns the table shows (`shown`, from the last frame;
+// every key when empty), and the sorted one even where the width hides it.
+std::vector<SortKey> sort_choices(const UiState& ui, const std::vector<SortKey>& shown);
 // Case-insensitive match of pid, user or command against `text` (what search and filter use).
 bool process_matches(const TopProcess& process, const std::string& text);
 const TopProcess* find_process(const TopData& data, int pid);

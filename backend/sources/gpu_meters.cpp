@@ -1,6 +1,8 @@
 #include "sources/gpu_meters.hpp"
 
+#include <algorithm>
 #include <cstddef>
+#include <ctime>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -13,6 +15,50 @@ std::string nvml_library_file() {
     const char* named = std::getenv("GPUPART_NVML");
     return named != nullptr && *named != '\0' ? named : "libnvidia-ml.so.1";
 }
+
+namespace {
+
+// NVML's sample time stamps are the CPU's wall clock in microseconds.
+unsigned long long now_us() {
+    timespec now{};
+    ::clock_gettime(CLOCK_REALTIME, &now);
+    return static_cast<unsigned long long>(now.tv_sec) * 1'000'000ull + static_cast<unsigned long long>(now.tv_nsec) / 1000ull;
+}
+
+// The latest sample of each process in the last kProcessSampleWindowUs. NVML answers NOT_FOUND when no
+// process ran work in the window: a read with nothing running, not a failure.
+void read_process_utilization(const nvml::Library& l, nvml::Device device, GpuMeters& m) {
+    if (!l.process_utilization) return;
+    const unsigned long long since = now_us() - static_cast<unsigned long long>(kProcessSampleWindowUs);
+    for (int attempt = 0; attempt < 2; ++attempt) {  // the sample count may grow between the two calls
+        unsigned n = 0;
+        nvml::Return result = l.process_utilization(device, nullptr, &n, since);
+        if (result == nvml::kNotFound || (result == nvml::kSuccess && n == 0)) {
+            m.process_utilization_read = true;
+            return;
+        }
+        if (result != nvml::kSuccess && result != nvml::kInsufficientSize) return;
+        n += 16;
+        std::vector<nvml::ProcessUtilizationSample> samples(n);
+        result = l.process_utilization(device, samples.data(), &n, since);
+        if (result == nvml::kInsufficientSize) continue;
+        if (result == nvml::kNotFound) n = 0;
+        else if (result != nvml::kSuccess) return;
+        std::map<int, unsigned long long> latest;
+        for (unsigned k = 0; k < std::min<std::size_t>(n, samples.size()); ++k) {
+            const auto& sample = samples[k];
+            const int pid = static_cast<int>(sample.pid);
+            if (auto it = latest.find(pid); it != latest.end() && it->second >= sample.time_stamp) continue;
+            latest[pid] = sample.time_stamp;
+            m.process_utilization[pid] = ProcessUtilization{static_cast<int>(std::min(sample.sm_util, 100u)),
+                                                            static_cast<int>(std::min(sample.mem_util, 100u))};
+        }
+        m.process_utilization_read = true;
+        return;
+    }
+}
+
+}  // namespace
 
 GpuMeterReader::GpuMeterReader(std::string library) : file_(std::move(library)) {}
 
@@ -90,6 +136,7 @@ std::optional<GpuMeters> GpuMeterReader::read(const std::string& uuid) {
                 break;
             }
         }
+        read_process_utilization(l, device, m);
         problem_.clear();
         return m;
     }

@@ -1,10 +1,12 @@
 #pragma once
 // Live meters of one GPU, read from NVML at every refresh of `gpupart top` and the app, as nvtop shows them:
-// utilisation, memory, power, SM clock, temperature, and the GPU memory of each compute process. NVML is
+// utilisation, memory, power, SM clock, temperature, and the GPU memory and utilisation of each compute process. NVML is
 // loaded once (dlopen) and initialised once for the reader's life; each read is a handful of NVML calls, no
 // process list of MPS and no probe. A value NVML lacks or refuses stays empty (a view shows "-"), never 0.
 // Under MPS, NVML on driver 580 lists the clients with their memory (measured on an H100); where a driver
-// charges them to the MPS server instead, they are not in `process_memory` and the views say so.
+// charges them to the MPS server instead, they are not in `process_memory` and the views say so. Per-process
+// utilisation under MPS is whatever NVML attributes (see docs/metrics.md); the registry's launch rates are
+// gpupart's own measure of each process's activity.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -14,6 +16,12 @@
 #include "sources/nvml_library.hpp"
 
 namespace gpupart {
+
+// One process's share of the GPU's time in NVML's latest per-process sample (nvtop's GPU% column).
+struct ProcessUtilization {
+    int sm_percent = 0;      // of the sample period, a kernel of this process was running
+    int memory_percent = 0;  // ... its memory reads or writes were
+};
 
 struct GpuMeters {
     std::string uuid;
@@ -27,7 +35,15 @@ struct GpuMeters {
     std::optional<int> max_sm_clock_mhz;
     std::optional<int> temperature_c;
     std::map<int, std::uint64_t> process_memory;  // pid -> bytes, compute processes NVML lists with a figure
+    // pid -> its latest sample of the last kProcessSampleWindow. NVML samples a process only while it runs
+    // work, so a compute process without a sample ran none (0%) when process_utilization_read is true.
+    std::map<int, ProcessUtilization> process_utilization;
+    bool process_utilization_read = false;  // false: this NVML or GPU has no per-process samples ("-")
 };
+
+// How far back a per-process sample still counts: NVML keeps about a second of samples per process, and
+// views refresh every 0.25-10 s; a window of 3 s keeps a steady process from flickering to 0 between them.
+inline constexpr long long kProcessSampleWindowUs = 3'000'000;
 
 // The NVML the views load: $GPUPART_NVML where set (another file, as GPUPART_SHIM names another shim; the
 // tests name a stand-in), else libnvidia-ml.so.1.

@@ -53,6 +53,7 @@ Library load_library(const std::string& file) {
                 &version))
         l.processes_v2_layout = version < 2;  // _v3 and _v2 fill nvmlProcessInfo_v2_t; the plain name fills v1
     resolve_symbol(library, l.process_name, {"nvmlSystemGetProcessName"});
+    resolve_symbol(library, l.process_utilization, {"nvmlDeviceGetProcessUtilization"});
     return l;
 }
 

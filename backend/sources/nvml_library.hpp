@@ -15,6 +15,7 @@ using Device = void*;  // nvmlDevice_t
 constexpr Return kSuccess = 0;
 constexpr Return kNotSupported = 3;
 constexpr Return kNoPermission = 4;
+constexpr Return kNotFound = 6;  // nvmlDeviceGetProcessUtilization: no sample newer than asked
 constexpr Return kInsufficientSize = 7;
 constexpr Return kDriverNotLoaded = 9;
 constexpr Return kLibRmVersionMismatch = 18;
@@ -57,6 +58,15 @@ struct ProcessInfoV2 {  // nvmlProcessInfo_v2_t / nvmlProcessInfo_t: the _v2 and
     unsigned compute_instance_id;
 };
 
+struct ProcessUtilizationSample {  // nvmlProcessUtilizationSample_t: nvmlDeviceGetProcessUtilization
+    unsigned pid;
+    unsigned long long time_stamp;  // microseconds, CPU clock
+    unsigned sm_util;               // percent of the sample period a kernel of this process ran
+    unsigned mem_util;              // ... its memory reads or writes ran
+    unsigned enc_util;
+    unsigned dec_util;
+};
+
 struct DeviceAttributes {  // nvmlDeviceAttributes_t
     unsigned multiprocessor_count;
     unsigned shared_copy_engine_count;
@@ -70,7 +80,7 @@ struct DeviceAttributes {  // nvmlDeviceAttributes_t
 };
 
 static_assert(sizeof(PciInfo) == 68 && sizeof(ProcessInfoV1) == 16 && sizeof(ProcessInfoV2) == 24 &&
-              sizeof(DeviceAttributes) == 40);
+              sizeof(DeviceAttributes) == 40 && sizeof(ProcessUtilizationSample) == 32);
 
 struct Library {
     // Required: without these there is nothing to read.
@@ -96,6 +106,7 @@ struct Library {
     Return (*compute_processes)(Device, unsigned*, void*) = nullptr;
     bool processes_v2_layout = false;  // which nvmlProcessInfo layout compute_processes fills
     Return (*process_name)(unsigned, char*, unsigned) = nullptr;
+    Return (*process_utilization)(Device, ProcessUtilizationSample*, unsigned*, unsigned long long) = nullptr;
 
     std::string path;  // what was loaded
 

@@ -33,6 +33,11 @@ _gpupart() {
         --format) COMPREPLY=($(compgen -W "csv csv,noheader" -- "$cur")); return ;;
         --fail-on) COMPREPLY=($(compgen -W "warning error" -- "$cur")); return ;;
         --fields) return ;;  # `gpupart COMMAND --help` lists them
+        -s | --sort)  # gpupart top: the table's columns
+            if [ "$command" = "top" ]; then
+                COMPREPLY=($(compgen -W "PID USER TPCS SMS SHARE LAUNCH/s LAUNCHES MEM CPU% RSS SHIM REQUESTED APPLIED COMMAND" -- "$cur"))
+                return
+            fi ;;
         --snapshot)
             COMPREPLY=($(compgen -W "builtin:h200 builtin:gtx1060 builtin:rtx6000ada" -- "$cur"))
             _filedir json
@@ -75,7 +80,7 @@ _gpupart() {
         demo)
             [ -z "$verb" ] && { COMPREPLY=($(compgen -W "start stop" -- "$cur")); return; }
             [ "$verb" = "start" ] && options="--workers --seconds" ;;
-        top) options="$snapshot -d --delay -C --no-colour -b --batch -n --frames --size" ;;
+        top) options="$snapshot -d --delay -C --no-colour -s --sort -b --batch -n --frames --size" ;;
         exporter) options="--snapshot --listen --textfile --interval --once" ;;
         source)
             [ -z "$verb" ] && [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "nvml mps udev nvdebug mmio" -- "$cur")); return; }

@@ -108,3 +108,41 @@ EXPORT int nvmlDeviceGetComputeRunningProcesses_v3(void* device, unsigned* count
     infos[1].used_gpu_memory = ~0ull; /* NVML_VALUE_NOT_AVAILABLE */
     return 0;
 }
+
+struct process_sample {
+    unsigned pid;
+    unsigned long long time_stamp;
+    unsigned sm_util, mem_util, enc_util, dec_util;
+};
+
+/* Per-process samples as NVML gives them: only those newer than last_seen, newest not necessarily last.
+ * FAKE_NVML_PROC_UTIL=refuse answers "Not Supported", =idle answers "Not Found" (no process ran work);
+ * otherwise pid 4242 has an older sample of 10% and a newer one of FAKE_NVML_PROC_UTIL (default 63), and
+ * pid 4343 one sample 5 s old, which a reader asking for the last 3 s must not get. */
+#include <time.h>
+EXPORT int nvmlDeviceGetProcessUtilization(void* device, struct process_sample* samples, unsigned* count,
+                                           unsigned long long last_seen) {
+    const char* mode = getenv("FAKE_NVML_PROC_UTIL");
+    if (mode != NULL && strcmp(mode, "refuse") == 0) return 3;
+    if (device != &devices[0] || (mode != NULL && strcmp(mode, "idle") == 0)) return 6;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    const unsigned long long now_us = (unsigned long long)now.tv_sec * 1000000ull + (unsigned long long)now.tv_nsec / 1000ull;
+    struct process_sample all[3] = {
+        {4242, now_us - 200000ull, from_env("FAKE_NVML_PROC_UTIL", 63), 20, 0, 0},
+        {4242, now_us - 900000ull, 10, 5, 0, 0},
+        {4343, now_us - 5000000ull, 7, 1, 0, 0},
+    };
+    unsigned n = 0;
+    for (int i = 0; i < 3; ++i)
+        if (all[i].time_stamp > last_seen) ++n;
+    if (n == 0) return 6;
+    if (samples == NULL || *count < n) {
+        *count = n;
+        return 7;
+    }
+    *count = 0;
+    for (int i = 0; i < 3; ++i)
+        if (all[i].time_stamp > last_seen) samples[(*count)++] = all[i];
+    return 0;
+}

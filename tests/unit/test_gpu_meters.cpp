@@ -70,3 +70,33 @@ TEST(GpuMeters, NoNvmlOrNoSuchGpuIsSaidInOneLine) {
     EXPECT_FALSE(reader.read("GPU-00000000-0000-0000-0000-000000000001").has_value());
     EXPECT_EQ(reader.problem(), "no GPU meters: NVML has no GPU (a recording)");
 }
+
+TEST(GpuMeters, EachProcessGetsItsLatestSampleOfTheLastThreeSeconds) {
+    ::unsetenv("FAKE_NVML_PROC_UTIL");
+    GpuMeterReader reader(GPUPART_FAKE_NVML_METERS);
+    auto meters = reader.read(kFirst);
+    ASSERT_TRUE(meters.has_value()) << reader.problem();
+    ASSERT_TRUE(meters->process_utilization_read);
+    // 4242's newer sample (63%) wins over its older one (10%), whatever their order; 4343's 5 s old
+    // sample is outside the window and was not asked for.
+    ASSERT_EQ(meters->process_utilization.size(), 1u);
+    EXPECT_EQ(meters->process_utilization.at(4242).sm_percent, 63);
+    EXPECT_EQ(meters->process_utilization.at(4242).memory_percent, 20);
+    ::setenv("FAKE_NVML_PROC_UTIL", "250", 1);  // a value NVML should never give is capped, not shown as 250%
+    meters = reader.read(kFirst);
+    EXPECT_EQ(meters->process_utilization.at(4242).sm_percent, 100);
+}
+
+TEST(GpuMeters, NoRecentSampleIsAReadOfIdleProcessesAndARefusalIsUnknown) {
+    GpuMeterReader reader(GPUPART_FAKE_NVML_METERS);
+    ::setenv("FAKE_NVML_PROC_UTIL", "idle", 1);
+    auto meters = reader.read(kFirst);
+    ASSERT_TRUE(meters.has_value());
+    EXPECT_TRUE(meters->process_utilization_read) << "NOT_FOUND: nothing ran, a valid reading";
+    EXPECT_TRUE(meters->process_utilization.empty());
+    ::setenv("FAKE_NVML_PROC_UTIL", "refuse", 1);
+    meters = reader.read(kFirst);
+    ASSERT_TRUE(meters.has_value());
+    EXPECT_FALSE(meters->process_utilization_read) << "Not Supported: the views show '-', never 0%";
+    ::unsetenv("FAKE_NVML_PROC_UTIL");
+}

@@ -2,6 +2,11 @@
 // intents (plans, apply, undo, quit) they hand to the session.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
 #include "top/top_input.hpp"
 #include "top/top_layout.hpp"
 #include "top/top_view.hpp"
@@ -105,18 +110,19 @@ TEST(TopInput, PlusAndMinusActOnTheTaggedProcessesOrTheSelectedOne) {
 }
 
 TEST(TopInput, SortFilterAndSearch) {
-    Keys k;
+    Keys k;  // 120x40: every column but APPLIED is shown
     k.data.processes[1].launches_per_second = 900;
     k.press('>');
     EXPECT_EQ(k.ui.sort, SortKey::user);
     k.press('<');
     k.press('<');
+    EXPECT_EQ(k.ui.sort, k.last.table_columns.back());  // wraps to the last column shown
     EXPECT_EQ(k.ui.sort, SortKey::command);
     k.press(KeyCode::f6);
     EXPECT_EQ(k.ui.dialog, Dialog::sort_menu);
-    k.press(KeyCode::up);
-    k.press(KeyCode::up);
-    k.press(KeyCode::enter);  // LAUNCH/s
+    const auto rate_at = std::find(k.last.table_columns.begin(), k.last.table_columns.end(), SortKey::rate) - k.last.table_columns.begin();
+    while (k.ui.menu_item != rate_at) k.press(KeyCode::up);
+    k.press(KeyCode::enter);
     EXPECT_EQ(k.ui.sort, SortKey::rate);
     EXPECT_EQ(visible_processes(k.data, k.ui).front()->pid, 4102);  // a rate sorts highest first, as in htop
     k.press('I');
@@ -138,6 +144,104 @@ TEST(TopInput, SortFilterAndSearch) {
     k.press('z');
     EXPECT_TRUE(k.ui.message_is_error);
     EXPECT_EQ(k.ui.message, "no process matches 'z'");
+}
+
+// Issue 19, item 7: every column the table shows can be sorted by, with < >, F6 or a click on its title;
+// those a width hides are not offered (sorting by what cannot be seen would look like no order at all).
+TEST(TopInput, EveryShownColumnCanBeSortedByAndNoHiddenOne) {
+    Keys k;
+    k.last = layout_top(k.data, k.ui, 80, 24);
+    const std::vector<SortKey> narrow = {SortKey::pid,  SortKey::user,   SortKey::tpcs, SortKey::sms,    SortKey::share,
+                                         SortKey::rate, SortKey::memory, SortKey::shim, SortKey::command};
+    ASSERT_EQ(k.last.table_columns, narrow);
+    std::vector<SortKey> seen;
+    for (std::size_t i = 0; i < narrow.size(); ++i) {
+        k.ui.dialog = Dialog::none;
+        handle_key(k.ui, k.data, k.last, char_key('>'));
+        k.last = layout_top(k.data, k.ui, 80, 24);
+        seen.push_back(k.ui.sort);
+        EXPECT_EQ(k.ui.sort_descending, sorts_highest_first(k.ui.sort));
+    }
+    EXPECT_EQ(seen.back(), SortKey::pid);  // round the nine columns and back
+    EXPECT_EQ(std::set<SortKey>(seen.begin(), seen.end()), std::set<SortKey>(narrow.begin(), narrow.end()));
+    // F6 lists the same nine; the sorted column is offered too where the width hides it.
+    handle_key(k.ui, k.data, k.last, code_key(KeyCode::f6));
+    const Screen menu = layout_top(k.data, k.ui, 80, 24);
+    EXPECT_EQ(std::count_if(menu.hits.begin(), menu.hits.end(), [](const Hit& hit) { return hit.kind == HitKind::menu_item; }), 9);
+    EXPECT_EQ(menu.text().find("CPU%"), std::string::npos) << "not shown at 80 columns, so not offered\n" << menu.text();
+    EXPECT_EQ(menu.text().find("LAUNCHES"), std::string::npos) << menu.text();
+    EXPECT_NE(menu.text().find("PID   (now)"), std::string::npos) << menu.text();  // '>' went round once
+    EXPECT_NE(menu.text().find("MEM "), std::string::npos) << menu.text();
+    k.ui.dialog = Dialog::none;
+    k.ui.sort = SortKey::rss;  // chosen at 200 columns, then the terminal narrowed
+    handle_key(k.ui, k.data, k.last, code_key(KeyCode::f6));
+    EXPECT_NE(layout_top(k.data, k.ui, 80, 24).text().find("RSS   (now) (not shown at this width)"), std::string::npos);
+}
+
+TEST(TopInput, AClickOnAColumnTitleSortsByItAndAgainInverts) {
+    Keys k;
+    k.data.processes[0].memory_bytes = 12ull << 20;
+    k.data.processes[2].memory_bytes = 95ull << 20;  // B has none: below every figure
+    const int header = [&] {
+        for (const Hit& hit : k.last.hits)
+            if (hit.kind == HitKind::sort_column) return hit.row;
+        return -1;
+    }();
+    ASSERT_GE(header, 0);
+    const int mem_column = static_cast<int>(k.last.row_text(header).find(" MEM ")) + 2;
+    ASSERT_GT(mem_column, 2) << k.last.row_text(header);
+    k.press(click(header, mem_column));
+    EXPECT_EQ(k.ui.sort, SortKey::memory);
+    EXPECT_TRUE(k.ui.sort_descending);
+    auto order = visible_processes(k.data, k.ui);
+    EXPECT_EQ(order[0]->pid, 4103);
+    EXPECT_EQ(order[1]->pid, 4101);
+    EXPECT_EQ(order[2]->pid, 4102);
+    EXPECT_NE(k.last.row_text(header).find("MEM↓"), std::string::npos) << k.last.row_text(header);
+    k.press(click(header, mem_column));
+    EXPECT_FALSE(k.ui.sort_descending);
+    EXPECT_EQ(visible_processes(k.data, k.ui).front()->pid, 4102);
+    k.press(click(header, 1));  // left of the titles: the sort menu
+    EXPECT_EQ(k.ui.dialog, Dialog::sort_menu);
+}
+
+// Issue 19, item 7: htop's k kills; gpupart top sends no signal and says so, and where its actions are.
+TEST(TopInput, KSaysItSendsNoSignal) {
+    Keys k;
+    EXPECT_EQ(k.press('k').kind, IntentKind::none);
+    EXPECT_TRUE(k.ui.message_is_error);
+    EXPECT_NE(k.ui.message.find("sends no signal"), std::string::npos) << k.ui.message;
+    EXPECT_NE(k.ui.message.find("F9"), std::string::npos) << k.ui.message;
+    EXPECT_EQ(k.ui.dialog, Dialog::none);
+}
+
+// Issue 19, item 6: f opens every finding whole; arrows and pages scroll it; Esc closes it.
+TEST(TopInput, TheFindingsViewScrollsAndCloses) {
+    Keys k;
+    for (int i = 0; i < 60; ++i)
+        k.data.findings.push_back({Severity::info, "test", fmt::format("finding number {} of a long list", i), "test-id"});
+    k.press('f');
+    ASSERT_EQ(k.ui.dialog, Dialog::findings_list);
+    EXPECT_EQ(k.last.findings_first_line, 0);
+    EXPECT_GT(k.last.findings_lines, k.last.findings_rows);
+    k.press(KeyCode::down);
+    EXPECT_EQ(k.last.findings_first_line, 1);
+    k.press(KeyCode::page_down);
+    EXPECT_EQ(k.last.findings_first_line, 1 + k.last.findings_rows - 1);
+    k.press(KeyCode::end);
+    EXPECT_EQ(k.last.findings_first_line, k.last.findings_lines - k.last.findings_rows);
+    EXPECT_NE(k.last.text().find("finding number 59 of a long list"), std::string::npos);
+    k.press(KeyCode::page_down);  // no further than the end
+    EXPECT_EQ(k.last.findings_first_line, k.last.findings_lines - k.last.findings_rows);
+    k.press(KeyCode::home);
+    EXPECT_EQ(k.last.findings_first_line, 0);
+    k.press(KeyCode::page_up);  // nor before the start
+    EXPECT_EQ(k.last.findings_first_line, 0);
+    k.press(KeyCode::escape);
+    EXPECT_EQ(k.ui.dialog, Dialog::none);
+    k.press('f');
+    k.press('q');  // q closes the view, it does not quit
+    EXPECT_EQ(k.ui.dialog, Dialog::none);
 }
 
 // Issue 19: releasing free TPCs or giving a process TPCs it holds would change nothing; they are not offered.
@@ -241,6 +345,13 @@ TEST(TopInput, HelpSetupAndQuit) {
     k.press(KeyCode::left);
     k.press(KeyCode::left);
     EXPECT_EQ(k.ui.settings.delay_tenths, 9);
+    k.press(KeyCode::down);
+    k.press(KeyCode::down);
+    k.press(KeyCode::down);
+    EXPECT_FALSE(k.ui.settings.ascii);
+    k.press(KeyCode::enter);  // the fifth item: ASCII only (kept in toprc, as the others)
+    EXPECT_TRUE(k.ui.settings.ascii);
+    for (char ch : k.last.text()) EXPECT_EQ(static_cast<unsigned char>(ch) & 0x80, 0) << "a UTF-8 glyph in an ASCII frame";
     k.press(KeyCode::escape);
     EXPECT_EQ(k.press('q').kind, IntentKind::quit);
     EXPECT_EQ(k.press(KeyCode::f10).kind, IntentKind::quit);

@@ -513,9 +513,9 @@ TEST(TopLayout, TheWideTableShowsCpuAndHostMemory) {
     SCOPED_TRACE(screen.text());
     const int header = row_starting(screen, "       PID↑ USER");
     ASSERT_GE(header, 0);
-    EXPECT_NE(screen.row_text(header).find("  MEM  CPU%   RSS SHIM"), std::string::npos);
-    EXPECT_NE(screen.row_text(header + 1).find("     -    97 2300M active"), std::string::npos);
-    EXPECT_NE(screen.row_text(header + 2).find("     -     -     - active"), std::string::npos);
+    EXPECT_NE(screen.row_text(header).find("  MEM GPU%  CPU%   RSS SHIM"), std::string::npos);
+    EXPECT_NE(screen.row_text(header + 1).find("     -    -    97 2300M active"), std::string::npos);
+    EXPECT_NE(screen.row_text(header + 2).find("     -    -     -     - active"), std::string::npos);
 }
 
 TEST(TopData, UsageComesFromProcOfRealProcesses) {

@@ -14,6 +14,7 @@ if ! command -v tmux > /dev/null; then
 fi
 rm -rf "$work" && mkdir -p "$work"
 export GPUPART_REGISTRY_DIR=$work/registry GPUPART_JOURNAL=$work/history.jsonl  # never the machine's or the user's
+export XDG_CONFIG_HOME=$(cd "$work" && pwd)/config  # nor the user's toprc (absolute: XDG ignores a relative one)
 export LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color PS1='$ '
 socket=gpupart-top-test-$$
 tmx() { tmux -L "$socket" -f /dev/null "$@"; }
@@ -121,6 +122,15 @@ check "an exit is announced" wait_for "A exited: pid $llm"
 check "vision is still B" matches "$screen" "B +$vision "
 check "no process took A's place" lacks "$screen" "A $vision "
 
+# htop habits (issue 19, items 6 and 7): the findings view, a filter marked, a sort kept in toprc.
+tmx send-keys -t top f
+check "f opens every finding whole" wait_for "· gpupart check lists the same"
+tmx send-keys -t top Escape '\' v i s Enter
+check "a filter is marked in the table header" wait_for "filter: vis"
+check "and F4 reads FILTER" contains "$screen" "F4FILTER"
+tmx send-keys -t top '>'
+check "> sorts by the next column (USER)" wait_for "USER↑"
+
 # Help, then quit: the terminal is given back (alternate screen left, exit 0).
 tmx send-keys -t top F1
 check "F1 opens the help" wait_for "gpupart top · keys"
@@ -132,14 +142,32 @@ for _ in $(seq 1 30); do [ -s "$work/stty.txt" ] && break; sleep 0.1; done
 check "the terminal is cooked again: icanon" grep -qE '(^| )icanon( |$)' "$work/stty.txt"
 check "the terminal is cooked again: echo" grep -qE '(^| )echo( |$)' "$work/stty.txt"
 
+toprc=$XDG_CONFIG_HOME/gpupart/toprc
+check "quitting kept the sort in toprc" grep -qx 'sort=USER' "$toprc"
+check "toprc: -d 3 was for that session only" grep -qx 'delay_tenths=10' "$toprc"
+check "toprc: the filter is not kept (as in htop)" lacks "$toprc" "vis"
+
 # A signal: SIGTERM ends it the same way.
 tmx send-keys -t top clear Enter "sh -c 'echo \$\$ > $work/top.pid; exec $gpupart top ${snapshot[*]}'; echo \"top exited \$?\"" Enter
 check "top starts again" wait_for "F1Help"
+check "the sort came back from toprc" contains "$screen" "USER↑"
 kill -TERM "$(cat "$work/top.pid")"
 check "SIGTERM: exits 143" wait_for "top exited 143"
 check "SIGTERM: the view is gone" lacks "$screen" "F1Help"
 tmx send-keys -t top "stty -a > $work/stty2.txt" Enter
 for _ in $(seq 1 30); do [ -s "$work/stty2.txt" ] && break; sleep 0.1; done
 check "SIGTERM: the terminal is cooked again" grep -qE '(^| )icanon( |$)' "$work/stty2.txt"
+
+# --sort and toprc in --batch; a toprc that is a FIFO gives one line and the defaults, and never hangs.
+"$gpupart" top --batch --size 80x24 --sort mem ${snapshot[*]} > "$work/batch.txt"
+check "--sort MEM: the table sorts by it, highest first" contains "$work/batch.txt" "MEM↓"
+"$gpupart" top --batch --sort NICE ${snapshot[*]} > /dev/null 2> "$work/sort-error.txt"
+check "--sort NICE is a usage error" [ $? -eq 2 ]
+check "--sort NICE names the columns" contains "$work/sort-error.txt" "the columns are PID, USER"
+mkdir -p "$work/fifo-config/gpupart" && mkfifo "$work/fifo-config/gpupart/toprc"
+XDG_CONFIG_HOME=$XDG_CONFIG_HOME/../fifo-config timeout 20 "$gpupart" top --batch --size 80x24 ${snapshot[*]} > "$work/fifo.txt" 2> "$work/fifo-error.txt"
+check "a FIFO toprc does not hang top" [ $? -eq 0 ]
+check "a FIFO toprc is said in one line" [ "$(grep -c 'is a FIFO' "$work/fifo-error.txt")" -eq 1 ]
+check "and the defaults are used" contains "$work/fifo.txt" "PID↑"
 
 checks_summary top_end_to_end
