@@ -77,16 +77,22 @@ for signal in INT TERM HUP; do
 done
 
 # SIGKILL mid-walk: nothing can run in gpupart, so the TPCs stay where the walk was; `gpupart undo` puts them back.
-"$gpupart" measure "$memory" --steps 6 --dwell 2000 > /dev/null 2>&1 &
+# Killed after a step that is not journaled (the second mask), the case the walk's journal entry is for.
+"$gpupart" measure "$memory" --steps 6 --dwell 500 > /dev/null 2>&1 &
 measuring=$!
 check "SIGKILL: the walk started" await_walk "$memory" "$memory_tpcs"
+first_step=$(tpcs_of "$memory")
+for _ in $(seq 1 100); do [ "$(tpcs_of "$memory")" != "$first_step" ] && break; sleep 0.05; done
+check "SIGKILL: the walk is past its journaled first step" [ "$(tpcs_of "$memory")" != "$first_step" ]
 kill -KILL "$measuring"
 wait "$measuring" 2> /dev/null
 check "SIGKILL: the TPCs are not back" [ "$(tpcs_of "$memory")" != "$memory_tpcs" ]
 "$gpupart" undo > "$work/undo-kill.out" 2>&1; rc=$?
 check "SIGKILL: gpupart undo exits 0" [ "$rc" -eq 0 ]
 check "SIGKILL: undo puts the TPCs back" [ "$(tpcs_of "$memory")" = "$memory_tpcs" ]
-check "SIGKILL: undo names the walk" contains "$work/undo-kill.out" "applied as #2"
+check "SIGKILL: undo is journaled as the walk's undo" contains "$work/undo-kill.out" "applied as #2"
+"$gpupart" history > "$work/history-kill.out"
+check "SIGKILL: history says the walk was put back" contains "$work/history-kill.out" "put back by its undo below"
 mv "$GPUPART_JOURNAL" "$work/history-kill.jsonl"
 
 # An idle process (stopped) never applies a mask: measure says it is idle and puts the TPCs back.
