@@ -113,7 +113,7 @@ int run_measure(const MeasureOptions& options) {
     const double dwell = options.dwell_ms / 1000.0;
     if (!options.json) {
         fmt::print("measuring process {} ({}) on {} ({}): {} TPC counts from {} to {}, {:.1f} s each{}\n", pid,
-                   one_line(target.command, 60), gpu_display_name(state.gpu), state.gpu_uuid, masks.size(), masks.front().count(),
+                   one_line(target.command, 80), gpu_display_name(state.gpu), state.gpu_uuid, masks.size(), masks.front().count(),
                    masks.back().count(), dwell, target.simulated ? " (a simulated demo worker)" : "");
         fmt::print("Ctrl-C stops the walk and puts its TPCs back ({})\n\n", target.partitioned ? target.mask.to_list() : "all");
         fmt::print("{:>6} {:>10} {:>12} {:>5}  {}\n", "TPCS", "RATE/s", "TIME/UNIT", "CPU%", "MASK");
@@ -195,7 +195,8 @@ int run_measure(const MeasureOptions& options) {
         else if (fit) fmt::print("curve not saved (--no-save)\n");
         fmt::print("{}\n", ending);
     }
-    // What went wrong, in one line on stderr, as every refusal is said.
+    // What went wrong, in one line on stderr, as every refusal is said (after the table, also into one file).
+    std::fflush(stdout);
     if (!walk.stopped.empty())
         fmt::print(stderr, "gpupart: measure of process {} stopped: {}; nothing saved\n", pid, walk.stopped);
     else if (!no_fit.empty())

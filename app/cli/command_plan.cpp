@@ -3,6 +3,7 @@
 // partition, GPC-packed masks for the partitions, and, when the targets cannot all be met, why and what
 // fraction of them can. With --apply the masks go through the controller as one change (one journal
 // entry: `gpupart undo` reverts it), printed as `gpupart set` prints a change.
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <set>
@@ -162,6 +163,7 @@ int run_plan(const PlanOptionsCli& options) {
     }
     if (!plan.feasible) {
         if (options.json) fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
+        std::fflush(stdout);  // the table first, then why nothing was applied, also into one file
         fmt::print(stderr, "gpupart: the targets cannot all be met; nothing applied{}: ask for at most {:.1f}% of them\n",
                    options.output_profile.empty() ? "" : " and no profile written", plan.closest_fraction * 100);
         return kExitRefused;
