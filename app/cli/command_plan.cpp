@@ -162,7 +162,10 @@ int run_plan(const PlanOptionsCli& options) {
             fmt::print("profile written to {} (`gpupart profile apply {}` applies it)\n", options.output_profile, options.output_profile);
     }
     if (!plan.feasible) {
-        if (options.json) fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
+        if (options.json) {
+            out["applied"] = false;
+            fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
+        }
         std::fflush(stdout);  // the table first, then why nothing was applied, also into one file
         fmt::print(stderr, "gpupart: the targets cannot all be met; nothing applied{}: ask for at most {:.1f}% of them\n",
                    options.output_profile.empty() ? "" : " and no profile written", plan.closest_fraction * 100);

@@ -119,12 +119,23 @@ check "and shows what --apply would do" contains "$work/plan.out" "dry run: noth
 "$gpupart" profile apply "$work/planned.json" --dry-run > "$work/profile.out" 2>&1; rc=$?
 check "plan writes a profile that profile apply takes" [ "$rc" -eq 0 ]
 check "with the planned TPCs for both" [ "$(grep -c '^would arm: profile planned' "$work/profile.out")" -eq 2 ]
-before=$("$gpupart" history --json | grep -c '"action"')
+"$gpupart" plan --target "$compute=50%" "$memory=100" --json > "$work/plan.json"; rc=$?
+check "plan --json exits 0" [ "$rc" -eq 0 ]
+check "plan --json: feasible" [ "$(json_field "$work/plan.json" feasible)" = "True" ]
+check "plan --json: not applied" [ "$(json_field "$work/plan.json" applied)" = "False" ]
+compute_target=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["processes"][0]["target_rate"])' "$work/plan.json")
+launches_of() { "$gpupart" list --format csv --fields pid,launches | awk -F, -v pid="$1" '$1 == pid { print $2 }'; }
+# The rate over 2 s, as measure counts it (the demo worker launches only; no graphs).
+rate_of() { local a b; a=$(launches_of "$1"); sleep 2; b=$(launches_of "$1"); echo $(((b - a) / 2)); }
+before=$(entries)
 "$gpupart" plan --target "$compute=50%" "$memory=100" --apply > "$work/apply.out" 2>&1; rc=$?
 check "plan --apply exits 0" [ "$rc" -eq 0 ]
 check "plan --apply is one journal entry" [ "$(entries)" -eq $((before + 1)) ]
 check "plan --apply prints the change as set does" contains "$work/apply.out" "process $compute (gpupart-demo-worker llm-serving"
 check "the compute worker got its planned TPCs" [ "$(tpcs_of "$compute")" != "$compute_tpcs" ]
+sleep 0.3  # the next launches apply the masks
+check "the compute worker meets its target (within 5%)" python3 -c 'import sys; sys.exit(not float(sys.argv[1]) >= 0.95 * float(sys.argv[2]))' "$(rate_of "$compute")" "$compute_target"
+check "the memory worker meets its target (within 5%)" [ "$(rate_of "$memory")" -ge 95 ]
 "$gpupart" undo > /dev/null 2>&1; rc=$?
 check "undo reverts the plan" [ "$rc" -eq 0 ] && [ "$(tpcs_of "$compute")" = "$compute_tpcs" ] && [ "$(tpcs_of "$memory")" = "$memory_tpcs" ]
 
