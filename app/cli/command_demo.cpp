@@ -47,14 +47,19 @@ void await_registration(const Registry& registry, const std::vector<StartedWorke
     }
 }
 
-int start_demo(int workers, int seconds) {
+int start_demo(int workers, int seconds, const std::vector<std::string>& scaling) {
     const Gpu gpu = load_snapshot("builtin:h200").gpus.at(0);
     const Registry registry(Registry::default_directory());
     user_directory(registry.directory(), ::getuid(), true);  // an unsafe registry is refused here, in one line
-    const auto started = start_demo_workers(gpu, demo_workers(workers), seconds, false);
+    std::vector<DemoWorkerSpec> specs = demo_workers(workers);
+    if (scaling.size() > specs.size())
+        throw UserError(fmt::format("--scaling names {} kinds for {} workers: give at most one per worker", scaling.size(), specs.size()));
+    for (std::size_t i = 0; i < scaling.size(); ++i) specs[i].scaling = scaling[i];
+    const auto started = start_demo_workers(gpu, specs, seconds, false);
     await_registration(registry, started);
     for (const StartedWorker& worker : started)
-        fmt::print("started demo worker {} (pid {}) on {} for {} s\n", worker.spec.name, worker.pid, worker.spec.tpcs, seconds);
+        fmt::print("started demo worker {} (pid {}) on {} for {} s{}\n", worker.spec.name, worker.pid, worker.spec.tpcs, seconds,
+                   worker.spec.scaling == "linear" ? "" : fmt::format(", {}-bound", worker.spec.scaling));
     fmt::print("simulated workload on the built-in H200: try `gpupart list`, `gpupart set PID gpc1 --snapshot "
                "builtin:h200`, `gpupart check --snapshot builtin:h200`; `gpupart demo stop` ends it\n");
     return 0;
@@ -79,6 +84,7 @@ Command add_demo_command(CLI::App& app) {
         std::string verb;
         int workers = 3;
         int seconds = 3600;
+        std::vector<std::string> scaling;
     };
     auto options = std::make_shared<DemoOptions>();
     CLI::App* demo = app.add_subcommand("demo", "Simulated partitioned processes on the built-in H200 (no GPU needed)");
@@ -86,9 +92,14 @@ Command add_demo_command(CLI::App& app) {
     CLI::App* start = demo->add_subcommand("start", "Start the simulated workload");
     start->add_option("--workers", options->workers, "How many (1-16)")->check(CLI::Range(1, 16));
     start->add_option("--seconds", options->seconds, "How long they run")->check(CLI::Range(1, 86400));
+    start->add_option("--scaling", options->scaling,
+                      "How each worker's simulated rate follows its TPCs, in worker order: linear (default), compute or "
+                      "memory (seed 002's C(m) = a/m + b with a small or a large b; for `gpupart measure`)")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"linear", "compute", "memory"}));
     start->callback([options] { options->verb = "start"; });
     demo->add_subcommand("stop", "Stop your demo workers")->callback([options] { options->verb = "stop"; });
-    return {demo, [options] { return options->verb == "start" ? start_demo(options->workers, options->seconds) : stop_demo(); }};
+    return {demo, [options] { return options->verb == "start" ? start_demo(options->workers, options->seconds, options->scaling) : stop_demo(); }};
 }
 
 }  // namespace gpupart::cli

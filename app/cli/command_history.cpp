@@ -1,4 +1,5 @@
 // gpupart history / gpupart undo: the journal of applied changes, and reverting the newest one.
+#include <algorithm>
 #include <memory>
 
 #include <fmt/format.h>
@@ -36,6 +37,13 @@ Command add_history_command(CLI::App& app) {
                                    c.before_partitioned ? c.before.to_list() : "all", c.after_partitioned ? c.after.to_list() : "all");
                     if (entry.rules) fmt::print("        {}\n", one_line(rules_change_text(*entry.rules)));
                     if (entry.recovered) fmt::print("        finished after gpupart was killed: {}\n", one_line(*entry.recovered));
+                    // A walk's later steps are not in the history (journal.hpp, JournalWalk): say so where it starts.
+                    if (entry.walk)
+                        fmt::print("        then walked through TPC counts by gpupart {} (not journaled step by step); {}\n",
+                                   entry.walk->writer_pid,
+                                   std::any_of(entries.begin(), entries.end(), [&](const JournalEntry& e) { return e.undoes == entry.id; })
+                                       ? "put back by its undo below"
+                                       : "not put back yet: `gpupart undo` puts back the TPCs from before it");
                 }
                 return 0;
             }};

@@ -31,5 +31,7 @@ Command add_top_command(CLI::App& app);
 Command add_probe_command(CLI::App& app);
 Command add_source_command(CLI::App& app);
 Command add_exporter_command(CLI::App& app);
+Command add_measure_command(CLI::App& app);
+Command add_plan_command(CLI::App& app);
 
 }  // namespace gpupart::cli

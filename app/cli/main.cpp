@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
         gpupart::cli::add_probe_command(app),
         gpupart::cli::add_source_command(app),
         gpupart::cli::add_exporter_command(app),
+        gpupart::cli::add_measure_command(app),
+        gpupart::cli::add_plan_command(app),
     };
     try {
         app.parse(argc, argv);

@@ -3,7 +3,12 @@
 // "launches" a kernel at a steady rate: it follows its slot's mask the way the shim does (adopting a
 // mask only when it has a real TPC), counts launches and publishes what it applies. It says everywhere
 // that it is simulated (command line and shim version), and it never touches a GPU.
-//   gpupart-demo-worker NAME TPCS_HEX REAL_TPCS_HEX [SECONDS] [LAUNCHES_PER_SECOND]
+//   gpupart-demo-worker NAME TPCS_HEX REAL_TPCS_HEX [SECONDS] [LAUNCHES_PER_SECOND] [SCALING]
+// SCALING says how the simulated time per launch follows the TPCs m it holds (LAUNCHES_PER_SECOND is its
+// rate on the TPCs it starts with), so that `gpupart measure` has curves of both of seed 002's kinds:
+//   linear   C(m) = a/m          (the default: the rate is proportional to the TPCs)
+//   compute  C(m) = a/m + a/200  (keeps speeding up over the whole GPU: compute-intensive)
+//   memory   C(m) = a/m + a/8    (little faster beyond about 8 TPCs: memory-intensive, Definition 1)
 // It is "on" the GPU $GPUPART_DEMO_GPU names (a UUID; default GPU-00000000-0000-0000-0000-000000000001,
 // the registry's name for GPU 0 of a snapshot without UUIDs: gpu_key in model/gpu_queries.hpp).
 #include <chrono>
@@ -11,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -27,6 +33,14 @@ namespace {
 volatile std::sig_atomic_t g_stop = 0;
 void on_signal(int) { g_stop = 1; }
 
+// b/a of C(m) = a/m + b for a SCALING name (see the top of this file); nullopt for an unknown name.
+std::optional<double> serial_part(const char* scaling) {
+    if (std::strcmp(scaling, "linear") == 0) return 0.0;
+    if (std::strcmp(scaling, "compute") == 0) return 1.0 / 200;
+    if (std::strcmp(scaling, "memory") == 0) return 1.0 / 8;
+    return std::nullopt;
+}
+
 std::uint64_t realtime_ns() {
     return static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
@@ -35,8 +49,9 @@ std::uint64_t realtime_ns() {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 4 || argc > 6) {
-        std::fprintf(stderr, "usage: gpupart-demo-worker NAME TPCS_HEX REAL_TPCS_HEX [SECONDS] [LAUNCHES_PER_SECOND]\n");
+    if (argc < 4 || argc > 7) {
+        std::fprintf(stderr, "usage: gpupart-demo-worker NAME TPCS_HEX REAL_TPCS_HEX [SECONDS] [LAUNCHES_PER_SECOND] "
+                             "[linear|compute|memory]\n");
         return 2;
     }
     gpupart_control_payload initial{};
@@ -58,6 +73,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "gpupart-demo-worker: SECONDS and LAUNCHES_PER_SECOND must be positive (rate at most 100000)\n");
         return 2;
     }
+    const char* scaling = argc > 6 ? argv[6] : "linear";
+    const std::optional<double> serial = serial_part(scaling);
+    if (!serial) {
+        std::fprintf(stderr, "gpupart-demo-worker: SCALING must be linear, compute or memory\n");
+        return 2;
+    }
     mine.flags = GPUPART_CONTROL_HAS_MASK;
     initial.count = 1;
     initial.generation = 1;
@@ -71,7 +92,10 @@ int main(int argc, char** argv) {
     int error = gpupart_registry_dir(root, sizeof root);
     if (error == 0) error = gpupart_registry_root_check(root, std::getenv("GPUPART_REGISTRY_DIR") != nullptr, why, sizeof why);
     if (error == 0) error = gpupart_user_dir(root, ::getuid(), 1, dir, sizeof dir);
-    const std::string command = std::string("gpupart-demo-worker ") + argv[1] + " (simulated workload, no GPU)";
+    // The kind is part of the command line, so a curve saved for one kind is never used for the other.
+    const std::string command = std::string("gpupart-demo-worker ") + argv[1] +
+                                (*serial == 0 ? std::string(" (simulated workload, no GPU)")
+                                              : std::string(" (simulated ") + scaling + "-bound workload, no GPU)");
     gpupart_slot_file* slot = nullptr;
     char path[512];
     if (error == 0)
@@ -102,10 +126,22 @@ int main(int argc, char** argv) {
     gpupart_status_gpu status{};
     std::uint32_t seen_seq = ~0u;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-    // Simulated throughput follows the TPCs the process holds, so giving it TPCs shows in launches/s.
-    auto period = std::chrono::nanoseconds(1000000000L / rate);
+    // Simulated throughput follows the TPCs the process holds, so giving it TPCs shows in launches/s:
+    // C(m) = a/m + b seconds per launch with b = serial x a, a chosen so that C(initial_tpcs) = 1/rate.
+    const double a = 1.0 / (static_cast<double>(rate) * (1.0 / initial_tpcs + *serial));
+    const auto period_for = [&](int tpcs) {
+        const double seconds_per_launch = a / (tpcs > 0 ? tpcs : 1) + *serial * a;
+        return std::chrono::nanoseconds(static_cast<long>(seconds_per_launch * 1e9));
+    };
+    auto period = period_for(initial_tpcs);
+    // Launch times on a fixed schedule (sleep_until), not a sleep after each launch: the time a loop
+    // itself takes would otherwise add a b of its own and bend every curve.
+    auto next = std::chrono::steady_clock::now();
     while (!g_stop && std::chrono::steady_clock::now() < deadline) {
-        std::this_thread::sleep_for(period);
+        next += period;
+        // Far behind (stopped, or a machine under load): start the schedule again rather than burst.
+        if (const auto now = std::chrono::steady_clock::now(); next < now - std::chrono::seconds(1)) next = now;
+        std::this_thread::sleep_until(next);
         // What the shim does at a launch: adopt a changed control block unless its mask has no real TPC.
         if (__atomic_load_n(&slot->control.seq, __ATOMIC_ACQUIRE) != seen_seq) {
             static gpupart_control c{};
@@ -124,9 +160,7 @@ int main(int argc, char** argv) {
                     status.applied_generation = c.current.generation;
                     status.applied_flags = has_mask ? GPUPART_CONTROL_HAS_MASK : 0u;
                     for (int i = 0; i < 4; ++i) status.applied[i] = has_mask ? entry.allowed[i] : 0u;
-                    const int tpcs = has_mask ? count_bits(entry.allowed) : count_bits(mine.real_tpcs);
-                    const long scaled = rate * (tpcs > 0 ? tpcs : 1) / initial_tpcs;
-                    period = std::chrono::nanoseconds(1000000000L / (scaled > 0 ? scaled : 1));
+                    period = period_for(has_mask ? count_bits(entry.allowed) : count_bits(mine.real_tpcs));
                 }
                 status.descriptor_version = 0x40;  // what the recorded H200 uses
                 gpupart_store64(&slot->gpu_counters[0].applied_realtime_ns, realtime_ns());

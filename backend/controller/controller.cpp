@@ -191,6 +191,21 @@ Plan Controller::plan_undo() const {
     const JournalContents journal = journal_.load();
     const auto last = last_undoable(journal.entries);
     if (!last) throw UserError(fmt::format("nothing to undo (history {})", journal_.path()));
+    return plan_undo_entry(journal, *last);
+}
+
+Plan Controller::plan_undo_of(JournalId id) const {
+    const JournalContents journal = journal_.load();
+    const auto found = std::find_if(journal.entries.begin(), journal.entries.end(), [&](const JournalEntry& e) { return e.id == id; });
+    if (found == journal.entries.end()) throw UserError(fmt::format("#{} is not in the history {}", id, journal_.path()));
+    if (found->undoes) throw UserError(fmt::format("#{} is an undo itself: it cannot be undone by id", id));
+    for (const JournalEntry& entry : journal.entries)
+        if (entry.undoes == id) throw UserError(fmt::format("#{} was undone already, by #{}", id, entry.id));
+    return plan_undo_entry(journal, *found);
+}
+
+Plan Controller::plan_undo_entry(const JournalContents& journal, const JournalEntry& undone) const {
+    const JournalEntry* last = &undone;
     // The generation each process got from the newest journaled change (an undo included): anything
     // else means someone changed it outside this journal since.
     std::map<std::pair<int, std::uint64_t>, std::uint64_t> journaled_generation;
@@ -220,7 +235,12 @@ Plan Controller::plan_undo() const {
             continue;
         }
         const bool as_left = process->partitioned == done.after_partitioned && process->mask == done.after;
-        if (!as_left || process->generation != journaled_generation[{done.pid, done.start_time}])
+        const std::uint64_t journaled = journaled_generation[{done.pid, done.start_time}];
+        // A walk's later steps are its own gpupart's unjournaled writes (journal.hpp, JournalWalk): the
+        // process is as the walk left it while nobody else wrote its slot since.
+        const bool walked = last->walk && done.generation_after == journaled && process->writer_pid == last->walk->writer_pid &&
+                            process->generation >= journaled && process->generation <= journaled + last->walk->writes;
+        if (!walked && (!as_left || process->generation != journaled))
             plan.findings.push_back(refusal("undo-changed-since", "journal", fmt::format("process {} was changed again since #{} (now TPCs {}): undo "
                                                                    "would overwrite that; change it explicitly instead",
                                                                    done.pid, last->id,
@@ -310,6 +330,7 @@ Applied Controller::apply(const Plan& plan) {
     JournalEntry entry;
     entry.action = plan.action;
     entry.undoes = plan.undoes;
+    entry.walk = plan.walk;
     // The intent goes to the journal first, under its lock (held until this function returns): a
     // journal that cannot be written refuses the change before any slot is touched.
     JournalIntent intent{entry, {}, registry_.directory()};

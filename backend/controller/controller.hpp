@@ -40,6 +40,7 @@ struct Plan {
     // Requested changes that would leave a process as it is: never applied or journaled (each has a
     // no-change note), kept so a caller can still say what was asked (profile drift).
     std::vector<PlannedChange> unchanged;
+    std::optional<JournalWalk> walk;  // journaled with the change: its gpupart goes on changing it (journal.hpp)
     bool refused() const { return has_error(findings); }
     bool changes_nothing() const { return changes.empty() && !rules; }
 };
@@ -64,6 +65,10 @@ public:
     Plan plan_masks_refusing(const std::vector<MaskRequest>& requests, std::vector<Finding> refusals,
                              const std::string& action) const;
     Plan plan_undo() const;  // reverts the newest change in the journal that is not undone yet
+    // Reverts journal entry `id` (not undone yet, not an undo), newer entries or not: each of its processes
+    // must still be as it left them, which no newer change of theirs can be. How `gpupart measure` ends
+    // its walk (journal.hpp, JournalWalk) when the user journaled other changes meanwhile.
+    Plan plan_undo_of(JournalId id) const;
     // Arms `after` as the caller's profile rules for processes that start later (nullopt disarms them).
     Plan plan_rules(ArmedRules after, const std::string& action) const;
     // Applies a plan that has no error finding; refuses (UserError) otherwise. A process that changed
@@ -79,6 +84,7 @@ public:
     Controller with_gpu(const Gpu& gpu) const { return Controller(registry_, gpu, journal_); }
 
 private:
+    Plan plan_undo_entry(const JournalContents& journal, const JournalEntry& last) const;
     // Adds a refusal when pid is not live, or names another process than the one with `start_time` (0: any).
     std::optional<PlannedChange> change_for(int pid, std::uint64_t start_time, Plan& plan) const;
     // Puts back the `done` changes of `plan` (and its rules when written); false when any was changed

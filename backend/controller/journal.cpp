@@ -72,6 +72,11 @@ JournalEntry entry_from_json(const OrderedJson& json) {
         rules.finish();
     }
     entry.recovered = r.get_if_present<std::string>("recovered");
+    if (json.contains("walk")) {  // entries of gpupart measure's walks (layout of issue 21)
+        JsonObjectReader walk(r.child("walk"), "walk");
+        entry.walk = JournalWalk{walk.get<int>("writer_pid"), walk.get<std::uint64_t>("writes")};
+        walk.finish();
+    }
     r.finish();
     return entry;
 }
@@ -86,6 +91,7 @@ OrderedJson journal_entry_json(const JournalEntry& entry) {
                     {"changes", changes}};
     if (entry.rules) out["rules"] = OrderedJson{{"before", rules_json(entry.rules->before)}, {"after", rules_json(entry.rules->after)}};
     if (entry.recovered) out["recovered"] = *entry.recovered;
+    if (entry.walk) out["walk"] = OrderedJson{{"writer_pid", entry.walk->writer_pid}, {"writes", entry.walk->writes}};
     return out;
 }
 

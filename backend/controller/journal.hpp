@@ -42,6 +42,19 @@ struct JournalChange {
     bool operator==(const JournalChange&) const = default;
 };
 
+// A change that the gpupart which made it goes on changing without journaling each step: `gpupart
+// measure`'s walk through TPC counts (issue 21). Its entry journals the walk's first mask; the walk's
+// later masks are compare-and-set writes by that gpupart alone, at most `writes` of them, so while the
+// entry is not undone the process is "as this entry left it" when its generation lies within
+// [generation_after, generation_after + writes] and the slot's last writer is `writer_pid`. A walk that
+// ends normally is closed by an undo of its entry (the TPCs from before the walk put back); one whose
+// gpupart was killed stays undoable, and `gpupart undo` puts those TPCs back.
+struct JournalWalk {
+    int writer_pid = 0;
+    std::uint64_t writes = 0;
+    bool operator==(const JournalWalk&) const = default;
+};
+
 struct JournalEntry {
     JournalId id = 0;
     std::string time;  // UTC, ISO 8601
@@ -53,6 +66,7 @@ struct JournalEntry {
     std::optional<RulesChange> rules;  // the caller's armed profile rules, when this entry changed them
     // Set when a later reader finished this entry for a gpupart that was killed in the middle: what it found.
     std::optional<std::string> recovered;
+    std::optional<JournalWalk> walk;  // a walk's first step (see JournalWalk)
     bool operator==(const JournalEntry&) const = default;
 };
 

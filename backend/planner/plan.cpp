@@ -45,7 +45,7 @@ std::vector<Task> tasks_for(const std::vector<PlanProcess>& processes, const std
     return tasks;
 }
 
-void fill(Plan& plan, const std::vector<Task>& tasks, const std::vector<double>& rates, double fraction,
+void fill(PartitionPlan& plan, const std::vector<Task>& tasks, const std::vector<double>& rates, double fraction,
           const PartitionResult& run) {
     plan.partitions.clear();
     for (std::size_t i = 0; i < plan.processes.size(); ++i) {
@@ -77,9 +77,9 @@ void fill(Plan& plan, const std::vector<Task>& tasks, const std::vector<double>&
 
 }  // namespace
 
-Plan plan_partitions(const std::vector<PlanProcess>& processes, int total_tpcs, const PlanOptions& options) {
+PartitionPlan plan_partitions(const std::vector<PlanProcess>& processes, int total_tpcs, const PlanOptions& options) {
     if (total_tpcs < 1) throw UserError(fmt::format("a GPU of {} TPCs cannot be partitioned", total_tpcs));
-    Plan plan;
+    PartitionPlan plan;
     plan.total_tpcs = total_tpcs;
     std::vector<double> rates;
     for (const PlanProcess& p : processes) {

@@ -47,7 +47,7 @@ struct PlanOptions {
 
 struct PlannedProcess {
     std::string name;
-    int partition = -1;  // index into Plan::partitions; -1 when the plan has none for it
+    int partition = -1;  // index into PartitionPlan::partitions; -1 when the plan has none for it
     int tpcs = 0;        // its partition's size
     double target_rate = 0;   // what the target asks, in units per second
     double planned_rate = 0;  // what the plan guarantees under the model: the target rate when met,
@@ -64,7 +64,7 @@ struct PlannedPartition {
     double load = 0;  // sum C_i / D_i at tpcs: the share of the partition's time the planned rates take
 };
 
-struct Plan {
+struct PartitionPlan {
     bool feasible = false;  // every target met
     int total_tpcs = 0;
     int spare_tpcs = 0;  // TPCs no partition needs (the seed leaves them unused; a caller may hand them out)
@@ -80,6 +80,6 @@ struct Plan {
 
 // Plans `processes` on a GPU of `total_tpcs` TPCs. Throws UserError on a malformed input (a target not
 // above zero, a share above 1, a curve that does not fall with TPCs); infeasible targets are a result.
-Plan plan_partitions(const std::vector<PlanProcess>& processes, int total_tpcs, const PlanOptions& options = {});
+PartitionPlan plan_partitions(const std::vector<PlanProcess>& processes, int total_tpcs, const PlanOptions& options = {});
 
 }  // namespace gpupart

@@ -61,7 +61,7 @@ std::vector<StartedWorker> start_demo_workers(const Gpu& gpu, const std::vector<
     for (const DemoWorkerSpec& spec : specs) {
         const std::string mask = resolve_mask(spec.tpcs, gpu).mask.to_hex();
         std::vector<std::string> args = {binary, spec.name, mask, real, std::to_string(seconds),
-                                         std::to_string(spec.launches_per_second)};
+                                         std::to_string(spec.launches_per_second), spec.scaling};
         std::vector<char*> argv;
         for (auto& arg : args) argv.push_back(arg.data());
         argv.push_back(nullptr);

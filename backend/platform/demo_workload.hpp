@@ -11,7 +11,10 @@ namespace gpupart {
 struct DemoWorkerSpec {
     std::string name;  // shown as the command
     std::string tpcs;  // mask expression on the built-in H200
-    int launches_per_second = 100;
+    int launches_per_second = 100;  // on the TPCs of `tpcs`
+    // How the rate follows the worker's TPCs (app/demo/demo_worker.cpp): "linear" (proportional),
+    // "compute" or "memory" (seed 002's C(m) = a/m + b with a small or a large b).
+    std::string scaling = "linear";
 };
 
 // Services sharing the H200 GPC-aligned (and, past the first four, smaller jobs packed into what is

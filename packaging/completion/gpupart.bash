@@ -13,7 +13,7 @@ _gpupart() {
     _init_completion || return
 
     local commands="topology gpus engines copy-engines probe mask export run set list mps check history undo
-                    profile demo top source exporter"
+                    profile demo top source exporter measure plan"
     local snapshot="--snapshot --gpu"
     local csv="--format --fields"
     local command="" verb="" i
@@ -44,6 +44,9 @@ _gpupart() {
             return ;;
         --json | --png | --svg)
             [ "$command" = "export" ] && { _filedir; return; } ;;
+        --scaling) COMPREPLY=($(compgen -W "linear compute memory" -- "${cur##*,}")); return ;;
+        --output-profile) _filedir json; return ;;
+        --steps | --dwell | --floor | --target) return ;;
         --gpu | --tpcs | --workers | --seconds | --deadline | -d | --delay | -n | --frames | --size | --nvdebug-root | --mmio-image)
             [ "$prev" = "--nvdebug-root" ] && _filedir -d
             [ "$prev" = "--mmio-image" ] && _filedir
@@ -79,7 +82,11 @@ _gpupart() {
             options="$snapshot --dry-run --force --json" ;;
         demo)
             [ -z "$verb" ] && { COMPREPLY=($(compgen -W "start stop" -- "$cur")); return; }
-            [ "$verb" = "start" ] && options="--workers --seconds" ;;
+            [ "$verb" = "start" ] && options="--workers --seconds --scaling" ;;
+        measure)
+            if [ -z "$verb" ] && [[ $cur != -* ]]; then _pids; return; fi
+            options="$snapshot --steps --dwell --floor --save --no-save --json" ;;
+        plan) options="$snapshot --target --apply --output-profile --json" ;;
         top) options="$snapshot -d --delay -C --no-colour -s --sort -b --batch -n --frames --size" ;;
         exporter) options="--snapshot --listen --textfile --interval --once" ;;
         source)

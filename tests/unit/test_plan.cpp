@@ -34,7 +34,7 @@ std::string error_of(const std::vector<PlanProcess>& processes, int tpcs) {
 // needs m >= 32.67, so 33 TPCs. copy at 800/s: 0.0066/m + 0.0009 <= 0.00125 needs m >= 18.86, so 19
 // (the memory-bound copy reaches 80% of its full speed on 29% of the TPCs). 33 + 19 = 52 <= 66: no merge.
 TEST(Plan, ComputeAndMemoryProcessOnAnH100) {
-    const Plan plan = plan_partitions({matmul(Target::share(0.5)), copy(Target::rate(800))}, 66);
+    const PartitionPlan plan = plan_partitions({matmul(Target::share(0.5)), copy(Target::rate(800))}, 66);
     ASSERT_TRUE(plan.feasible) << plan.reason;
     EXPECT_EQ(plan.spare_tpcs, 14);
     ASSERT_EQ(plan.partitions.size(), 2u);
@@ -62,7 +62,7 @@ TEST(Plan, ComputeAndMemoryProcessOnAnH100) {
 // is Algorithm 1 that gives up. Closest: the copy's need drops to 13 TPCs once the targets are scaled to
 // f <= 0.00125 / (0.0009 + 0.0066 / 13) = 0.887978, where matmul needs 53: 53 + 13 = 66.
 TEST(Plan, InfeasibleTargetsSayWhyAndWhatIsClosest) {
-    const Plan plan = plan_partitions({matmul(Target::share(0.9)), copy(Target::rate(800))}, 66);
+    const PartitionPlan plan = plan_partitions({matmul(Target::share(0.9)), copy(Target::rate(800))}, 66);
     EXPECT_FALSE(plan.feasible);
     EXPECT_EQ(plan.reason.rfind("no two partitions can be merged any more and they need 79 TPCs of the 66 "
                                 "(seed 002 Algorithm 1 line 7); the closest plan meets 88.8% of every target", 0),
@@ -82,7 +82,7 @@ TEST(Plan, InfeasibleTargetsSayWhyAndWhatIsClosest) {
 // matmul at 2000/s, twice its full-GPU rate: at 1 TPC a launch takes 66.02 ms, so the targets are
 // 2000 x 0.06602 + 100 x 0.0075 = 132.8 TPCs of work even with perfect scaling (Lemma 1).
 TEST(Plan, TargetsBeyondTheWholeGpusWork) {
-    const Plan plan = plan_partitions({matmul(Target::rate(2000)), copy(Target::rate(100))}, 66);
+    const PartitionPlan plan = plan_partitions({matmul(Target::rate(2000)), copy(Target::rate(100))}, 66);
     EXPECT_FALSE(plan.feasible);
     EXPECT_EQ(plan.reason.rfind("even spread perfectly over TPCs the targets need the work of 132.8 TPCs and the "
                                 "GPU has 66 (seed 002 Lemma 1)", 0),
@@ -94,7 +94,7 @@ TEST(Plan, TargetsBeyondTheWholeGpusWork) {
 // The copy at 1050/s, above its 1000/s on the whole GPU (90% of its time does not shrink with TPCs):
 // little work (Lemma 1 passes: 7.9 TPCs) but no partition is fast enough (Lemma 2). Closest: 1000/1050.
 TEST(Plan, TargetAboveTheFullGpuRate) {
-    const Plan plan = plan_partitions({copy(Target::rate(1050))}, 66);
+    const PartitionPlan plan = plan_partitions({copy(Target::rate(1050))}, 66);
     EXPECT_FALSE(plan.feasible);
     EXPECT_EQ(plan.reason.rfind("copy cannot meet its target even alone on all 66 TPCs: one job takes 0.001 s there "
                                 "and must end within 0.0009524 s (seed 002 Lemma 2)", 0),
@@ -107,7 +107,7 @@ TEST(Plan, TargetAboveTheFullGpuRate) {
 
 // Two memory-bound processes never share (issue 21): on a 1-TPC GPU nothing can be planned at all.
 TEST(Plan, TwoMemoryProcessesOnOneTpcCannotBePlanned) {
-    const Plan plan = plan_partitions({copy(Target::rate(1)), copy(Target::rate(1))}, 1);
+    const PartitionPlan plan = plan_partitions({copy(Target::rate(1)), copy(Target::rate(1))}, 1);
     EXPECT_FALSE(plan.feasible);
     EXPECT_EQ(plan.closest_fraction, 0.0);
     EXPECT_NE(plan.reason.find("no fraction of the targets can be met either"), std::string::npos) << plan.reason;
@@ -120,7 +120,7 @@ TEST(Plan, TwoMemoryProcessesOnOneTpcCannotBePlanned) {
 TEST(Plan, LatencyTargetSetsTheDeadline) {
     Target target = Target::rate(100);
     target.latency = 0.00125;
-    const Plan plan = plan_partitions({copy(target)}, 66);
+    const PartitionPlan plan = plan_partitions({copy(target)}, 66);
     ASSERT_TRUE(plan.feasible);
     EXPECT_EQ(plan.processes[0].tpcs, 19);
 }
@@ -135,7 +135,7 @@ TEST(Plan, MeasuredConflictCurveReplacesTheSeedFactor) {
     EXPECT_FALSE(plan_partitions({a, b}, 1).feasible);
     a.conflict_curve = a.curve;
     b.conflict_curve = b.curve;
-    const Plan plan = plan_partitions({a, b}, 1);
+    const PartitionPlan plan = plan_partitions({a, b}, 1);
     ASSERT_TRUE(plan.feasible) << plan.reason;
     ASSERT_EQ(plan.partitions.size(), 1u);
     EXPECT_EQ(plan.partitions[0].processes, (std::vector<int>{0, 1}));
@@ -207,7 +207,7 @@ TEST(PlanPlacement, PartitionsArePackedLargestFirst) {
 // GPCs of 9 and 6 of a GPC of 7; both masks are disjoint and inside what was available.
 TEST(PlanPlacement, H100PlanIsPlacedOnWholeGpcsFirst) {
     const Gpu gpu = gpu_with_gpcs({9, 9, 9, 9, 8, 8, 7, 7});
-    const Plan plan = plan_partitions({matmul(Target::share(0.5)), copy(Target::rate(800))}, 66);
+    const PartitionPlan plan = plan_partitions({matmul(Target::share(0.5)), copy(Target::rate(800))}, 66);
     std::vector<int> counts;
     for (const PlannedPartition& p : plan.partitions) counts.push_back(p.tpcs);
     const std::vector<TpcMask> masks = place_partitions_packed(gpu, counts, real_tpcs(gpu));

@@ -1,0 +1,18 @@
+#pragma once
+// Where gpupart measure saves curves and gpupart plan reads them, and whose curve a process has.
+#include <string>
+
+#include "controller/system_state.hpp"
+#include "curve_store/curve_store.hpp"
+
+namespace gpupart::cli {
+
+// $XDG_STATE_HOME/gpupart/curves, else ~/.local/state/gpupart/curves (beside the history). Per user, as
+// the history is: a curve describes your process.
+std::string curve_directory();
+CurveStore curve_store();
+// A process's curve identity on `state`'s GPU: its command line and user, never its pid, so that the
+// curve still applies after the program restarts.
+CurveIdentity curve_identity(const ProcessState& process, const SystemState& state);
+
+}  // namespace gpupart::cli
