@@ -159,10 +159,14 @@ void GuiSession::refresh() {
 }
 
 Plan GuiSession::planGive(const widgets::DropTarget& target, const TpcMask& tpcs) const {
-    if (!mask_bits_known(gpu()))  // a mask could otherwise allow only holes and hang kernels
-        return Plan{"give", {}, {{Severity::error, "holes in the mask bits (measured on the H200)",
-                                  "this GPU's TPC mask bits are not known (" + mask_bits_unknown_reason(gpu()) + ")",
-                                  "mask-bits-unknown"}}, std::nullopt, std::nullopt, {}};
+    if (!mask_bits_known(gpu())) {  // a mask could otherwise allow only holes and hang kernels
+        Plan refused;
+        refused.action = "give";
+        refused.findings = {{Severity::error, "holes in the mask bits (measured on the H200)",
+                             "this GPU's TPC mask bits are not known (" + mask_bits_unknown_reason(gpu()) + ")",
+                             "mask-bits-unknown"}};
+        return refused;
+    }
     if (!target.pid) return plan_give(*controller_, std::nullopt, tpcs);
     return plan_give(*controller_, ProcessRef{*target.pid, target.start_time}, tpcs);
 }
