@@ -28,6 +28,7 @@ std::string rate_text(const std::optional<double>& rate) {
 }
 
 constexpr int kCommandWidth = 30;
+constexpr int kMaskLeastWidth = 16;  // REQUESTED narrower than this is dropped instead
 
 std::vector<Column> table_columns(const TopData& data, bool wide, int width) {
     using enum ColumnId;
@@ -59,10 +60,23 @@ std::vector<Column> table_columns(const TopData& data, bool wide, int width) {
                                    {applied, "APPLIED", std::min(applied_width, 32), false, SortKey::applied},
                                    {command, "COMMAND", 0, false, SortKey::command}};
     // The command keeps at least kCommandWidth columns: the extra columns go first, least useful first.
-    for (const ColumnId extra : {applied, launches, rss, cpu, gpu, requested}) {
+    // REQUESTED narrows (its masks cut with "…") before it goes: a partition of whole GPCs on the H200
+    // names holes-separated bits ("0-3,9-16,18-25,27-34,75,78,81,83"), and 120 columns still show it.
+    const auto used_now = [&] {
         int used = 4;
         for (const Column& column : columns) used += column.width + 1;
-        if (width - used >= kCommandWidth) break;
+        return used;
+    };
+    for (const ColumnId extra : {applied, launches, rss, cpu, gpu, requested}) {
+        if (width - used_now() >= kCommandWidth) break;
+        if (extra == requested) {
+            auto it = std::find_if(columns.begin(), columns.end(), [](const Column& column) { return column.id == requested; });
+            const int narrower = it->width - (kCommandWidth - (width - used_now()));
+            if (narrower >= kMaskLeastWidth) {
+                it->width = narrower;
+                break;
+            }
+        }
         std::erase_if(columns, [extra](const Column& column) { return column.id == extra; });
     }
     return columns;

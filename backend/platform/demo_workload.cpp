@@ -20,8 +20,8 @@ namespace gpupart {
 
 std::vector<DemoWorkerSpec> demo_workers(int count) {
     if (count < 1 || count > 16) throw UserError(fmt::format("demo workers: {} is not between 1 and 16", count));
-    // The first four own whole GPCs (seed 001's advice); the rest are small jobs on single TPCs of the
-    // GPCs whose GPC is not determined or shared with a service, as a busy machine looks.
+    // The first four own whole GPCs (seed 001's advice); the rest are small jobs on single TPCs of GPCs
+    // a service holds (75-83 are gpc0's, as on the driver's floorplan), sharing them as a busy machine does.
     std::vector<DemoWorkerSpec> all = {
         {"llm-serving", "gpc0-3", 400}, {"vision", "gpc4-5", 150}, {"batch-train", "gpc6", 60}, {"embeddings", "gpc7", 90},
     };

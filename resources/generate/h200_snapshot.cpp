@@ -7,159 +7,189 @@
 #include <fmt/format.h>
 
 #include "recorded_logs.hpp"
-#include "sources/rm_engine_types.hpp"
+#include "snapshot/snapshot_file.hpp"
 
 namespace gpupart::recorded {
 namespace {
 
-constexpr int kBitsPerGpcGroup = 9;  // HARDWARE.md section 3: mask bits come in groups of 9 per GPC
+// The fixtures the built-in H200 is built from. The live capture is the base: the driver's own
+// floorplan (physical GPCs, slots, SM order) joined with the probe's mask bits. The 2026-11-22 logs
+// were measured another way (one mask bit at a time with %smid, and thread-block clusters, no driver
+// controls) and must agree with it: the generator refuses to write a snapshot where they do not.
+const char* const kLive = "tests/fixtures/live-h200/live-h200.json";
+const char* const kLiveRoot = "tests/fixtures/live-h200/root-h200.txt";
 const char* const kMaskbitsLog = "tests/fixtures/h200/2026-11-22-maskbits.log";
 const char* const kCorunLog = "tests/fixtures/h200/2026-11-22-corun.log";
 const char* const kEnvLog = "tests/fixtures/h200/2026-11-22-env.log";
-const char* const kRmReplies = "tests/fixtures/h100-rmctrl/replies-root.txt";
-const char* const kRmReplies2 = "tests/fixtures/h100-rmctrl/replies2-root.txt";
 
 Provenance recorded(std::string detail) { return Provenance{Source::recorded, std::move(detail)}; }
 
-// Assigns each multi-SM cluster group to the 9-bit mask-bit window it covers; groups become gpc0..N
-// in mask-bit order. Throws if a group's bits do not fall in one window (then the layout is not
-// what HARDWARE.md describes, and nothing may be guessed).
-std::vector<int> window_of_groups(const MaskBitsLog& log, const std::vector<std::vector<int>>& groups,
-                                  std::map<int, int>& gpc_of_bit) {
-    std::vector<int> windows;
+// The capture names the probe's cache file under a temporary directory of the test run; what a reader
+// needs is which method gave the fact, so the path is shortened to the file's role.
+std::string without_temp_paths(std::string detail) {
+    for (std::size_t at; (at = detail.find("/tmp/")) != std::string::npos;) {
+        std::size_t stop = detail.find_first_of(" )", at);
+        if (stop == std::string::npos) stop = detail.size();
+        detail.replace(at, stop - at, "the probe's cache file");
+    }
+    return detail;
+}
+
+// A fact of the live capture, re-sourced as a recording that still says how it was measured.
+Provenance from_live(const Provenance& live) {
+    return recorded(fmt::format("{} ({}: {})", kLive, to_string(live.source), without_temp_paths(live.detail)));
+}
+
+template <typename T>
+void resource(Fact<T>& fact) {
+    fact.from = from_live(fact.from);
+}
+
+// Every mask bit's SMs and the holes must be what the %smid log measured, bit for bit.
+void check_against_maskbits_log(const Gpu& gpu, const MaskBitsLog& log) {
+    std::map<int, std::vector<int>> live;
+    for (const auto& tpc : gpu.tpcs)
+        if (tpc.mask_bit) live[*tpc.mask_bit] = tpc.sms;
+    if (live != log.bit_sms) throw std::runtime_error(fmt::format("{} and {} disagree on the SMs of a mask bit", kLive, kMaskbitsLog));
+    std::vector<int> holes;
+    for (const auto& hole : gpu.holes) holes.push_back(hole.mask_bit);
+    std::vector<int> log_holes = log.holes;
+    std::sort(log_holes.begin(), log_holes.end());
+    if (holes != log_holes) throw std::runtime_error(fmt::format("{} and {} disagree on the holes", kLive, kMaskbitsLog));
+    if (gpu.sm_count.value != log.sm_count)
+        throw std::runtime_error(fmt::format("{} and {} disagree on the SM count", kLive, kMaskbitsLog));
+}
+
+// SMs that shared an 8-block thread-block cluster are in one GPC (a cluster never spans GPCs), so
+// every cluster group must lie inside one physical GPC of the driver's floorplan. Returns, per mask
+// bit, whether its SMs shared a cluster (the second method confirming the driver's GPC).
+std::set<int> check_cluster_groups(const Gpu& gpu, const std::vector<std::vector<int>>& groups) {
+    std::map<int, const Tpc*> tpc_of_sm;
+    for (const auto& tpc : gpu.tpcs)
+        for (int sm : tpc.sms) tpc_of_sm[sm] = &tpc;
+    std::set<int> confirmed;
     for (const auto& group : groups) {
-        if (group.size() < 2) continue;  // an SM that shared no cluster: GPC not determined
-        const std::set<int> sms(group.begin(), group.end());
-        std::set<int> window_ids;
-        std::vector<int> bits;
-        for (const auto& [bit, bit_sms] : log.bit_sms)
-            if (sms.count(bit_sms.front())) {
-                bits.push_back(bit);
-                window_ids.insert(bit / kBitsPerGpcGroup);
-                for (int sm : bit_sms)
-                    if (!sms.count(sm)) throw std::runtime_error(fmt::format("bit {} straddles two cluster groups", bit));
-            }
-        if (window_ids.size() != 1)
-            throw std::runtime_error(fmt::format("cluster group starting at SM {} spans several 9-bit windows", group[0]));
-        std::size_t covered = 0;
-        for (int bit : bits) covered += log.bit_sms.at(bit).size();
-        if (covered != group.size()) throw std::runtime_error("a cluster group holds SMs no mask bit drives");
-        windows.push_back(*window_ids.begin());
+        if (group.size() < 2) continue;
+        std::set<int> gpcs;
+        for (int sm : group) {
+            auto it = tpc_of_sm.find(sm);
+            if (it == tpc_of_sm.end() || !it->second->gpc)
+                throw std::runtime_error(fmt::format("{}: SM {} of a cluster group has no GPC in {}", kCorunLog, sm, kLive));
+            gpcs.insert(*it->second->gpc);
+            confirmed.insert(*it->second->mask_bit);
+        }
+        if (gpcs.size() != 1)
+            throw std::runtime_error(fmt::format("{}: the cluster group starting at SM {} spans {} physical GPCs of {}",
+                                                 kCorunLog, group[0], gpcs.size(), kLive));
     }
-    std::sort(windows.begin(), windows.end());
-    if (std::adjacent_find(windows.begin(), windows.end()) != windows.end())
-        throw std::runtime_error("two cluster groups share a 9-bit window");
-    for (std::size_t gpc = 0; gpc < windows.size(); ++gpc)
-        for (int slot = 0; slot < kBitsPerGpcGroup; ++slot)
-            gpc_of_bit[windows[gpc] * kBitsPerGpcGroup + slot] = static_cast<int>(gpc);
-    return windows;
+    return confirmed;
 }
 
-void add_topology(Gpu& gpu, const std::string& fixtures) {
-    const MaskBitsLog log = parse_maskbits_log(read_text(fixtures + "/h200/2026-11-22-maskbits.log"));
-    const auto groups = parse_cluster_groups(read_text(fixtures + "/h200/2026-11-22-corun.log"));
-    gpu.sm_count = known_fact(log.sm_count, recorded(kMaskbitsLog));
-    gpu.descriptor_version = known_fact(log.descriptor_version, recorded(std::string(kMaskbitsLog) + " (tmdver)"));
-
-    std::map<int, int> gpc_of_bit;
-    const std::vector<int> windows = window_of_groups(log, groups, gpc_of_bit);
-    for (std::size_t gpc = 0; gpc < windows.size(); ++gpc)
-        gpu.gpcs.push_back(Gpc{static_cast<int>(gpc), std::nullopt, std::nullopt, kBitsPerGpcGroup,
-                               recorded(fmt::format("{}: SMs sharing 8-block thread-block clusters, mask bits {}-{}",
-                                                    kCorunLog, windows[gpc] * kBitsPerGpcGroup,
-                                                    windows[gpc] * kBitsPerGpcGroup + kBitsPerGpcGroup - 1))});
-
-    for (const auto& [bit, sms] : log.bit_sms) {
-        Tpc tpc;
-        tpc.mask_bit = bit;
-        tpc.sms = sms;
-        tpc.from = recorded(bit == 0 ? std::string(kMaskbitsLog) + " (anchor bit: the TPC0-3 run less bits 1-3)"
-                                     : std::string(kMaskbitsLog));
-        if (auto it = gpc_of_bit.find(bit); it != gpc_of_bit.end()) {
-            tpc.gpc = it->second;
-            tpc.slot = bit % kBitsPerGpcGroup;
-            tpc.gpc_note = "its SMs shared thread-block clusters with the rest of this GPC";
-        } else {
-            tpc.gpc_note = "GPC not determined: its SMs never shared an 8-block cluster with another SM";
-        }
-        gpu.tpcs.push_back(std::move(tpc));
+// gpupart numbers the built-in H200's GPCs in mask-bit order (gpc0 holds mask bit 0), as it always
+// has: profiles, examples and the demo's layouts written against builtin:h200 keep their meaning. The
+// driver's ids stay in physical_id and logical_id, and each GPC's source says which physical GPC it is.
+void number_gpcs_in_mask_bit_order(Gpu& gpu) {
+    std::map<int, int> lowest_bit;  // physical index -> its lowest mask bit
+    for (const auto& tpc : gpu.tpcs) {
+        auto [it, fresh] = lowest_bit.emplace(*tpc.gpc, *tpc.mask_bit);
+        if (!fresh) it->second = std::min(it->second, *tpc.mask_bit);
     }
-    std::vector<int> holes = log.holes;
-    std::sort(holes.begin(), holes.end());
-    for (int bit : holes) {
-        Hole hole{bit, std::nullopt, std::nullopt, recorded(std::string(kMaskbitsLog) + ": no block ran with this bit")};
-        if (auto it = gpc_of_bit.find(bit); it != gpc_of_bit.end()) {
-            hole.gpc = it->second;
-            hole.slot = bit % kBitsPerGpcGroup;
-        }
-        gpu.holes.push_back(hole);
+    if (lowest_bit.size() != gpu.gpcs.size()) throw std::runtime_error(fmt::format("{}: a GPC without a TPC", kLive));
+    std::vector<std::pair<int, int>> order;  // (lowest bit, physical index)
+    for (const auto& [gpc, bit] : lowest_bit) order.emplace_back(bit, gpc);
+    std::sort(order.begin(), order.end());
+    std::map<int, int> new_index;
+    for (std::size_t i = 0; i < order.size(); ++i) new_index[order[i].second] = static_cast<int>(i);
+    std::vector<Gpc> gpcs(gpu.gpcs.size());
+    for (auto gpc : gpu.gpcs) {
+        const int index = new_index.at(gpc.index);
+        gpc.from.detail += fmt::format("; gpupart's gpc{} (mask-bit order) is the driver's physical GPC {}", index,
+                                       gpc.physical_id.value_or(gpc.index));
+        gpc.index = index;
+        gpcs[static_cast<std::size_t>(index)] = std::move(gpc);
     }
+    gpu.gpcs = std::move(gpcs);
+    for (auto& tpc : gpu.tpcs) tpc.gpc = new_index.at(*tpc.gpc);
 }
 
-void add_engines(Gpu& gpu, const std::string& fixtures) {
-    const RmReplies replies = parse_rm_replies(read_text(fixtures + "/h100-rmctrl/replies-root.txt"),
-                                               read_text(fixtures + "/h100-rmctrl/replies2-root.txt"));
-    const std::string from = fmt::format("{} (GPU_GET_ENGINES_V2) on the H100 test machine: same GH100 chip and driver, "
-                                         "not read on this H200", kRmReplies);
-    std::map<int, std::vector<std::string>> runlist_engines;
-    for (std::uint32_t type : replies.engine_types) {
-        auto known = rm_engine_type(type);
-        if (!known) throw std::runtime_error(fmt::format("engine type {} is not in the engine table", type));
-        Engine engine{known->name, known->kind, known->instance, {},
-                      unknown_fact<int>("not recorded", recorded(kRmReplies)), recorded(from)};
-        if (auto it = replies.runlist_of.find(type); it != replies.runlist_of.end()) {
-            engine.runlist = known_fact(it->second, recorded(fmt::format(
-                                                        "{} (GPU_GET_ENGINE_RUNLIST_PRI_BASE, as root) on the H100", kRmReplies2)));
-            runlist_engines[it->second].push_back(known->name);
-        } else {
-            engine.runlist = unknown_fact<int>("not recorded (the recording asked only GR0 and COPY0-4)",
-                                               recorded(kRmReplies2));
-        }
-        gpu.engines.push_back(std::move(engine));
+// Runlist ids are root-only controls; the capture's root run printed them (`gpupart engines`).
+void add_runlists(Gpu& gpu, const std::string& fixtures) {
+    const auto runlists = parse_engine_runlists(read_text(fixtures + "/live-h200/root-h200.txt"));
+    const Provenance from = recorded(fmt::format("{} (rmctrl as root: GPU_GET_ENGINE_RUNLIST_PRI_BASE)", kLiveRoot));
+    for (auto& engine : gpu.engines) {
+        auto it = runlists.engine_runlist.find(engine.name);
+        if (it != runlists.engine_runlist.end()) engine.runlist = known_fact(it->second, from);
+        else engine.runlist = unknown_fact<int>("the driver gives this engine no runlist", from);
+        resource(engine.tsgs_in_use);
+        engine.from = from_live(engine.from);
     }
-    for (const auto& [id, names] : runlist_engines) {
+    std::set<int> ids;
+    for (const auto& [name, id] : runlists.engine_runlist) ids.insert(id);
+    for (int id : ids) {
         Runlist runlist;
         runlist.id = id;
-        runlist.tsg_count = unknown_fact<int>("not recorded", recorded(kRmReplies2));
-        runlist.from = recorded(fmt::format("{} on the H100: runlist of {}", kRmReplies2, fmt::join(names, ", ")));
+        runlist.tsg_count = unknown_fact<int>("the driver counts TSGs for the whole GPU only", from);
+        if (auto it = runlists.channels.find(id); it != runlists.channels.end()) runlist.channel_ids = it->second;
+        runlist.from = recorded(fmt::format("{} (rmctrl as root: GPU_GET_ENGINE_RUNLIST_PRI_BASE, "
+                                            "FIFO_GET_ALLOCATED_CHANNELS)", kLiveRoot));
         gpu.runlists.push_back(std::move(runlist));
     }
-    std::uint32_t all_pces = 0;
-    for (const auto& ce : replies.copy_engines) {
-        const auto caps0 = std::stoul(ce.caps_hex.substr(0, 2), nullptr, 16);
-        gpu.copy_engines.lces.push_back(LogicalCopyEngine{
-            ce.lce, ce.pce_mask, (caps0 & 0x01) != 0, (caps0 & 0x02) != 0, ce.caps_hex,
-            recorded(fmt::format("{} (CE_GET_CE_PCE_MASK, CE_GET_CAPS_V2) on the H100", kRmReplies))});
-        all_pces |= ce.pce_mask;
-    }
-    const int pce_count = 32 - std::countl_zero(all_pces);
-    gpu.copy_engines.pce_count = known_fact(pce_count, Provenance{Source::inferred, "highest PCE any LCE mask names, plus one"});
-    for (auto* fact : {&gpu.fifo.max_channel_groups, &gpu.fifo.max_channels_per_group, &gpu.fifo.channel_groups_in_use})
-        *fact = unknown_fact<int>("not recorded on the H200", recorded("tests/fixtures/h200/README.md"));
 }
 
 }  // namespace
 
 Snapshot make_h200_snapshot(const std::string& fixtures) {
-    Gpu gpu;
-    gpu.name = known_fact<std::string>("NVIDIA H200", recorded("tests/fixtures/h200/README.md"));
-    gpu.uuid = unknown_fact<std::string>("not recorded", recorded("tests/fixtures/h200/README.md"));
-    gpu.pci_bus_id = known_fact(parse_pci_bus_id(read_text(fixtures + "/h200/2026-11-22-env.log")), recorded(kEnvLog));
-    gpu.architecture = known_fact<std::string>("Hopper", recorded("tests/fixtures/h200/README.md"));
-    gpu.compute_capability = known_fact<std::string>("9.0", recorded(std::string(kMaskbitsLog) + " (nvcc -arch=sm_90)"));
-    gpu.driver_version = known_fact<std::string>("580.159.04", recorded("tests/fixtures/h200/README.md"));
+    Snapshot live = load_snapshot(fixtures + "/live-h200/live-h200.json");
+    if (live.gpus.size() != 1) throw std::runtime_error(fmt::format("{} holds {} GPUs, not one", kLive, live.gpus.size()));
+    Gpu gpu = std::move(live.gpus.front());
+    gpu.index = 0;
+    gpu.processes.clear();  // the processes of the capture were the test's own
+
+    const MaskBitsLog log = parse_maskbits_log(read_text(fixtures + "/h200/2026-11-22-maskbits.log"));
+    check_against_maskbits_log(gpu, log);
+    const std::set<int> in_clusters = check_cluster_groups(gpu, parse_cluster_groups(read_text(fixtures + "/h200/2026-11-22-corun.log")));
+    if (parse_pci_bus_id(read_text(fixtures + "/h200/2026-11-22-env.log")) != gpu.pci_bus_id.value)
+        throw std::runtime_error(fmt::format("{} and {} name different PCI devices", kLive, kEnvLog));
+
+    // A UUID names one board; the built-in stands for no GPU of the machine it runs on, and its demo
+    // processes must never be keyed (in the registry) as if they ran on a real one.
+    gpu.uuid = unknown_fact<std::string>(fmt::format("a UUID names one board: not carried into the built-in recording "
+                                                     "({} has the capture's)", kLive),
+                                         from_live(gpu.uuid.from));
+    for (auto* fact : {&gpu.name, &gpu.pci_bus_id, &gpu.architecture, &gpu.compute_capability, &gpu.driver_version})
+        resource(*fact);
     gpu.cuda_version = known_fact<std::string>("13.0", recorded(std::string(kMaskbitsLog) + " (driver=13000)"));
-    gpu.mig_enabled = unknown_fact<bool>("not recorded on the H200", recorded("tests/fixtures/h200/README.md"));
-    add_topology(gpu, fixtures);
-    add_engines(gpu, fixtures);
+    resource(gpu.sm_count);
+    gpu.sm_count.from.detail += fmt::format("; the same {} SMs in {}", log.sm_count, kMaskbitsLog);
+    resource(gpu.descriptor_version);
+    resource(gpu.mig_enabled);
+    for (auto& gpc : gpu.gpcs) gpc.from = from_live(gpc.from);
+    number_gpcs_in_mask_bit_order(gpu);
+    for (auto& tpc : gpu.tpcs) {
+        tpc.from = from_live(tpc.from);
+        tpc.from.detail += fmt::format("; SMs confirmed by {} (%smid per block)", kMaskbitsLog);
+        tpc.gpc_note = in_clusters.count(*tpc.mask_bit)
+                           ? fmt::format("the driver's floorplan; its SMs also shared thread-block clusters with this GPC ({})", kCorunLog)
+                           : fmt::format("the driver's floorplan only: its SMs never shared an 8-block cluster with another SM ({})",
+                                         kCorunLog);
+    }
+    for (auto& hole : gpu.holes) hole.from = from_live(hole.from);
+    for (auto& lce : gpu.copy_engines.lces) lce.from = from_live(lce.from);
+    resource(gpu.copy_engines.pce_count);
+    for (auto* fact : {&gpu.fifo.max_channel_groups, &gpu.fifo.max_channels_per_group, &gpu.fifo.channel_groups_in_use})
+        resource(*fact);
+    gpu.runlists.clear();
+    add_runlists(gpu, fixtures);
     gpu.notes = {
-        "Recorded on the project's H200 test machine on 2026-11-22 (driver 580.159.04, CUDA 13.0), without MPS.",
-        "GPC numbers are gpupart's (mask-bit order); the hardware GPC ids were not recorded.",
-        "TPCs at mask bits 75, 78, 81, 83 never shared a thread-block cluster, so their GPC is not determined.",
-        "Engines, runlists and copy-engine wiring were recorded on the H100 test machine (same GH100 chip, same driver), "
-        "not on this H200.",
+        "Recorded on the project's H200 test machine (driver 580.159.04, CUDA 13.0): the driver's RM controls and the probe "
+        "on 2026-11-23 (tests/fixtures/live-h200), the %smid and thread-block-cluster logs on 2026-11-22 (tests/fixtures/h200).",
+        "GPCs are the physical GPCs of the driver's floorplan, numbered by gpupart in mask-bit order (gpc0 holds mask bit 0; "
+        "each GPC names its physical id); every thread-block cluster measured on 2026-11-22 lies inside one of them, and both "
+        "days give every mask bit the same SMs.",
+        "Holes are mask bits no block ran on; the driver's floorplan does not say which GPC they would belong to.",
+        "Runlist ids were read as root (root-h200.txt); the channel groups in use were the recording run's own.",
     };
-    return Snapshot{"2026-11-22", "NVIDIA H200 recorded on the gpupart test machine (no GPU needed)", {gpu}};
+    return Snapshot{"2026-11-23", "NVIDIA H200 recorded on the gpupart test machine (no GPU needed)", {gpu}};
 }
 
 namespace {

@@ -93,35 +93,31 @@ std::string parse_pci_bus_id(const std::string& env_text) {
     return match[1];
 }
 
-RmReplies parse_rm_replies(const std::string& replies_text, const std::string& replies2_text) {
-    RmReplies replies;
-    const std::string engines = line_after(replies_text, "ENG_V2 0x20800170 st=0x0");
-    std::smatch match;
-    if (!std::regex_search(engines, match, std::regex(R"(\d+ \(([0-9, ]+)\))")))
-        throw std::runtime_error("rm replies: cannot read the ENG_V2 engine list");
-    std::string list = match[1];
-    for (char& c : list)
-        if (c == ',') c = ' ';
-    for (int type : numbers_in(list)) replies.engine_types.push_back(static_cast<std::uint32_t>(type));
-
-    // " CE 9 pce 0x0 0x5000 caps 0x0 e303": engine type, status, PCE mask, status, caps bytes.
-    const std::regex ce(R"( CE (\d+) pce 0x0 0x([0-9a-f]+) caps 0x0 ([0-9a-f]+))");
-    for (auto it = std::sregex_iterator(replies_text.begin(), replies_text.end(), ce); it != std::sregex_iterator(); ++it) {
-        const int type = std::stoi((*it)[1]);
-        replies.copy_engines.push_back({type - 9, static_cast<std::uint32_t>(std::stoul((*it)[2], nullptr, 16)), (*it)[3]});
+EngineRunlists parse_engine_runlists(const std::string& engines_text) {
+    // "  runlist 0    GR0, COPY0 (GRCE), COPY1 (GRCE); channels 1-3" as `gpupart engines` prints it;
+    // "runlist ?" lines name engines with no runlist and are skipped.
+    EngineRunlists out;
+    const std::regex line(R"(\n  runlist (\d+) +([^;\n]+)(?:; channels ([0-9, -]+))?)");
+    for (auto it = std::sregex_iterator(engines_text.begin(), engines_text.end(), line); it != std::sregex_iterator(); ++it) {
+        const int id = std::stoi((*it)[1]);
+        std::istringstream names((*it)[2].str());
+        for (std::string name; std::getline(names, name, ',');) {
+            name = std::regex_replace(name, std::regex(R"(^ +| *\(GRCE\) *$| +$)"), "");
+            if (name.empty() || !out.engine_runlist.emplace(name, id).second)
+                throw std::runtime_error("engines listing: engine '" + name + "' is empty or on two runlists");
+        }
+        if ((*it)[3].matched) {
+            std::istringstream ranges((*it)[3].str());
+            for (std::string range; std::getline(ranges, range, ',');) {
+                const auto dash = range.find('-');
+                const int first = std::stoi(range.substr(0, dash));
+                const int last = dash == std::string::npos ? first : std::stoi(range.substr(dash + 1));
+                for (int channel = first; channel <= last; ++channel) out.channels[id].push_back(channel);
+            }
+        }
     }
-
-    // " base [...] rlId (0, 0, 0, 1, 3, 10)": runlists of GR0 and COPY0..4, in that order (RMCTRL.md).
-    if (!std::regex_search(replies2_text, match, std::regex(R"(rlId \(([0-9, ]+)\))")))
-        throw std::runtime_error("rm replies2: no RLBASE runlist ids");
-    std::string ids = match[1];
-    for (char& c : ids)
-        if (c == ',') c = ' ';
-    const std::vector<int> runlists = numbers_in(ids);
-    const std::uint32_t order[] = {0x01, 0x09, 0x0a, 0x0b, 0x0c, 0x0d};
-    if (runlists.size() != std::size(order)) throw std::runtime_error("rm replies2: expected 6 runlist ids");
-    for (std::size_t i = 0; i < runlists.size(); ++i) replies.runlist_of[order[i]] = runlists[i];
-    return replies;
+    if (out.engine_runlist.empty()) throw std::runtime_error("engines listing: no 'runlist N  ENGINES' line");
+    return out;
 }
 
 }  // namespace gpupart::recorded

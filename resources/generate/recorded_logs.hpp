@@ -1,5 +1,5 @@
 #pragma once
-// Readers for the raw measurement logs in tests/fixtures/ (h200 probe logs, h100 RM-control replies),
+// Readers for the raw measurement logs in tests/fixtures/ (h200 probe logs, live H200 capture),
 // used to build the built-in snapshots and by the test that proves the snapshots match the logs.
 #include <cstdint>
 #include <map>
@@ -15,21 +15,16 @@ struct MaskBitsLog {
     std::vector<int> holes;                   // mask bits with no SM
 };
 
-struct RmReplies {
-    std::vector<std::uint32_t> engine_types;  // GPU_GET_ENGINES_V2
-    struct Ce {
-        int lce = 0;
-        std::uint32_t pce_mask = 0;
-        std::string caps_hex;
-    };
-    std::vector<Ce> copy_engines;              // CE lines with status 0
-    std::map<std::uint32_t, int> runlist_of;   // engine type -> runlist id (root only)
+// `gpupart engines` as root: which runlist serves each engine, and the channels allocated on each.
+struct EngineRunlists {
+    std::map<std::string, int> engine_runlist;  // "COPY0" -> 0
+    std::map<int, std::vector<int>> channels;   // runlist id -> allocated channel ids
 };
 
 std::string read_text(const std::string& path);  // throws std::runtime_error naming the path
 MaskBitsLog parse_maskbits_log(const std::string& text);
 std::vector<std::vector<int>> parse_cluster_groups(const std::string& corun_text);  // "cluster8" groups
 std::string parse_pci_bus_id(const std::string& env_text);
-RmReplies parse_rm_replies(const std::string& replies_text, const std::string& replies2_text);
+EngineRunlists parse_engine_runlists(const std::string& engines_text);
 
 }  // namespace gpupart::recorded

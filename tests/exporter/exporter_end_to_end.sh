@@ -62,9 +62,9 @@ prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb"
 has_three() { [ "$(query 'gpupart_tpcs_owned' | grep -c .)" -eq 3 ]; }
 check "Prometheus scraped gpupart_tpcs_owned of the three workers" wait_until 30 has_three
 query 'gpupart_tpcs_owned' > "$work/owned-before.txt"
-check "per process: 28, 16 and 9 TPCs (the demo's masks)" \
-    [ "$(cut -d= -f2 "$work/owned-before.txt" | sort -n | tr '\n' ' ')" = "9 16 28 " ]
-check "the GPU's owned TPCs" [ "$(query 'gpupart_gpu_tpcs_owned')" = "-=53" ]
+check "per process: 32, 16 and 9 TPCs (the demo's masks)" \
+    [ "$(cut -d= -f2 "$work/owned-before.txt" | sort -n | tr '\n' ' ')" = "9 16 32 " ]
+check "the GPU's owned TPCs" [ "$(query 'gpupart_gpu_tpcs_owned')" = "-=57" ]
 
 # ---- a set shows in the next scrape -----------------------------------------------------------------
 target=${pids[0]}

@@ -90,9 +90,10 @@ TEST_F(ControllerTest, CountsAreplacedOnTpcsNobodyElseHolds) {
     Controller controller = make();
     const Plan plan = controller.plan_set({{b.pid, "8 tpcs"}}, "set 8 tpcs");
     ASSERT_FALSE(plan.refused());
-    EXPECT_EQ(plan.changes.at(0).after.to_list(), "18-25");  // gpc1 is taken: the next whole GPC of 8
+    // gpc1 is taken; gpc0 (b's own 4 and the 4 nobody holds) is the first whole GPC of 8.
+    EXPECT_EQ(plan.changes.at(0).after.to_list(), "0-3,75,78,81,83");
     const Plan spread = controller.plan_set({{b.pid, "8 tpcs", Placement::spread}}, "set 8 tpcs --spread");
-    EXPECT_EQ(spread.changes.at(0).after.to_list(), "0,18,27,36,45,54,63,75");  // one per GPC, gpc1 skipped
+    EXPECT_EQ(spread.changes.at(0).after.to_list(), "0-1,18,27,36,45,54,63");  // one per GPC, gpc1 skipped, gpc0 twice
     const Plan too_many = controller.plan_set({{b.pid, "60 tpcs"}}, "set 60 tpcs");
     ASSERT_TRUE(too_many.refused());
     EXPECT_NE(too_many.findings.at(0).message.find("only 58 are free"), std::string::npos);
@@ -203,8 +204,9 @@ TEST_F(ControllerTest, ProfilesChangeRunningProcessesAndArmRulesForLaterOnes) {
     EXPECT_NE(application.plan.findings.back().message.find("exe name longer than 63 bytes"), std::string::npos);
     ASSERT_EQ(application.rules.count, 3u);
     const auto& rules = application.rules.rules;
-    EXPECT_EQ(mask_from_words(rules[0].allowed).to_list(), "18-25");  // gpc1 goes to the running process
-    EXPECT_EQ(mask_from_words(rules[1].allowed).to_list(), "27-34");  // two "8 tpcs" rules: different TPCs
+    // gpc1 goes to the running process; two "8 tpcs" rules get different whole GPCs.
+    EXPECT_EQ(mask_from_words(rules[0].allowed).to_list(), "0-3,75,78,81,83");
+    EXPECT_EQ(mask_from_words(rules[1].allowed).to_list(), "18-25");
     EXPECT_EQ(rules[2].match, GPUPART_RULE_MATCH_CMDLINE);            // nothing left over from the refused rule
     EXPECT_EQ(mask_from_words(rules[2].allowed).to_list(), "63-71");
     // The shim's matcher agrees with the table.

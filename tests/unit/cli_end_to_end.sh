@@ -15,14 +15,22 @@ trap '"$gpupart" demo stop > /dev/null 2>&1' EXIT  # no demo worker outlives the
 check "topology exits 0" [ "$rc" -eq 0 ]
 check "topology says which snapshot" contains "$work/topology.txt" "snapshot: builtin:h200 ("
 check "topology says why" contains "$work/topology.txt" "showing the built-in recorded H200"
-check "topology counts" contains "$work/topology.txt" "66 TPCs, 132 SMs, 8 GPCs (+4 TPCs of undetermined GPC), 62 holes"
+check "topology counts" contains "$work/topology.txt" "66 TPCs, 132 SMs, 8 GPCs, 62 holes"
 check "topology floorplan" contains "$work/topology.txt" "gpc6      9   18   bit       54"
 
 "$gpupart" topology --json > "$work/topology.json"; rc=$?
 check "topology --json exits 0" [ "$rc" -eq 0 ]
 check "topology --json summary" contains "$work/topology.json" '"tpcs": 66'
 check "topology --json builtin" contains "$work/topology.json" '"builtin": true'
-check "topology --json undetermined" contains "$work/topology.json" '"undetermined_gpc_tpcs": "75,78,81,83"'
+check "topology --json: no TPC of undetermined GPC" contains "$work/topology.json" '"undetermined_gpc_tpcs": ""'
+# The same H200 as a source without the driver's floorplan leaves it: bits 75, 78, 81, 83 of no GPC.
+"$gpupart" export --json "$work/h200.json" --snapshot builtin:h200 2> /dev/null
+sed -E '/"mask_bit": (75|78|81|83),/{n;s/"gpc": 0,/"gpc": null,/;n;s/"slot": [0-9]+,/"slot": null,/}' "$work/h200.json" > "$work/partly.json"
+"$gpupart" topology --snapshot "$work/partly.json" > "$work/partly.txt"; rc=$?
+check "topology of a partly known floorplan exits 0" [ "$rc" -eq 0 ]
+check "topology counts the TPCs of undetermined GPC" contains "$work/partly.txt" "66 TPCs, 132 SMs, 8 GPCs (+4 TPCs of undetermined GPC), 62 holes"
+"$gpupart" topology --snapshot "$work/partly.json" --json > "$work/partly.json.out"
+check "topology --json undetermined" contains "$work/partly.json.out" '"undetermined_gpc_tpcs": "75,78,81,83"'
 
 # mask parse
 "$gpupart" mask parse 0-8 > "$work/mask.txt"; rc=$?
@@ -31,8 +39,8 @@ check "mask parse normalises" contains "$work/mask.txt" "tpcs  0-3"
 check "mask parse reports holes" contains "$work/mask.txt" "note  dropped bits 4-8: no TPC there (holes)"
 "$gpupart" mask parse "8 tpcs" --json > "$work/mask.json"; rc=$?
 check "mask parse --json exits 0" [ "$rc" -eq 0 ]
-check "mask parse --json places a count" contains "$work/mask.json" '"tpcs": "9-16"'
-check "mask parse --json whole gpcs" contains "$work/mask.json" '"gpc1"'
+check "mask parse --json places a count" contains "$work/mask.json" '"tpcs": "0-3,75,78,81,83"'
+check "mask parse --json whole gpcs" contains "$work/mask.json" '"gpc0"'
 
 "$gpupart" mask parse 4-8 > "$work/holes.out" 2> "$work/holes.err"; rc=$?
 check "mask of holes is refused" [ "$rc" -eq 1 ]
@@ -109,7 +117,7 @@ check "demo start starts three workers" [ "$(grep -c '^started demo worker' "$wo
 for _ in $(seq 1 50); do [ "$(ls "$GPUPART_REGISTRY_DIR"/u*/*.slot 2> /dev/null | wc -l)" -eq 3 ] && break; sleep 0.05; done
 "$gpupart" list > "$work/demo-list.txt"
 check "demo workers are listed" [ "$(grep -c 'simulated workload, no GPU' "$work/demo-list.txt")" -eq 3 ]
-check "demo workers hold gpc0-3" contains "$work/demo-list.txt" " 0-3,9-16,18-25,27-34 "
+check "demo workers hold gpc0-3" contains "$work/demo-list.txt" " 0-3,9-16,18-25,27-34,75,78,81,83 "
 pid=$(awk '/llm-serving/{print $1}' "$work/demo-list.txt")
 "$gpupart" set "$pid" gpc1 --snapshot builtin:h200 > "$work/demo-set.out"; rc=$?
 check "set moves a demo worker" [ "$rc" -eq 0 ]

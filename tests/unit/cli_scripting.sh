@@ -73,7 +73,7 @@ for _ in $(seq 1 50); do [ "$(ls "$GPUPART_REGISTRY_DIR"/u*/*.slot 2> /dev/null 
 "$gpupart" list --format csv,noheader --fields pid,user,tpcs,command > "$work/list.csv"; rc=$?
 check "list --format csv exits 0" [ "$rc" -eq 0 ]
 check "list csv has a row per worker" lines "$work/list.csv" 3
-check "list csv quotes a mask with commas" matches "$work/list.csv" '^[0-9]+,[^,]+,"0-3,9-16,18-25,27-34","gpupart-demo-worker llm-serving \(simulated workload, no GPU\)"$'
+check "list csv quotes a mask with commas" matches "$work/list.csv" '^[0-9]+,[^,]+,"0-3,9-16,18-25,27-34,75,78,81,83","gpupart-demo-worker llm-serving \(simulated workload, no GPU\)"$'
 "$gpupart" list --format csv | head -1 > "$work/list-header.csv"
 check "list csv default header" [ "$(cat "$work/list-header.csv")" = "pid,user,liveness,gpu,tpcs,applied,launches,command" ]
 

@@ -24,7 +24,9 @@ check "gpus --json mask bits known" contains "$work/gpus.json" '"mask_bits_known
 "$gpupart" engines > "$work/engines.txt"; rc=$?
 check "engines exits 0" [ "$rc" -eq 0 ]
 check "engines: runlist 0" contains "$work/engines.txt" "runlist 0    GR0, COPY0 (GRCE), COPY1 (GRCE)"
-check "engines: recorded source" contains "$work/engines.txt" "source: recorded: tests/fixtures/h100-rmctrl/replies-root.txt"
+check "engines: recorded source" contains "$work/engines.txt" "source: recorded: tests/fixtures/live-h200/live-h200.json (rmctrl: GPU_GET_ENGINES_V2)"
+check "engines: the H200's own runlists" contains "$work/engines.txt" "runlist 10   COPY4"
+check "engines: SW has no runlist" contains "$work/engines.txt" "runlist ?    SW: the driver gives this engine no runlist"
 "$gpupart" engines --json > "$work/engines.json"; rc=$?
 check "engines --json exits 0" [ "$rc" -eq 0 ]
 check "engines --json has GR0" contains "$work/engines.json" '"name": "GR0"'
@@ -41,7 +43,8 @@ check "copy-engines --json shared pair" contains "$work/ce.json" '"pces": "13,15
 "$gpupart" topology --sources > "$work/sources.txt"; rc=$?
 check "topology --sources exits 0" [ "$rc" -eq 0 ]
 check "topology --sources: a recording" contains "$work/sources.txt" "none read live: this is a recording"
-check "topology --sources: TPC origin" contains "$work/sources.txt" "from recorded: tests/fixtures/h200/2026-11-22-maskbits.log (65)"
+check "topology --sources: TPC origin" contains "$work/sources.txt" "from recorded: tests/fixtures/live-h200/live-h200.json (rmctrl: GR_GET_TPC_MASK"
+check "topology --sources: every TPC confirmed by the %smid log" contains "$work/sources.txt" "SMs confirmed by tests/fixtures/h200/2026-11-22-maskbits.log (%smid per block) (66)"
 "$gpupart" topology --sources --json > "$work/sources.json"; rc=$?
 check "topology --sources --json exits 0" [ "$rc" -eq 0 ]
 check "topology --sources --json facts" contains "$work/sources.json" '"fact": "TPC mask bits"'

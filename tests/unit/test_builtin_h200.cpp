@@ -1,7 +1,8 @@
-// The built-in H200 snapshot agrees with the raw logs in tests/fixtures/h200 and h100-rmctrl.
+// The built-in H200 snapshot agrees with the raw recordings in tests/fixtures/live-h200 and h200.
 // The logs are read here with this test's own small parsing, independent of the generator's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -16,7 +17,9 @@ using namespace gpupart;
 namespace {
 
 std::string fixture(const std::string& name) {
-    std::ifstream in(std::string(GPUPART_FIXTURES) + "/" + name);
+    std::string path = GPUPART_FIXTURES;
+    path.append("/").append(name);
+    std::ifstream in(path);
     EXPECT_TRUE(in) << name;
     std::ostringstream text;
     text << in.rdbuf();
@@ -85,7 +88,9 @@ TEST(BuiltinH200, AnchorBitZeroDrivesSmsZeroAndOne) {
               std::string::npos);
 }
 
-TEST(BuiltinH200, GpcsAreTheLoggedClusterGroups) {
+TEST(BuiltinH200, EveryLoggedClusterGroupLiesInOneGpc) {
+    // A thread-block cluster never spans GPCs: each group of SMs that shared 8-block clusters on
+    // 2026-11-22 must lie inside one GPC of the driver's floorplan, a different GPC for each group.
     const std::string corun = fixture("h200/2026-11-22-corun.log");
     const std::string block = corun.substr(corun.find("cluster8:"), corun.find("---") - corun.find("cluster8:"));
     std::vector<std::set<int>> groups;
@@ -97,15 +102,24 @@ TEST(BuiltinH200, GpcsAreTheLoggedClusterGroups) {
         if (sms.size() > 1) groups.push_back(sms);
     }
     ASSERT_EQ(groups.size(), 8u);
-    for (int gpc = 0; gpc < 8; ++gpc) EXPECT_EQ(sms_in_gpc(gpc), groups[static_cast<std::size_t>(gpc)]) << "gpc" << gpc;
-    // The measured group sizes: one GPC of 8 SMs, five of 16, two of 18.
+    std::set<int> gpcs_used;
+    for (const auto& sms : groups) {
+        int holder = -1;
+        for (int gpc = 0; gpc < 8; ++gpc) {
+            const auto in_gpc = sms_in_gpc(gpc);
+            if (std::includes(in_gpc.begin(), in_gpc.end(), sms.begin(), sms.end())) holder = gpc;
+        }
+        ASSERT_GE(holder, 0) << "the group starting at SM " << *sms.begin() << " spans GPCs";
+        EXPECT_TRUE(gpcs_used.insert(holder).second) << "two groups in gpc" << holder;
+    }
+    // The measured group sizes: one of 8 SMs (the GPC whose other 4 TPCs never shared a cluster), five of 16, two of 18.
     std::multiset<std::size_t> sizes;
     for (const auto& g : groups) sizes.insert(g.size());
     EXPECT_EQ(sizes, (std::multiset<std::size_t>{8, 16, 16, 16, 16, 16, 18, 18}));
 }
 
-TEST(BuiltinH200, GpcsFollowTheNineBitGroups) {
-    EXPECT_EQ(gpc_tpcs(h200(), 0).to_list(), "0-3");
+TEST(BuiltinH200, GpcsAreTheDriversPhysicalGpcsInMaskBitOrder) {
+    EXPECT_EQ(gpc_tpcs(h200(), 0).to_list(), "0-3,75,78,81,83");
     EXPECT_EQ(gpc_tpcs(h200(), 1).to_list(), "9-16");
     EXPECT_EQ(gpc_tpcs(h200(), 2).to_list(), "18-25");
     EXPECT_EQ(gpc_tpcs(h200(), 3).to_list(), "27-34");
@@ -113,57 +127,76 @@ TEST(BuiltinH200, GpcsFollowTheNineBitGroups) {
     EXPECT_EQ(gpc_tpcs(h200(), 5).to_list(), "45-52");
     EXPECT_EQ(gpc_tpcs(h200(), 6).to_list(), "54-62");
     EXPECT_EQ(gpc_tpcs(h200(), 7).to_list(), "63-71");
+    EXPECT_EQ(undetermined_gpc_tpcs(h200()).to_list(), "");
+    // Each TPC sits in the physical GPC and slot the driver gave in the live capture.
+    const Snapshot live = load_snapshot(std::string(GPUPART_FIXTURES) + "/live-h200/live-h200.json");
+    const Gpu& driver = live.gpus.at(0);
+    std::vector<int> physical;
     for (const Gpc& gpc : h200().gpcs) {
         EXPECT_EQ(gpc.tpc_slots, 9);
-        EXPECT_FALSE(gpc.physical_id.has_value()) << "hardware GPC ids were not recorded";
+        ASSERT_TRUE(gpc.physical_id.has_value());
+        physical.push_back(*gpc.physical_id);
+    }
+    EXPECT_EQ(physical, (std::vector<int>{1, 2, 3, 4, 6, 7, 0, 5}));
+    for (const Tpc& tpc : driver.tpcs) {
+        const Tpc* mine = find_tpc(h200(), *tpc.mask_bit);
+        ASSERT_NE(mine, nullptr) << *tpc.mask_bit;
+        EXPECT_EQ(physical.at(static_cast<std::size_t>(*mine->gpc)), *tpc.gpc) << "bit " << *tpc.mask_bit;
+        EXPECT_EQ(mine->slot, tpc.slot) << "bit " << *tpc.mask_bit;
+        EXPECT_EQ(mine->sms, tpc.sms) << "bit " << *tpc.mask_bit;
     }
 }
 
-TEST(BuiltinH200, FourTpcsHaveNoGuessedGpc) {
-    EXPECT_EQ(undetermined_gpc_tpcs(h200()).to_list(), "75,78,81,83");
+TEST(BuiltinH200, FourTpcsHaveTheirGpcFromTheFloorplanOnly) {
     for (int bit : {75, 78, 81, 83}) {
         const Tpc* tpc = find_tpc(h200(), bit);
         ASSERT_NE(tpc, nullptr);
-        EXPECT_FALSE(tpc->gpc.has_value());
-        EXPECT_FALSE(tpc->slot.has_value());
-        EXPECT_NE(tpc->gpc_note.find("not determined"), std::string::npos);
+        EXPECT_EQ(tpc->gpc, 0);
+        EXPECT_NE(tpc->gpc_note.find("floorplan only"), std::string::npos) << tpc->gpc_note;
     }
+    EXPECT_NE(find_tpc(h200(), 9)->gpc_note.find("thread-block clusters"), std::string::npos);
     EXPECT_EQ(find_tpc(h200(), 83)->sms, (std::vector<int>{130, 131}));
 }
 
-TEST(BuiltinH200, HolesInsideGpcsAreEmptySlots) {
+TEST(BuiltinH200, HolesHaveNoGuessedGpc) {
     EXPECT_EQ(hole_bits(h200()).to_list(), "4-8,17,26,35,44,53,72-74,76-77,79-80,82,84-127");
-    for (const Hole& hole : h200().holes) {
-        if (hole.mask_bit < 72) {
-            ASSERT_TRUE(hole.gpc.has_value()) << hole.mask_bit;
-            EXPECT_EQ(*hole.gpc, hole.mask_bit / 9);
-            EXPECT_EQ(*hole.slot, hole.mask_bit % 9);
-        } else {
-            EXPECT_FALSE(hole.gpc.has_value()) << hole.mask_bit;
-        }
-    }
+    for (const Hole& hole : h200().holes) EXPECT_FALSE(hole.gpc.has_value()) << hole.mask_bit;
 }
 
 TEST(BuiltinH200, EveryFactSaysWhereItCameFrom) {
     for (const Tpc& tpc : h200().tpcs) {
         EXPECT_EQ(tpc.from.source, Source::recorded);
+        EXPECT_NE(tpc.from.detail.find("live-h200.json (rmctrl: GR_GET_TPC_MASK"), std::string::npos) << tpc.from.detail;
         EXPECT_NE(tpc.from.detail.find("2026-11-22-maskbits.log"), std::string::npos);
+        EXPECT_EQ(tpc.from.detail.find("/tmp/"), std::string::npos) << "no path of the capture's temporary directory";
     }
-    for (const Engine& engine : h200().engines) EXPECT_NE(engine.from.detail.find("H100"), std::string::npos) << engine.name;
+    for (const Engine& engine : h200().engines) EXPECT_NE(engine.from.detail.find("live-h200"), std::string::npos) << engine.name;
     EXPECT_FALSE(h200().uuid.known());
-    EXPECT_EQ(h200().uuid.unknown_reason, "not recorded");
+    EXPECT_NE(h200().uuid.unknown_reason.find("names one board"), std::string::npos);
+    EXPECT_EQ(*h200().pci_bus_id.value, "0000:00:06.0");
 }
 
-TEST(BuiltinH200, EnginesAndCopyWiringMatchTheRmReplies) {
-    const std::string replies = fixture("h100-rmctrl/replies-root.txt");
-    EXPECT_NE(replies.find("23 (1, 9, 10, 11, 12, 13, 20, 21, 22, 23, 24, 25, 26, 34, 38, 43, 45, 46, 47, 48, 49, 50, 51)"),
-              std::string::npos);
+TEST(BuiltinH200, EnginesRunlistsAndCopyWiringAreTheH200s) {
+    // root-h200.txt lines: "  runlist 1    COPY2".
+    const std::string root = fixture("live-h200/root-h200.txt");
+    std::map<std::string, int> logged;
+    const std::regex line(R"(\n  runlist (\d+) +([^;\n]+))");
+    for (auto it = std::sregex_iterator(root.begin(), root.end(), line); it != std::sregex_iterator(); ++it) {
+        std::stringstream names((*it)[2].str());
+        for (std::string entry; std::getline(names, entry, ',');) {
+            std::istringstream words(entry);  // "COPY0 (GRCE)": the first word is the engine
+            std::string name;
+            words >> name;
+            logged[name] = std::stoi((*it)[1]);
+        }
+    }
     ASSERT_EQ(h200().engines.size(), 23u);
     std::map<std::string, int> runlists;
     for (const Engine& engine : h200().engines)
         if (engine.runlist.known()) runlists[engine.name] = *engine.runlist.value;
-    // replies2-root.txt: "rlId (0, 0, 0, 1, 3, 10)" for GR0, COPY0..4.
-    EXPECT_EQ(runlists, (std::map<std::string, int>{{"GR0", 0}, {"COPY0", 0}, {"COPY1", 0}, {"COPY2", 1}, {"COPY3", 3}, {"COPY4", 10}}));
+        else EXPECT_EQ(engine.name, "SW");
+    EXPECT_EQ(runlists, logged);
+    EXPECT_EQ(runlists.at("COPY4"), 10);
     const auto& lces = h200().copy_engines.lces;
     ASSERT_EQ(lces.size(), 5u);
     const std::uint32_t masks[] = {0x5000, 0xa000, 0x5000, 0xa000, 0x0fff};

@@ -37,6 +37,12 @@ TEST(MovePlan, GrowingFillsTheGpcTheProcessUsesMost) {
 TEST(MovePlan, ShrinkingTakesFromTheGpcTheProcessUsesLeast) {
     EXPECT_EQ(tpc_to_remove(h200(), tpcs("gpc1,18")), 18);
     EXPECT_EQ(tpc_to_remove(h200(), tpcs("gpc1-2")), 25);  // a tie: the higher GPC's highest TPC
-    EXPECT_EQ(tpc_to_remove(h200(), tpcs("gpc6,75")), 75);  // TPCs of no known GPC go first
+    EXPECT_EQ(tpc_to_remove(h200(), tpcs("gpc6,75")), 75);     // 75 is gpc0's: the GPC it uses least
+    EXPECT_EQ(tpc_to_remove(h200(), tpcs("gpc1,18,75")), 18);  // a tie of gpc0 and gpc2: the higher GPC's
+    // Where a source gave some TPCs no GPC, those go first.
+    Gpu partly_known = h200();
+    for (Tpc& tpc : partly_known.tpcs)
+        if (tpc.mask_bit == 75 || tpc.mask_bit == 78 || tpc.mask_bit == 81 || tpc.mask_bit == 83) tpc.gpc.reset(), tpc.slot.reset();
+    EXPECT_EQ(tpc_to_remove(partly_known, resolve_mask("gpc1,18,75", partly_known).mask), 75);
     EXPECT_EQ(tpc_to_remove(h200(), tpcs("9")), std::nullopt);
 }

@@ -32,6 +32,14 @@ struct Keys {
     Intent press(KeyCode code) { return press(code_key(code)); }
 };
 
+// The same over another frame.
+Keys keys_over(TopData data) {
+    Keys keys;
+    keys.data = std::move(data);
+    keys.last = layout_top(keys.data, keys.ui, 120, 40);
+    return keys;
+}
+
 }  // namespace
 
 TEST(TopInput, TabSwitchesFocusAndArrowsMoveOverRealTpcsOnly) {
@@ -40,20 +48,44 @@ TEST(TopInput, TabSwitchesFocusAndArrowsMoveOverRealTpcsOnly) {
     k.press(KeyCode::tab);
     EXPECT_EQ(k.ui.focus, Focus::floorplan);
     EXPECT_EQ(cursor_bit(k.data, k.ui), 0);
+    // gpc0's slots hold bits 0 3 81 1 75 83 . 2 78: Right walks them in slot order.
     for (int i = 0; i < 5; ++i) k.press(KeyCode::right);
-    EXPECT_EQ(k.ui.cursor_bit, 3);  // gpc0 has 4 TPCs: the holes after them are never a stop
+    EXPECT_EQ(k.ui.cursor_bit, 83);
+    k.press(KeyCode::right);
+    EXPECT_EQ(k.ui.cursor_bit, 2);  // the floorswept slot 6 is never a stop
+    for (int i = 0; i < 2; ++i) k.press(KeyCode::right);
+    EXPECT_EQ(k.ui.cursor_bit, 78);  // the row's last TPC: Right stays
+    k.press(KeyCode::left);
     k.press(KeyCode::down);
-    EXPECT_EQ(k.ui.cursor_bit, 12);  // the same slot in gpc1
-    k.press(KeyCode::end);
-    EXPECT_EQ(k.ui.cursor_bit, 16);
-    k.press(KeyCode::page_down);
-    EXPECT_EQ(k.ui.cursor_bit, 83);  // the row of TPCs of no known GPC, nearest slot
+    EXPECT_EQ(k.ui.cursor_bit, 11);  // the same slot (7) in gpc1
     k.press(KeyCode::home);
-    EXPECT_EQ(k.ui.cursor_bit, 75);
+    EXPECT_EQ(k.ui.cursor_bit, 9);
+    k.press(KeyCode::end);
+    EXPECT_EQ(k.ui.cursor_bit, 14);
+    k.press(KeyCode::page_down);
+    EXPECT_EQ(k.ui.cursor_bit, 71);  // the last row (gpc7), nearest slot
+    k.press(KeyCode::home);
+    EXPECT_EQ(k.ui.cursor_bit, 63);
     k.press(KeyCode::page_up);
     EXPECT_EQ(k.ui.cursor_bit, 0);
     k.press(KeyCode::back_tab);
     EXPECT_EQ(k.ui.focus, Focus::table);
+}
+
+// A GPU whose source gave no GPC for some TPCs: their row after the GPCs is walked like the others, and g
+// marks the whole row.
+TEST(TopInput, TheRowOfTpcsOfNoKnownGpcIsWalkedAndMarkedToo) {
+    Keys k = keys_over(frame_data(demo_processes(), false, true, h200_with_tpcs_of_no_gpc()));
+    k.press(KeyCode::tab);
+    EXPECT_EQ(cursor_bit(k.data, k.ui), 0);
+    k.press(KeyCode::end);
+    EXPECT_EQ(k.ui.cursor_bit, 2);  // gpc0 keeps bits 0 3 . 1 . . . 2 . here
+    k.press(KeyCode::page_down);
+    EXPECT_EQ(k.ui.cursor_bit, 83);  // the row of TPCs of no known GPC, nearest slot
+    k.press(KeyCode::home);
+    EXPECT_EQ(k.ui.cursor_bit, 75);
+    k.press('g');
+    EXPECT_EQ(k.ui.marked.to_list(), "75,78,81,83");
 }
 
 TEST(TopInput, SpaceMarksGMarksAGpcEscClears) {
@@ -63,7 +95,7 @@ TEST(TopInput, SpaceMarksGMarksAGpcEscClears) {
     k.press(' ');
     k.press(KeyCode::right);
     k.press(' ');
-    EXPECT_EQ(k.ui.marked.to_list(), "9-10");
+    EXPECT_EQ(k.ui.marked.to_list(), "9,12");  // slot 1 of gpc1 holds bit 12
     k.press(' ');
     EXPECT_EQ(k.ui.marked.to_list(), "9");
     k.press('g');
@@ -246,7 +278,11 @@ TEST(TopInput, TheFindingsViewScrollsAndCloses) {
 
 // Issue 19: releasing free TPCs or giving a process TPCs it holds would change nothing; they are not offered.
 TEST(TopInput, TheActionMenuDoesNotOfferChangesThatChangeNothing) {
-    Keys k;  // A 4101 (gpc0-3) selected, the cursor on TPC 0 (gpc0)
+    // As `gpupart demo start` runs it: A 4101 (gpc0-3) selected, B gpc4-5, C gpc6, gpc7 free; the cursor
+    // on TPC 0 (gpc0).
+    std::vector<FakeProcess> fakes = demo_processes();
+    fakes[2].tpcs = "gpc6";
+    Keys k = keys_over(frame_data(fakes));
     const auto enabled = [&](MenuAction action) {
         for (const MenuItem& item : action_menu(k.data, k.ui))
             if (item.action == action) return item.enabled;
@@ -257,11 +293,11 @@ TEST(TopInput, TheActionMenuDoesNotOfferChangesThatChangeNothing) {
     EXPECT_TRUE(enabled(MenuAction::release));    // TPC 0 is A's
     k.ui.marked = TpcMask::range(0, 3);
     EXPECT_FALSE(enabled(MenuAction::give_marked));
-    k.ui.marked.set(75);  // free: giving it changes something
+    k.ui.marked.set(63);  // free: giving it changes something
     EXPECT_TRUE(enabled(MenuAction::give_marked));
     k.ui.marked = TpcMask{};
-    k.ui.marked.set(75);
-    k.ui.marked.set(78);
+    k.ui.marked.set(63);
+    k.ui.marked.set(66);
     EXPECT_FALSE(enabled(MenuAction::release));  // held by nobody already
     k.press(KeyCode::f9);
     EXPECT_EQ(k.press('3').kind, IntentKind::none);

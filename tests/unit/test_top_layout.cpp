@@ -66,27 +66,43 @@ TEST(TopLayout, At80x24EverySectionIsThere) {
     SCOPED_TRACE(text);
     EXPECT_TRUE(screen.row_text(0).starts_with("gpupart top · GPU 0: NVIDIA H200 Hopper · recording builtin:h200"));
     EXPECT_TRUE(screen.row_text(0).ends_with("12:00:00"));
-    EXPECT_EQ(screen.row_text(1), "MPS off · TPCs 62 owned, 4 free of 66 · 3 simulated processes (demo)");  // no room for more
+    EXPECT_EQ(screen.row_text(1), "MPS off · TPCs 66 owned, 0 free of 66 · 3 simulated processes (demo)");  // no room for more
     EXPECT_EQ(screen.row_text(2), "no NVIDIA GPU on this machine: showing the built-in recorded H200");
-    // One GPC a line with the mask bits; holes are blank slots inside the GPC's frame.
+    // One GPC a line with the mask bits in the driver's slot order; the floorswept slot 6 of an 8-TPC GPC
+    // is a blank slot inside the GPC's frame.
     EXPECT_EQ(screen.row_text(row_starting(screen, "gpc0")),
-              "gpc0   │  A 0   A 1   A 2   A 3                               │ A 4");
+              "gpc0   │  A 0   A 3  A 81   A 1  A 75  A 83         A 2  A 78 │ A 8");
     EXPECT_EQ(screen.row_text(row_starting(screen, "gpc6")),
-              "gpc6   │ C 54  C 55  C 56  C 57  C 58  C 59  C 60  C 61  C 62 │ C 9");
-    EXPECT_EQ(screen.row_text(row_starting(screen, "no GPC")),
-              "no GPC │ . 75  . 78  . 81  . 83                               │ 4 free");
+              "gpc6   │ C 54  C 57  C 60  C 55  C 58  C 61  C 56  C 59  C 62 │ C 9");
+    EXPECT_EQ(row_starting(screen, "no GPC"), -1);  // every TPC of the built-in H200 has its GPC
     // The table: letter, pid, user, TPCs, SMs, share, launches/s, memory, shim, command.
     const int header = row_starting(screen, "       PID↑ USER");
     ASSERT_GE(header, 0);
     EXPECT_EQ(screen.row_text(header), "       PID↑ USER     TPCS SMS SHARE  LAUNCH/s  MEM SHIM     COMMAND");
     // COMMAND starts with what tells the processes apart; the program they share comes after (issue 19, item 6).
-    EXPECT_EQ(screen.row_text(header + 1), "▸ A    4101 root       28  56   42%       400    - active   llm-serving (simula…");
+    EXPECT_EQ(screen.row_text(header + 1), "▸ A    4101 root       32  64   48%       400    - active   llm-serving (simula…");
     EXPECT_EQ(screen.row_text(header + 3), "  C    4103 root       18  36   27%       400    - active   batch-train (simula…");
     // Every finding, one line each; the status line; the footer of keys.
-    EXPECT_TRUE(contains(screen, "  Findings (4)"));
+    EXPECT_TRUE(contains(screen, "  Findings (3)"));  // every TPC is held: no idle-TPCs finding
     EXPECT_TRUE(contains(screen, "  warning 3 partitioned processes run without MPS"));
-    EXPECT_TRUE(screen.row_text(22).starts_with("A 4101 · TPCs 0-3,9-16,18-25,27-34 · applied 0-3,9-16,18-25,27-34"));
+    EXPECT_TRUE(screen.row_text(22).starts_with("A 4101 · TPCs 0-3,9-16,18-25,27-34,75,78,81,83 · applied 0-3,9-16,18-25,27-34,7"));
     EXPECT_TRUE(screen.row_text(23).starts_with("F1Help F2Setup F3Search F4Filter F6SortBy F9Action F10Quit"));
+}
+
+// A source without the driver's floorplan (the probe alone) leaves TPCs of no known GPC: one row holds
+// them after the GPCs, a TPC a slot.
+TEST(TopLayout, TpcsOfNoKnownGpcHaveARowOfTheirOwn) {
+    const TopData data = frame_data(demo_processes(), false, true, h200_with_tpcs_of_no_gpc());
+    const Screen screen = layout_top(data, UiState{}, 80, 24);
+    expect_fits(screen);
+    SCOPED_TRACE(screen.text());
+    EXPECT_EQ(screen.row_text(1), "MPS off · TPCs 62 owned, 4 free of 66 · 3 simulated processes (demo)");
+    EXPECT_EQ(screen.row_text(row_starting(screen, "gpc0")),
+              "gpc0   │  A 0   A 3         A 1                     A 2       │ A 4");
+    EXPECT_EQ(screen.row_text(row_starting(screen, "no GPC")),
+              "no GPC │ . 75  . 78  . 81  . 83                               │ 4 free");
+    EXPECT_EQ(row_starting(screen, "no GPC"), row_starting(screen, "gpc7") + 1);
+    EXPECT_TRUE(contains(screen, "  Findings (4)"));  // the 4 free TPCs are idle
 }
 
 TEST(TopLayout, ALongGpuUuidIsClippedBeforeTheClock) {
@@ -107,11 +123,13 @@ TEST(TopLayout, At120x40TheFloorplanShowsSmIdsAndTheTableItsMasks) {
     EXPECT_EQ(floorplan_mode(data, UiState{}, 120, 40), FloorplanMode::tall);
     const int gpc1 = row_starting(screen, "gpc1");
     ASSERT_GE(gpc1, 0);
-    EXPECT_EQ(screen.row_text(gpc1), "gpc1    8 TPC  16 SM │    A 9    A 10    A 11    A 12    A 13    A 14    A 15    A 16         │ A 8");
-    EXPECT_EQ(screen.row_text(gpc1 + 1), "                     │    2-3   18-19   34-35   50-51   64-65   78-79   92-93 106-107         │");
-    EXPECT_TRUE(contains(screen, "MPS off · TPCs 62 owned, 4 free of 66 (132 SMs) · 3 simulated processes (demo) · every 1.0 s"));
+    EXPECT_EQ(screen.row_text(gpc1), "gpc1    8 TPC  16 SM │    A 9    A 12    A 15    A 10    A 13    A 16            A 11    A 14 │ A 8");
+    EXPECT_EQ(screen.row_text(gpc1 + 1), "                     │    2-3   50-51   92-93   18-19   64-65 106-107           34-35   78-79 │");
+    EXPECT_TRUE(contains(screen, "MPS off · TPCs 66 owned, 0 free of 66 (132 SMs) · 3 simulated processes (demo) · every 1.0 s"));
     EXPECT_TRUE(contains(screen, "REQUESTED"));
-    EXPECT_TRUE(contains(screen, " 0-3,9-16,18-25,27-34 llm-serving (simulated workload…"));
+    // A's mask (gpc0-3, with gpc0's bits 75-83) is longer than the column: cut, the command keeps its room.
+    EXPECT_TRUE(contains(screen, " 0-3,9-16,18-25,27-34… llm-serving (simulated workloa…"));
+    EXPECT_TRUE(contains(screen, " 36-43,45-52           vision (simulated workload, no…"));
     // Findings are wrapped whole where there is room.
     EXPECT_TRUE(contains(screen, "          by side (gpupart mps start) [no-mps; Bakita & Anderson, RTAS 2024, rule R4]"));
 }
@@ -129,15 +147,23 @@ TEST(TopLayout, At200x60ASidePanelShowsSharesTheSelectedProcessAndTheFindings) {
     EXPECT_TRUE(contains(screen, "Selected B 4102"));
     EXPECT_TRUE(contains(screen, "requested  36-43,45-52 (16 TPCs, 32 SMs)"));
     EXPECT_TRUE(contains(screen, "whole GPCs gpc4 gpc5"));
-    EXPECT_TRUE(contains(screen, "Findings (4)"));
-    // The table has room for every column and the whole command.
+    EXPECT_TRUE(contains(screen, "Findings (3)"));
+    // The table has room for every column, A's whole masks (32 columns each) and the part of each command
+    // that tells the processes apart.
     EXPECT_TRUE(contains(screen, "LAUNCHES"));
     EXPECT_TRUE(contains(screen, "APPLIED"));
-    EXPECT_TRUE(contains(screen, "gpupart-demo-worker batch-train (simulated workload, no GPU)"));
+    EXPECT_TRUE(contains(screen, " 0-3,9-16,18-25,27-34,75,78,81,83 0-3,9-16,18-25,27-34,75,78,81,83 llm-serving (simulated workload, no GPU) · "));
+    EXPECT_TRUE(contains(screen, " batch-train (simulated workload, no GPU) · "));
     EXPECT_TRUE(contains(screen, "registry /run/gpupart"));
+    // Where the whole command line fits beside every column, it is shown as it is.
+    const Screen wider = layout_top(data, ui, 220, 60);
+    expect_fits(wider);
+    EXPECT_TRUE(contains(wider, " 0-3,9-16,18-25,27-34,75,78,81,83 gpupart-demo-worker llm-serving (simulated workload, no GPU)"))
+        << wider.text();
+    EXPECT_TRUE(contains(wider, "gpupart-demo-worker batch-train (simulated workload, no GPU)"));
 }
 
-TEST(TopLayout, ManyProcessesOn80x24GetTheCompactFloorplanAndAScrollingTable) {
+TEST(TopLayout, ManyProcessesGetTheCompactFloorplanAndAScrollingTable) {
     std::vector<FakeProcess> fakes;
     const auto bits = real_tpcs(h200()).bits();
     for (std::size_t i = 0; i < 12; ++i)
@@ -145,12 +171,20 @@ TEST(TopLayout, ManyProcessesOn80x24GetTheCompactFloorplanAndAScrollingTable) {
     const TopData data = frame_data(fakes);
     UiState ui;
     ui.selected_pid = 5011;
-    const Screen screen = layout_top(data, ui, 80, 24);
+    // 80x24 just holds the H200's 8 GPC rows beside 5 process rows and 3 findings: one GPC a line.
+    EXPECT_EQ(floorplan_mode(data, ui, 80, 24), FloorplanMode::wide);
+    const Screen roomy = layout_top(data, ui, 80, 24);
+    expect_fits(roomy);
+    EXPECT_TRUE(roomy.row_text(row_starting(roomy, "gpc0")).starts_with("gpc0   │  A 0   B 3  . 81   A 1  . 75  . 83         B 2  . 78 │")) << roomy.text();
+    EXPECT_TRUE(contains(roomy, "▸ L    5011"));
+    EXPECT_FALSE(contains(roomy, "  A    5000"));
+    // One row less and the floorplan goes compact.
+    const Screen screen = layout_top(data, ui, 80, 23);
     expect_fits(screen);
     SCOPED_TRACE(screen.text());
-    EXPECT_EQ(floorplan_mode(data, ui, 80, 24), FloorplanMode::compact);
-    // Two GPC columns, one cell per TPC, holes blank.
-    EXPECT_TRUE(screen.row_text(row_starting(screen, "  gpc0")).starts_with("  gpc0   │ A A B B           │   gpc5"));
+    EXPECT_EQ(floorplan_mode(data, ui, 80, 23), FloorplanMode::compact);
+    // Two GPC columns, one cell per TPC in slot order, the floorswept slot blank.
+    EXPECT_TRUE(screen.row_text(row_starting(screen, "  gpc0")).starts_with("  gpc0   │ A B . A . .   B . │   gpc4"));
     // The selected last process is scrolled into view.
     EXPECT_TRUE(contains(screen, "▸ L    5011"));
     EXPECT_FALSE(contains(screen, "  A    5000"));
@@ -161,8 +195,9 @@ TEST(TopLayout, SharedTpcsAreStarsAndFreeOnesDots) {
     const TopData data = frame_data({{1, "0-3", "a"}, {2, "2-3,9", "b"}});
     const Screen screen = layout_top(data, UiState{}, 80, 24);
     SCOPED_TRACE(screen.text());
-    EXPECT_TRUE(screen.row_text(row_starting(screen, "gpc0")).starts_with("gpc0   │  A 0   A 1   * 2   * 3"));
-    EXPECT_TRUE(screen.row_text(row_starting(screen, "gpc1")).starts_with("gpc1   │  B 9  . 10  . 11"));
+    // gpc0's slots hold bits 0 3 81 / 1 75 83 / . 2 78.
+    EXPECT_TRUE(screen.row_text(row_starting(screen, "gpc0")).starts_with("gpc0   │  A 0   * 3  . 81   A 1  . 75  . 83         * 2  . 78"));
+    EXPECT_TRUE(screen.row_text(row_starting(screen, "gpc1")).starts_with("gpc1   │  B 9  . 12  . 15"));
     EXPECT_TRUE(contains(screen, "share TPCs 2-3"));
 }
 
@@ -170,13 +205,13 @@ TEST(TopLayout, MarksTheCursorAndOwnersAreCellAttributes) {
     const TopData data = frame_data(demo_processes());
     UiState ui;
     ui.focus = Focus::floorplan;
-    ui.cursor_bit = 10;
-    ui.marked.set(11);
+    ui.cursor_bit = 12;  // gpc1's slots 0-2 hold bits 9, 12, 15
+    ui.marked.set(15);
     const Screen screen = layout_top(data, ui, 80, 24);
     const int gpc1 = row_starting(screen, "gpc1");
-    EXPECT_TRUE(screen.row_text(gpc1).starts_with("gpc1   │  A 9  A 10 +A 11"));
+    EXPECT_TRUE(screen.row_text(gpc1).starts_with("gpc1   │  A 9  A 12 +A 15"));
     const std::string row = screen.row_text(gpc1);
-    // "gpc1   │" is 8 cells; each TPC cell is 5 wide plus a space: bit 10 is at column 14.
+    // "gpc1   │" is 8 cells; each TPC cell is 5 wide plus a space: bit 12 (slot 1) is at column 14.
     EXPECT_TRUE(screen.at(gpc1, 14).reverse);
     EXPECT_FALSE(screen.at(gpc1, 8).reverse);
     EXPECT_TRUE(screen.at(gpc1, 20).underline);
@@ -184,12 +219,12 @@ TEST(TopLayout, MarksTheCursorAndOwnersAreCellAttributes) {
     const int gpc4 = row_starting(screen, "gpc4");
     EXPECT_EQ(screen.at(gpc4, 10).role, Role::owner1);
     EXPECT_TRUE(screen.row_text(3).starts_with("▸ Floorplan"));
-    EXPECT_EQ(screen.row_text(22), "TPC 10 gpc1 SMs 18,19: A 4101 · marked 11 · Enter gives them to A 4101");
+    EXPECT_EQ(screen.row_text(22), "TPC 12 gpc1 SMs 50,51: A 4101 · marked 15 · Enter gives them to A 4101");
     // Clicks land on TPCs by their cells.
     const Hit* hit = screen.hit_at(gpc1, 16);
     ASSERT_NE(hit, nullptr);
     EXPECT_EQ(hit->kind, HitKind::tpc);
-    EXPECT_EQ(hit->value, 10);
+    EXPECT_EQ(hit->value, 12);
 }
 
 TEST(TopLayout, TheConfirmationShowsTheChangesAndOnlyTheFindingsTheyBring) {
@@ -229,7 +264,7 @@ TEST(TopLayout, TheConfirmationShowsTheChangesAndOnlyTheFindingsTheyBring) {
     EXPECT_NE(dialog.find("warning: process 4102 gets only 2 of gpc1's 8 TPCs"), std::string::npos);
     EXPECT_NE(dialog.find("share TPCs 9-10"), std::string::npos);      // new: A holds them too
     EXPECT_EQ(dialog.find("without MPS"), std::string::npos);          // held already: counted, not repeated
-    EXPECT_NE(dialog.find("(4 findings that hold already: see the findings panel)"), std::string::npos);
+    EXPECT_NE(dialog.find("(3 findings that hold already: see the findings panel)"), std::string::npos);
     EXPECT_NE(dialog.find("Enter or y applies"), std::string::npos);
 }
 
@@ -298,14 +333,17 @@ TEST(TopLayout, HelpSetupSortAndActionDialogs) {
 
 // Issue 19, item 2: the menus do not offer a change that changes nothing.
 TEST(TopLayout, TheActionMenuDoesNotOfferChangesThatChangeNothing) {
-    const TopData data = frame_data(demo_processes());  // A (selected) holds gpc0-3
+    // As `gpupart demo start` runs it: A (selected) holds gpc0-3, B gpc4-5, C gpc6; gpc7 is free.
+    std::vector<FakeProcess> fakes = demo_processes();
+    fakes[2].tpcs = "gpc6";
+    const TopData data = frame_data(fakes);
     UiState ui;
     ui.marked.set(9);  // A's own TPC
     auto items = action_menu(data, ui);
     EXPECT_FALSE(items[0].enabled);
     EXPECT_TRUE(items[2].enabled);  // 9 is held: releasing it changes something
     ui.marked = TpcMask{};
-    ui.marked.set(75);  // of no known GPC: in no gpcN partition, held by nobody
+    ui.marked.set(63);  // of gpc7: held by nobody
     items = action_menu(data, ui);
     EXPECT_TRUE(items[0].enabled);
     EXPECT_FALSE(items[2].enabled);

@@ -13,25 +13,33 @@ const Gpu& h200() {
 }  // namespace
 
 TEST(TopologyText, SummaryHasTheMeasuredCounts) {
-    EXPECT_EQ(topology_summary(h200()),
+    EXPECT_EQ(topology_summary(h200()), "66 TPCs, 132 SMs, 8 GPCs, 62 holes in the 128-bit TPC mask");
+    Gpu partly_known = h200();
+    for (Tpc& tpc : partly_known.tpcs)
+        if (tpc.mask_bit >= 75) tpc.gpc.reset(), tpc.slot.reset();
+    EXPECT_EQ(topology_summary(partly_known),
               "66 TPCs, 132 SMs, 8 GPCs (+4 TPCs of undetermined GPC), 62 holes in the 128-bit TPC mask");
 }
 
 TEST(TopologyText, FloorplanRowsShowBitsSmsAndHoles) {
     const std::string text = topology_text(h200());
-    // gpc0: 4 TPCs, 8 SMs, then five hole slots.
-    EXPECT_NE(text.find("gpc0      4    8   bit        0       1       2       3       .       .       .       .       .\n"
-                        "                   SMs      0-1   16-17   32-33   48-49       .       .       .       .       .\n"),
+    // gpc0 (physical GPC 1): 8 TPCs in the driver's slot order, its floorswept slot 6 a hole.
+    EXPECT_NE(text.find("gpc0      8   16   bit        0       3      81       1      75      83       .       2      78\n"
+                        "                   SMs      0-1   48-49 128-129   16-17 124-125 130-131       .   32-33 126-127\n"),
               std::string::npos)
         << text;
-    EXPECT_NE(text.find("gpc7      9   18   bit       63      64      65      66      67      68      69      70      71\n"),
+    EXPECT_NE(text.find("gpc7      9   18   bit       63      66      69      64      67      70      65      68      71\n"),
               std::string::npos);
-    EXPECT_NE(text.find("no GPC    4    8   bit       75      78      81      83\n"
-                        "                   SMs  124-125 126-127 128-129 130-131\n"),
-              std::string::npos)
-        << text;
-    EXPECT_NE(text.find("source: recorded: tests/fixtures/h200/2026-11-22-maskbits.log\n"), std::string::npos) << text;
+    EXPECT_EQ(text.find("no GPC"), std::string::npos) << text;
+    EXPECT_NE(text.find("gpc0 = physical 1 / logical 1"), std::string::npos) << text;
+    EXPECT_NE(text.find("source: recorded: tests/fixtures/live-h200/live-h200.json (rmctrl: GR_GET_TPC_MASK"), std::string::npos) << text;
     EXPECT_NE(text.find("holes: 62 of 128 mask bits have no TPC: 4-8,17,26,35,44,53,72-74,76-77,79-80,82,84-127"), std::string::npos);
+    Gpu partly_known = h200();
+    for (Tpc& tpc : partly_known.tpcs)
+        if (tpc.mask_bit >= 75) tpc.gpc.reset(), tpc.slot.reset();
+    EXPECT_NE(topology_text(partly_known).find("no GPC    4    8   bit       75      78      81      83\n"
+                                               "                   SMs  124-125 126-127 128-129 130-131\n"),
+              std::string::npos);
 }
 
 TEST(TopologyText, EnginesRunlistsAndSharedCopyEngines) {

@@ -17,6 +17,18 @@ inline const Gpu& h200() {
     return snapshot.gpus.at(0);
 }
 
+// The built-in H200 as a source without the driver's floorplan leaves it: TPCs 75, 78, 81, 83 (the
+// driver puts them in gpc0) with no GPC and no slot, so the view shows its row of TPCs of no known GPC.
+inline const Gpu& h200_with_tpcs_of_no_gpc() {
+    static const Gpu gpu = [] {
+        Gpu copy = h200();
+        for (Tpc& tpc : copy.tpcs)
+            if (tpc.mask_bit == 75 || tpc.mask_bit == 78 || tpc.mask_bit == 81 || tpc.mask_bit == 83) tpc.gpc.reset(), tpc.slot.reset();
+        return copy;
+    }();
+    return gpu;
+}
+
 struct FakeProcess {
     int pid;
     std::string tpcs;  // mask expression on the H200, or "all" for an unpartitioned process
@@ -24,17 +36,17 @@ struct FakeProcess {
     std::uint64_t launches = 1000;
 };
 
-inline RegistryEntry entry_of(const FakeProcess& fake) {
+inline RegistryEntry entry_of(const FakeProcess& fake, const Gpu& on = h200()) {
     SlotRecord r;
     r.pid = fake.pid;
     r.start_time = 1000 + static_cast<std::uint64_t>(fake.pid);
     r.uid = 0;
     r.command = fake.command;
     r.shim_version = fake.command.starts_with("gpupart-demo-worker") ? "demo (simulated)" : "0.1.0";
-    const std::string gpu = gpu_key(h200());
+    const std::string gpu = gpu_key(on);
     SlotControl control;
     control.generation = 1;
-    if (fake.tpcs != "all") control.gpus.push_back(GpuControl{gpu, true, resolve_mask(fake.tpcs, h200()).mask, real_tpcs(h200())});
+    if (fake.tpcs != "all") control.gpus.push_back(GpuControl{gpu, true, resolve_mask(fake.tpcs, on).mask, real_tpcs(on)});
     r.control = control;
     SlotStatus status;
     status.state = GPUPART_SHIM_ACTIVE;
@@ -51,13 +63,14 @@ inline RegistryEntry entry_of(const FakeProcess& fake) {
     return RegistryEntry{"/fake/" + std::to_string(fake.pid) + ".slot", r, Liveness::alive, ""};
 }
 
-// The frame `gpupart top` shows for these processes; `second_sample` adds launch rates (+400/s each).
-inline TopData frame_data(const std::vector<FakeProcess>& fakes, bool mps = false, bool second_sample = true) {
+// The frame `gpupart top` shows for these processes; `second_sample` adds launch rates (+400/s each);
+// `on`: the GPU (the built-in H200, or a test's changed copy of it).
+inline TopData frame_data(const std::vector<FakeProcess>& fakes, bool mps = false, bool second_sample = true, const Gpu& on = h200()) {
     std::vector<RegistryEntry> entries;
     SystemState state;
-    state.gpu = h200();
+    state.gpu = on;
     state.mps_running = mps;
-    state.gpu_uuid = gpu_key(h200());
+    state.gpu_uuid = gpu_key(on);
     // As gather_state makes them from the registry.
     const auto states_of = [&](const std::vector<RegistryEntry>& from) {
         std::vector<ProcessState> processes;
@@ -78,7 +91,7 @@ inline TopData frame_data(const std::vector<FakeProcess>& fakes, bool mps = fals
         }
         return processes;
     };
-    for (const FakeProcess& fake : fakes) entries.push_back(entry_of(fake));
+    for (const FakeProcess& fake : fakes) entries.push_back(entry_of(fake, on));
     state.processes = states_of(entries);
     TopSource source{"builtin:h200", true, "no NVIDIA GPU on this machine: showing the built-in recorded H200", "", 1};
     LaunchRates rates(kTopRateWindow);

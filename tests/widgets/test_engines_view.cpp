@@ -69,27 +69,30 @@ private slots:
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setGpu(builtin("h200"));
         QCOMPARE(count_kind(model, {}, EnginesModel::RowKind::engine), 23);
-        // Runlists 0, 1, 3, 10 as the H100 recording says, then one group for the engines it did not ask.
-        QCOMPARE(model.rowCount(), 5);
+        // The H200's 20 runlists as read as root (root-h200.txt), then one group for the engine without one.
+        QCOMPARE(model.rowCount(), 21);
         QCOMPARE(cell(model, {}, 0, EnginesModel::NameColumn), QStringLiteral("runlist 0"));
-        QCOMPARE(cell(model, {}, 3, EnginesModel::NameColumn), QStringLiteral("runlist 10"));
+        QCOMPARE(cell(model, {}, 6, EnginesModel::NameColumn), QStringLiteral("runlist 10"));
+        QCOMPARE(cell(model, model.index(6, 0), 0, EnginesModel::NameColumn), QStringLiteral("COPY4"));
         const QModelIndex runlist0 = model.index(0, 0);
         QCOMPARE(cell(model, runlist0, 0, EnginesModel::NameColumn), QStringLiteral("GR0"));
         QCOMPARE(cell(model, runlist0, 1, EnginesModel::NameColumn), QStringLiteral("COPY0 (GRCE)"));
         QCOMPARE(cell(model, runlist0, 1, EnginesModel::KindColumn), QStringLiteral("copy · GRCE"));
-        QVERIFY(cell(model, runlist0, 0, EnginesModel::SourceColumn).startsWith(QStringLiteral("recorded: tests/fixtures/h100-rmctrl/")));
-        // No TSGs were recorded: one row says so instead of an empty runlist.
-        QCOMPARE(cell(model, runlist0, 3, EnginesModel::NameColumn), QStringLiteral("TSGs and channels: not recorded"));
-        QCOMPARE(kind_of(model.index(3, 0, runlist0)), EnginesModel::RowKind::note);
+        QCOMPARE(cell(model, runlist0, 2, EnginesModel::NameColumn), QStringLiteral("COPY1 (GRCE)"));
+        QVERIFY(cell(model, runlist0, 0, EnginesModel::SourceColumn).startsWith(QStringLiteral("recorded: tests/fixtures/live-h200/")));
+        // The recording has runlist 0's channel ids but no TSGs per runlist: a row of channels, one note why.
+        QCOMPARE(cell(model, runlist0, 3, EnginesModel::NameColumn), QStringLiteral("channels 1, 2, 3"));
+        QCOMPARE(kind_of(model.index(3, 0, runlist0)), EnginesModel::RowKind::channels);
+        QCOMPARE(cell(model, runlist0, 4, EnginesModel::NameColumn),
+                 QStringLiteral("TSGs and channels: the driver counts TSGs for the whole GPU only"));
+        QCOMPARE(kind_of(model.index(4, 0, runlist0)), EnginesModel::RowKind::note);
 
-        const QModelIndex unknown = model.index(4, 0);
+        const QModelIndex unknown = model.index(20, 0);
         QCOMPARE(kind_of(unknown), EnginesModel::RowKind::unknown_runlist);
-        QCOMPARE(cell(model, {}, 4, EnginesModel::NameColumn),
-                 QStringLiteral("runlist: not recorded (the recording asked only GR0 and COPY0-4)"));
-        QCOMPARE(model.rowCount(unknown), 17);
-        QCOMPARE(cell(model, unknown, 0, EnginesModel::NameColumn), QStringLiteral("NVDEC1"));
-        QCOMPARE(cell(model, unknown, 0, EnginesModel::KindColumn), QStringLiteral("video decoder"));
-        QCOMPARE(cell(model, unknown, 0, EnginesModel::RunlistColumn), QStringLiteral("not recorded (the recording asked only GR0 and COPY0-4)"));
+        QCOMPARE(cell(model, {}, 20, EnginesModel::NameColumn), QStringLiteral("runlist: the driver gives this engine no runlist"));
+        QCOMPARE(model.rowCount(unknown), 1);
+        QCOMPARE(cell(model, unknown, 0, EnginesModel::NameColumn), QStringLiteral("SW"));
+        QCOMPARE(cell(model, unknown, 0, EnginesModel::RunlistColumn), QStringLiteral("the driver gives this engine no runlist"));
         QVERIFY(model.index(0, EnginesModel::SourceColumn, unknown).data(Qt::ToolTipRole).toString().contains(QStringLiteral("runlist: recorded")));
     }
 
@@ -136,7 +139,7 @@ private slots:
         EnginesView view;
         view.setGpu(builtin("h200"));
         QCOMPARE(engines_summary(builtin("h200")),
-                 QStringLiteral("23 engines · 6 on 4 runlists · 17 with runlist unknown: not recorded (the recording asked only GR0 and COPY0-4)"));
+                 QStringLiteral("23 engines · 22 on 20 runlists · 1 with runlist unknown: the driver gives this engine no runlist"));
         QVERIFY(view.tree()->isExpanded(view.model()->index(0, 0)));
         QVERIFY(gpupart::test::save_screenshot(view, QStringLiteral("engines_view"), {980, 640}));
     }

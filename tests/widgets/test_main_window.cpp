@@ -275,17 +275,17 @@ private slots:
         FloorplanView* floorplan = window_->floorplan();
         floorplan->setSelection({});
         floorplan->setFocus();
-        // Home focuses bit 0; Down goes to slot 3 (bit 3), Down again skips GPC 0's holes
-        // into the box below, GPC 4 (bit 36, vision's). Space selects it, shift+Right extends to 37.
+        // Home focuses bit 0; Down goes to slot 3 (bit 1), Down again skips GPC 0's empty slot 6
+        // into the box below, GPC 4 (bit 36, vision's). Space selects it, shift+Down extends to slot 3 (bit 37).
         const QString llm_before = mask_in_registry(llm);
         QTest::keyClick(floorplan, Qt::Key_Home);
         QCOMPARE(floorplan->focusBit(), std::optional<int>(0));
         QTest::keyClick(floorplan, Qt::Key_Down);
-        QCOMPARE(floorplan->focusBit(), std::optional<int>(3));
+        QCOMPARE(floorplan->focusBit(), std::optional<int>(1));
         QTest::keyClick(floorplan, Qt::Key_Down);
         QCOMPARE(floorplan->focusBit(), std::optional<int>(36));
         QTest::keyClick(floorplan, Qt::Key_Space);
-        QTest::keyClick(floorplan, Qt::Key_Right, Qt::ShiftModifier);
+        QTest::keyClick(floorplan, Qt::Key_Down, Qt::ShiftModifier);
         const TpcMask chosen = floorplan->selection();
         QCOMPARE(QString::fromStdString(chosen.to_list()), QString("36-37"));
         // Enter opens the "give to" menu; pick llm-serving's entry with the keyboard.
@@ -305,7 +305,7 @@ private slots:
         });
         QTest::keyClick(floorplan, Qt::Key_Return);
         QTRY_VERIFY_WITH_TIMEOUT(picked, 3000);
-        QCOMPARE(mask_in_registry(llm), QString("0-3,9-16,18-25,27-34,36-37"));
+        QCOMPARE(mask_in_registry(llm), QString("0-3,9-16,18-25,27-34,36-37,75,78,81,83"));
         session_->refresh();
         window_->floorplan()->setSelection({});
         save_screenshot(window_.get(), "gui-after-give.png");
