@@ -1,6 +1,9 @@
 #include "model/placement.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -39,6 +42,32 @@ TpcMask place_tpcs_packed(const Gpu& gpu, int count, const TpcMask& available) {
                                     gpu_display_name(gpu)));
     std::vector<Pool> pools = available_pools(gpu, available);
     TpcMask placed;
+    // Whole GPCs that add up to the count exactly leave no GPC split (seed 001's GPC packing; a split GPC is
+    // the partial-gpc finding): 33 TPCs of an H100 as 9+8+8+8, not four 8s and one TPC of a fifth GPC. Of
+    // those sets, the fewest GPCs, then the lowest GPC numbers. A GPU has at most a few dozen GPCs with TPCs
+    // free; past 20 the search would be too long and best fit alone decides.
+    if (pools.size() <= 20) {
+        std::optional<std::uint32_t> best;
+        for (std::uint32_t set = 1; set < (1u << pools.size()); ++set) {
+            std::size_t sum = 0;
+            for (std::size_t i = 0; i < pools.size(); ++i)
+                if (set & (1u << i)) sum += pools[i].bits.size();
+            if (sum != static_cast<std::size_t>(count)) continue;
+            const auto lower_first = [](std::uint32_t a, std::uint32_t b) {  // the set of lower GPC numbers
+                for (std::uint32_t bit = 1; bit != 0; bit <<= 1)
+                    if ((a & bit) != (b & bit)) return (a & bit) != 0;
+                return false;
+            };
+            if (!best || std::popcount(set) < std::popcount(*best) ||
+                (std::popcount(set) == std::popcount(*best) && lower_first(set, *best)))
+                best = set;
+        }
+        if (best) {
+            for (std::size_t i = 0; i < pools.size(); ++i)
+                if (*best & (1u << i)) take(placed, pools[i].bits, pools[i].bits.size());
+            return placed;
+        }
+    }
     std::size_t left = static_cast<std::size_t>(count);
     while (left > 0 && !pools.empty()) {
         // Best fit: the smallest GPC that holds what is left.

@@ -20,15 +20,26 @@ std::vector<int> measure_tpc_counts(int most, int floor, int steps) {
                                     floor, most));
     const int wanted = std::min(steps, most - floor + 1);
     std::vector<int> counts;
-    // Evenly in 1/m from 1/most to 1/floor; rounding may land two on one count, so a count already taken
-    // moves to the next free one below (there is always one: wanted <= most - floor + 1).
+    // Evenly in log m from most to floor (each count a fixed fraction of the one before); rounding may land
+    // two on one count, so a count already taken moves to the next free one below.
+    const double ratio = std::pow(static_cast<double>(floor) / most, 1.0 / (wanted - 1));
     for (int i = 0; i < wanted; ++i) {
-        const double inverse = 1.0 / most + (1.0 / floor - 1.0 / most) * i / (wanted - 1);
-        int count = std::clamp(static_cast<int>(std::lround(1.0 / inverse)), floor, most);
+        int count = std::clamp(static_cast<int>(std::lround(most * std::pow(ratio, i))), floor, most);
         if (!counts.empty()) count = std::min(count, counts.back() - 1);
         // Leave room for the counts still to come above the floor.
         count = std::max(count, floor + (wanted - 1 - i));
         counts.push_back(count);
+    }
+    // Half the TPCs is measured, not fitted: the class is the speedup from most/2 to most (seed 002
+    // Definition 1), and a curve with a knee (a copy saturating memory) is where a/m + b is least exact.
+    // The count nearest most/2 moves there where that keeps the counts distinct and in order.
+    const int half = (most + 1) / 2;
+    if (wanted >= 4 && half > floor && half < most) {
+        auto nearest = std::min_element(counts.begin() + 1, counts.end() - 1,
+                                        [half](int a, int b) { return std::abs(a - half) < std::abs(b - half); });
+        const int above = *(nearest - 1);
+        const int below = *(nearest + 1);
+        if (half < above && half > below) *nearest = half;
     }
     return counts;
 }

@@ -1,7 +1,9 @@
 #pragma once
 // Which TPC counts `gpupart measure` walks a process through: from the most it may use down to a floor,
-// spaced evenly in 1/m rather than in m, because C(m) = a/m + b is a straight line in 1/m and points
-// spaced evenly along it pin a and b down best (evenly in m would crowd them all near b).
+// spaced evenly in log m (each a fixed fraction of the one before), with half the TPCs among them. Evenly
+// in 1/m pins a/m + b down best when the model holds, but crowds the counts near the floor (66 to 2 in 7
+// steps: 66, 10, 6, 5, 4, 3, 2 on an H100, nothing between 10 and 66), where a memory-bound process's
+// knee is not; evenly in m would leave the small counts, where a dominates, unmeasured.
 #include <vector>
 
 namespace gpupart {

@@ -5,7 +5,7 @@
 
 using namespace gpupart;
 
-TEST(MeasureSteps, EvenlyInOneOverMFromTheMostToTheFloor) {
+TEST(MeasureSteps, EvenlyInLogMFromTheMostToTheFloor) {
     // Six distinct counts, descending, from all it may use to the floor.
     const auto counts = measure_tpc_counts(66, 2, 6);
     ASSERT_EQ(counts.size(), 6u);
@@ -15,8 +15,11 @@ TEST(MeasureSteps, EvenlyInOneOverMFromTheMostToTheFloor) {
 }
 
 TEST(MeasureSteps, KnownSpacing) {
-    EXPECT_EQ(measure_tpc_counts(60, 4, 3), (std::vector<int>{60, 8, 4}));   // 1/m: 1/60, 2/15 (7.5 -> 8), 1/4
-    EXPECT_EQ(measure_tpc_counts(66, 2, 6), (std::vector<int>{66, 9, 5, 4, 3, 2}));
+    EXPECT_EQ(measure_tpc_counts(60, 4, 3), (std::vector<int>{60, 15, 4}));  // 60 x 0.258^i: 15.5 -> 15
+    // 66 x 0.497^i: 66, 33, 16, 8, 4, 2 (half the GPU is a count of its own)
+    EXPECT_EQ(measure_tpc_counts(66, 2, 6), (std::vector<int>{66, 33, 16, 8, 4, 2}));
+    // 7 steps: 66 x 0.558^i = 66, 37, 21, 11, 6, 4, 2; the count nearest 33 (37) becomes 33
+    EXPECT_EQ(measure_tpc_counts(66, 2, 7), (std::vector<int>{66, 33, 21, 11, 6, 4, 2}));
 }
 
 TEST(MeasureSteps, FewerCountsThanStepsTakesEveryCount) {
