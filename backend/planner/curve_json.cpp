@@ -79,7 +79,7 @@ Json analysis(const StoredCurve& curve) {
                       {"r_squared", fit.r_squared},
                       {"rms_relative_residual", fit.rms_relative_residual},
                       {"b_clamped", fit.b_clamped}};
-        const Classification c = classify(fit, curve.total_tpcs, curve.memory_throughput);
+        const Classification c = classify_measured(curve.points, fit, curve.total_tpcs, curve.memory_throughput);
         out["class"] = to_string(c.intensity);
         out["class_reason"] = c.reason;
     } catch (const UserError& e) {
