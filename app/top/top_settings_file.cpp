@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
+#include "platform/make_directories.hpp"
 #include "platform/safe_file.hpp"
 
 namespace gpupart::top {
@@ -72,16 +73,6 @@ bool apply(SavedView& view, std::string_view key, std::string_view value) {
     return true;
 }
 
-// Creates `dir` and the parents it lacks (0700, as a private configuration directory may be).
-void make_directories(const std::string& dir, const std::string& path) {
-    for (std::size_t at = dir.find('/', 1);; at = dir.find('/', at + 1)) {
-        const std::string prefix = dir.substr(0, at);
-        if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST)
-            throw UserError(fmt::format("{}: cannot create {}: {}: settings not saved", one_line(path), one_line(prefix), std::strerror(errno)));
-        if (at == std::string::npos) break;
-    }
-}
-
 }  // namespace
 
 std::optional<std::string> toprc_path() {
@@ -138,7 +129,13 @@ LoadedToprc load_toprc(const std::string& path) {
 
 void save_toprc(const std::string& path, const SavedView& view) {
     const auto slash = path.rfind('/');
-    if (slash != std::string::npos && slash > 0) make_directories(path.substr(0, slash), path);
+    if (slash != std::string::npos && slash > 0) {
+        try {
+            make_directories(path.substr(0, slash), 0700, "gpupart top settings");
+        } catch (const UserError& error) {
+            throw UserError(fmt::format("{}: settings not saved", error.what()));
+        }
+    }
     replace_file(path, toprc_text(view), 0644, "settings file");
 }
 

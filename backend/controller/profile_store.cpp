@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
+#include "platform/make_directories.hpp"
 #include "platform/safe_file.hpp"
 
 namespace gpupart {
@@ -58,22 +59,6 @@ StoredProfile read_stored(const std::string& path, const std::string& text, cons
         fail(fmt::format("profile {}: its name is '{}', not '{}' as its file name says; rename one of them", path,
                          stored.profile.name, stem));
     return stored;
-}
-
-// Creates `dir` and its missing parents with mode 0755.
-void make_directories(const std::string& dir) {
-    std::string prefix;
-    std::size_t at = 0;
-    while (at != std::string::npos) {
-        at = dir.find('/', at + 1);
-        prefix = dir.substr(0, at);
-        if (prefix.empty() || prefix == "/") continue;
-        if (::mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST)
-            fail(fmt::format("profiles {}: cannot create {}: {}", dir, prefix, std::strerror(errno)));
-    }
-    struct stat info {};
-    if (::stat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
-        fail(fmt::format("profiles {}: not a directory", dir));
 }
 
 bool exists(const std::string& path) {
@@ -171,7 +156,7 @@ std::string ProfileStore::save(const Profile& profile, bool overwrite) const {
     parse_profile(text, path);  // never write what could not be read back (a bad mask, say)
     if (!overwrite && exists(path))
         fail(fmt::format("profile '{}' already exists ({}); refusing to replace it", profile.name, path));
-    make_directories(user_dir);
+    make_directories(user_dir, 0755, "profiles");
 
     // A new file with a random name, then rename (overwrite) or link(2), which puts it in place only if
     // nothing has the name, even if another save raced this one. A planted name is never written through.

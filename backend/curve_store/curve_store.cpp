@@ -9,26 +9,11 @@
 #include <sys/stat.h>
 
 #include "model/user_error.hpp"
+#include "platform/make_directories.hpp"
 #include "platform/safe_file.hpp"
 
 namespace gpupart {
 namespace {
-
-// Creates `dir` and its missing parents, private to the user: a curve file names the user's commands.
-void make_directories(const std::string& dir) {
-    std::string prefix;
-    std::size_t at = 0;
-    while (at != std::string::npos) {
-        at = dir.find('/', at + 1);
-        prefix = dir.substr(0, at);
-        if (prefix.empty() || prefix == "/") continue;
-        if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST)
-            throw UserError(fmt::format("scaling curves {}: cannot create {}: {}", dir, prefix, std::strerror(errno)));
-    }
-    struct stat info {};
-    if (::stat(dir.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
-        throw UserError(fmt::format("scaling curves {}: not a directory; give a directory for the curves", dir));
-}
 
 bool is_curve_name(const std::string& name) {
     return name.size() == std::string_view("curve-0123456789abcdef.json").size() && name.starts_with("curve-") &&
@@ -45,7 +30,7 @@ std::string CurveStore::save(const StoredCurve& curve) const {
     if (dir.empty()) throw UserError("scaling curves: no directory given for the curves");
     const std::string text = curve_to_json(curve);
     parse_curve_json(text, "the curve to save");  // never write what could not be read back
-    make_directories(dir);
+    make_directories(dir, 0700, "scaling curves");  // private: a curve file names the user's commands
     const std::string path = path_of(curve.identity);
     replace_file(path, text, 0600, "scaling curve");
     return path;
