@@ -23,6 +23,25 @@ QString seconds_text(double seconds) {
     return QString("%1 s").arg(seconds, 0, 'g', 4);
 }
 
+// A tick step of 1, 2 or 5 times a power of ten giving about `intervals` intervals up to `top`, so the axes
+// read 0, 20, 40 rather than 0, 16.5, 33.
+double nice_step(double top, int intervals) {
+    const double rough = top / intervals;
+    const double power = std::pow(10.0, std::floor(std::log10(rough)));
+    for (const double factor : {1.0, 2.0, 5.0})
+        if (factor * power >= rough) return factor * power;
+    return 10 * power;
+}
+
+// `round_top`: the axis ends at a tick (rates); else exactly at `top` (the GPU's TPCs end the TPC axis).
+void set_nice_range(QValueAxis& axis, double top, int intervals, bool round_top) {
+    const double step = nice_step(top, intervals);
+    axis.setTickType(QValueAxis::TicksDynamic);
+    axis.setTickAnchor(0);
+    axis.setTickInterval(step);
+    axis.setRange(0, round_top ? std::ceil(top / step) * step : top);
+}
+
 }  // namespace
 
 std::vector<CurveEntry> curve_entries(std::vector<StoredCurve> curves, const std::string& gpu_uuid) {
@@ -84,7 +103,7 @@ QString curve_summary(const CurveEntry& entry) {
                      .arg(fit.fewest_tpcs)
                      .arg(fit.most_tpcs)
                      .arg(fit.b_clamped ? " (b clamped to 0)" : "");
-        lines << QString("<b>%1-intensive</b>: %2").arg(class_word(entry), html(entry.classification->reason));
+        lines << QString("<b>Class</b>: %1").arg(html(entry.classification->reason));  // the reason names the class
     } else {
         lines << QString("<b>No fit</b>: %1").arg(entry.no_fit.toHtmlEscaped());
     }
@@ -113,8 +132,8 @@ void fill_curve_series(const CurveEntry& entry, QScatterSeries& points, QLineSer
             top = std::max(top, line.back().y());
         }
     fit.replace(line);
-    tpcs.setRange(0, std::max(1, entry.curve.total_tpcs));
-    rate.setRange(0, top > 0 ? top * 1.1 : 1);
+    set_nice_range(tpcs, std::max(1, entry.curve.total_tpcs), 6, false);
+    set_nice_range(rate, top > 0 ? top * 1.05 : 1, 5, true);
 }
 
 }  // namespace gpupart::widgets

@@ -280,17 +280,18 @@ void ScalingPanel::on_measure_finished(bool ok) {
     const QJsonObject answer = QJsonDocument::fromJson(run_->standardOutput()).object();
     QString message;
     bool error = !ok;
-    if (ok) {
+    // A cancelled walk is said as one whatever its exit status: what matters is whether the TPCs went back.
+    if (run_->interrupted()) {
+        const bool restored = answer.value("restored").toBool(false);
+        error = !restored;
+        message = restored ? QString("Measurement of process %1 cancelled; its TPCs were put back").arg(measured_pid_)
+                           : QString("Measurement of process %1 cancelled: %2").arg(measured_pid_).arg(run_->errorLine());
+    } else if (ok) {
         const QJsonObject fit = answer.value("fit").toObject();
         message = QString("Measured process %1: %2-intensive, R² %3; curve saved")
                       .arg(measured_pid_)
                       .arg(answer.value("class").toObject().value("intensity").toString())
                       .arg(fit.value("r_squared").toDouble(), 0, 'f', 3);
-    } else if (run_->interrupted()) {
-        const bool restored = answer.value("restored").toBool(false);
-        error = !restored;
-        message = restored ? QString("Measurement of process %1 cancelled; its TPCs were put back").arg(measured_pid_)
-                           : QString("Measurement of process %1 cancelled: %2").arg(measured_pid_).arg(run_->errorLine());
     } else {
         message = run_->errorLine();
     }
