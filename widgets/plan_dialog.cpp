@@ -74,8 +74,7 @@ PlanDialog::PlanDialog(QWidget* parent)
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(left);
     splitter->addWidget(floorplan_);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
+    splitter->setSizes({640, 460});  // the tables' columns first; the picture fits what is left
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     buttons->addButton(preview_button_, QDialogButtonBox::ActionRole);
     buttons->addButton(apply_button_, QDialogButtonBox::ApplyRole);

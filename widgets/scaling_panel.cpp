@@ -83,16 +83,19 @@ ScalingPanel::ScalingPanel(QWidget* parent)
     empty_->setAlignment(Qt::AlignCenter);
     empty_->setMargin(12);
     list_->setObjectName("scaling-curves");
-    list_->setMinimumWidth(180);
+    list_->setMinimumWidth(300);
 
-    auto* right = new QWidget(this);
-    auto* right_layout = new QVBoxLayout(right);
-    right_layout->setContentsMargins(0, 0, 0, 0);
-    right_layout->addWidget(chart_view_, 1);
-    right_layout->addWidget(summary_);
+    // The words beside the chart, under the list: a bottom dock is short, and the chart needs its height.
+    auto* left = new QWidget(this);
+    auto* left_layout = new QVBoxLayout(left);
+    left_layout->setContentsMargins(0, 0, 0, 0);
+    left_layout->addWidget(list_, 1);
+    left_layout->addWidget(summary_, 2);
+    summary_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     auto* splitter = new QSplitter(Qt::Horizontal, this);
-    splitter->addWidget(list_);
-    splitter->addWidget(right);
+    splitter->addWidget(left);
+    splitter->addWidget(chart_view_);
+    splitter->setStretchFactor(0, 2);
     splitter->setStretchFactor(1, 3);
     stack_->addWidget(empty_);
     stack_->addWidget(splitter);

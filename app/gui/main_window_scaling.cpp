@@ -43,13 +43,23 @@ void MainWindow::buildScaling(QDockWidget* beside) {
     updateScalingContext();
 }
 
+namespace {
+
+// What every gpupart run from the window gets so that it works on the GPU shown: its index in the snapshot
+// (a recorded GPU may have no UUID: the demo's H200 has none, and the controller's key is then made up),
+// and, for a recording (the demo, --snapshot FILE), that snapshot rather than this machine's GPUs.
+QStringList cli_arguments(const GuiSession& session) {
+    QStringList args{"--gpu", QString::number(session.gpuIndex())};
+    if (!session.chosen().live) args << "--snapshot" << QString::fromStdString(session.chosen().origin);
+    return args;
+}
+
+}  // namespace
+
 void MainWindow::updateScalingContext() {
-    const std::string& uuid = session_.state().gpu_uuid;
-    QStringList args{"--gpu", QString::fromStdString(uuid)};
-    // A recording (the demo's H200, --snapshot FILE) is not this machine's GPU: the CLI must read the same one.
-    if (!session_.chosen().live) args << "--snapshot" << QString::fromStdString(session_.chosen().origin);
-    scaling_->setCliArguments(args);
-    scaling_->setGpu(QString::fromStdString(uuid));
+    scaling_->setCliArguments(cli_arguments(session_));
+    // Curves are keyed by the controller's GPU key, as `gpupart measure` saves them (cli/curve_paths.cpp).
+    scaling_->setGpu(QString::fromStdString(session_.state().gpu_uuid));
 }
 
 void MainWindow::measureProcess(int pid) {
@@ -84,9 +94,7 @@ widgets::PlanDialog* MainWindow::openPlanDialog() {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setCandidates(candidates);
     dialog->setState(state, session_.title());
-    QStringList args{"--gpu", QString::fromStdString(state.gpu_uuid)};
-    if (!session_.chosen().live) args << "--snapshot" << QString::fromStdString(session_.chosen().origin);
-    dialog->setCliArguments(args);
+    dialog->setCliArguments(cli_arguments(session_));
     try {
         dialog->setCliPath(scaling_->cliPath());  // a path set for tests; else $GPUPART_CLI or beside this program
     } catch (const UserError&) {
