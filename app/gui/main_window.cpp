@@ -152,6 +152,7 @@ void MainWindow::buildDocks() {
     tabifyDockWidget(dock, power);
     tabifyDockWidget(dock, engines);
     tabifyDockWidget(dock, copy);
+    buildScaling(charts);
     dock->raise();
     engines_->setGpu(session_.gpu());
     copy_engines_->setGpu(session_.gpu());
@@ -247,6 +248,7 @@ void MainWindow::buildActions() {
             engines_->setGpu(session_.gpu());
             copy_engines_->setGpu(session_.gpu());
             charts_->clear();
+            updateScalingContext();
             profiles_->setController(&session_.controller());
             setWindowTitle(session_.title() + " — gpupart");
         } catch (const UserError& error) {

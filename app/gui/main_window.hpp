@@ -10,6 +10,7 @@
 #include "sources/gpu_meters.hpp"
 
 class QComboBox;
+class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QSortFilterProxyModel;
@@ -25,7 +26,10 @@ class FloorplanView;
 class GpuMetersChart;
 class ProfilesPanel;
 class ProcessTableModel;
+class PlanDialog;
 class ProcessTableView;
+class ScalingPanel;
+struct PlanReply;
 }  // namespace gpupart::widgets
 
 namespace gpupart::gui {
@@ -55,6 +59,11 @@ public:
     widgets::FindingsPanel* findings() const { return findings_; }
     widgets::ChartsPanel* charts() const { return charts_; }
     widgets::GpuMetersChart* gpuMetersChart() const { return gpu_chart_; }
+    widgets::ScalingPanel* scaling() const { return scaling_; }
+    // The Plan dialog over the processes shown that have a curve (main_window_scaling.cpp); tests get it back.
+    widgets::PlanDialog* openPlanDialog();
+    // `gpupart measure` on a process (the table's context menu, the Scaling panel's button).
+    void measureProcess(int pid);
     QString statusText() const;  // the permanent status area: processes, TPCs, MPS, the GPU's meters
 
     // Gives the floorplan's selection to a process (or frees it), as a drop or the "give to" menu does.
@@ -72,6 +81,11 @@ private:
     void updateStatus();
     void exportWithDialog(const QString& kind);
     void showAbout();
+    // The Scaling dock, the process table's context menu and the Plan dialog (main_window_scaling.cpp).
+    void buildScaling(QDockWidget* beside);
+    void updateScalingContext();  // the GPU and snapshot every gpupart run gets
+    void showProcessMenu(QPoint viewport_position);
+    void pushPlanApplied(const widgets::PlanReply& reply);
 
     GuiSession& session_;
     widgets::FloorplanView* floorplan_ = nullptr;
@@ -85,6 +99,7 @@ private:
     widgets::CopyEngineView* copy_engines_ = nullptr;
     widgets::ChartsPanel* charts_ = nullptr;
     widgets::GpuMetersChart* gpu_chart_ = nullptr;
+    widgets::ScalingPanel* scaling_ = nullptr;
     GpuMeterReader meters_reader_;        // NVML, loaded once: meters, power/clock chart, process memory
     std::optional<GpuMeters> meters_;     // of the last refresh
     InterferenceWatch interference_;      // a partition slowed while a neighbour sped up: a finding

@@ -2,7 +2,9 @@
 // per identity, and what a corrupt, planted or oversized file gets.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <functional>
 #include <fstream>
 
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "curve_store/curve_store.hpp"
+#include "curve_store/curve_store_path.hpp"
 #include "model/user_error.hpp"
 
 using namespace gpupart;
@@ -198,4 +201,27 @@ TEST_F(CurveStoreTest, ACurveWhoseFitFailsIsStillSavedWithWhy) {
     EXPECT_TRUE(doc["fit"].is_null());
     EXPECT_NE(doc["fit_problem"].get<std::string>().find("does not rise with TPCs"), std::string::npos);
     EXPECT_EQ(*store_.load(idle.identity), idle);
+}
+
+// The directory the CLI and the GUI share: XDG_STATE_HOME when it is absolute (the XDG spec says a relative
+// one is ignored), else ~/.local/state; neither is one line saying what to set.
+TEST(CurveDirectory, FollowsXdgStateHomeElseHome) {
+    const auto saved = [](const char* name) { const char* v = std::getenv(name); return v ? std::optional<std::string>(v) : std::nullopt; };
+    const auto restore = [](const char* name, const std::optional<std::string>& value) {
+        if (value) ::setenv(name, value->c_str(), 1);
+        else ::unsetenv(name);
+    };
+    const auto state = saved("XDG_STATE_HOME");
+    const auto home = saved("HOME");
+    ::setenv("XDG_STATE_HOME", "/srv/state", 1);
+    ::setenv("HOME", "/home/alice", 1);
+    EXPECT_EQ(default_curve_directory(), "/srv/state/gpupart/curves");
+    ::setenv("XDG_STATE_HOME", "relative/state", 1);
+    EXPECT_EQ(default_curve_directory(), "/home/alice/.local/state/gpupart/curves");
+    ::unsetenv("XDG_STATE_HOME");
+    EXPECT_EQ(default_curve_directory(), "/home/alice/.local/state/gpupart/curves");
+    ::unsetenv("HOME");
+    EXPECT_THROW(default_curve_directory(), UserError);
+    restore("XDG_STATE_HOME", state);
+    restore("HOME", home);
 }
