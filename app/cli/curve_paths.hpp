@@ -7,9 +7,7 @@
 
 namespace gpupart::cli {
 
-// $XDG_STATE_HOME/gpupart/curves, else ~/.local/state/gpupart/curves (beside the history). Per user, as
-// the history is: a curve describes your process.
-std::string curve_directory();
+// The store in default_curve_directory(): the one the app's Scaling panel and gpupart top read.
 CurveStore curve_store();
 // A process's curve identity on `state`'s GPU: its command line and user, never its pid, so that the
 // curve still applies after the program restarts.

@@ -35,6 +35,7 @@ struct TopProcess {
     std::uint64_t launches = 0;
     std::optional<double> launches_per_second;  // empty until two samples exist
     std::optional<std::uint64_t> memory_bytes;  // GPU memory from NVML; empty: no source tells
+    std::string scaling;                        // its saved curve's class: "compute 1.53x" (top_scaling.hpp); "" none
     std::optional<int> gpu_percent;             // NVML's latest per-process SM sample; empty: no source tells
     std::optional<double> cpu_percent;          // of one core, from /proc (ProcessUsageSampler)
     std::optional<std::uint64_t> rss_bytes;     // host memory resident

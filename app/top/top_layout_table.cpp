@@ -12,7 +12,7 @@
 namespace gpupart::top {
 namespace {
 
-enum class ColumnId { pid, user, tpcs, sms, share, rate, launches, memory, gpu, cpu, rss, shim, requested, applied, command };
+enum class ColumnId { pid, user, tpcs, sms, share, rate, launches, memory, gpu, cpu, rss, scaling, shim, requested, applied, command };
 
 struct Column {
     ColumnId id;
@@ -55,10 +55,14 @@ std::vector<Column> table_columns(const TopData& data, bool wide, int width) {
                                    {gpu, "GPU%", 4, true, SortKey::gpu},
                                    {cpu, "CPU%", 5, true, SortKey::cpu},
                                    {rss, "RSS", 5, true, SortKey::rss},
+                                   {scaling, "SCALING", 13, false, SortKey::scaling},
                                    {shim, "SHIM", 11, false, SortKey::shim},
                                    {requested, "REQUESTED", std::min(mask_width, 32), false, SortKey::requested},
                                    {applied, "APPLIED", std::min(applied_width, 32), false, SortKey::applied},
                                    {command, "COMMAND", 0, false, SortKey::command}};
+    // SCALING only once a process has a saved curve (gpupart measure): until then it would be a column of "-".
+    if (std::none_of(data.processes.begin(), data.processes.end(), [](const TopProcess& p) { return !p.scaling.empty(); }))
+        std::erase_if(columns, [](const Column& column) { return column.id == scaling; });
     // The command keeps at least kCommandWidth columns: the extra columns go first, least useful first.
     // REQUESTED narrows (its masks cut with "…") before it goes: a partition of whole GPCs on the H200
     // names holes-separated bits ("0-3,9-16,18-25,27-34,75,78,81,83"), and 120 columns still show it.
@@ -67,7 +71,7 @@ std::vector<Column> table_columns(const TopData& data, bool wide, int width) {
         for (const Column& column : columns) used += column.width + 1;
         return used;
     };
-    for (const ColumnId extra : {applied, launches, rss, cpu, gpu, requested}) {
+    for (const ColumnId extra : {applied, scaling, launches, rss, cpu, gpu, requested}) {
         if (width - used_now() >= kCommandWidth) break;
         if (extra == requested) {
             auto it = std::find_if(columns.begin(), columns.end(), [](const Column& column) { return column.id == requested; });
@@ -116,6 +120,7 @@ std::string cell_text(const TopData& data, const TopProcess& p, ColumnId id) {
         case ColumnId::rss: return p.rss_bytes ? (*p.rss_bytes >= (10ull << 30) ? fmt::format("{}G", *p.rss_bytes >> 30)
                                                                                  : fmt::format("{}M", *p.rss_bytes >> 20))
                                                : "-";
+        case ColumnId::scaling: return p.scaling.empty() ? "-" : p.scaling;
         case ColumnId::shim: return p.applied == "(next launch)" ? "pending" : p.shim;
         case ColumnId::requested: return tpcs_text(p);
         case ColumnId::applied: return p.applied;

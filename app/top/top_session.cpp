@@ -48,6 +48,7 @@ void TopSession::sample() {
     const auto meters = meters_.read(controller_.state().gpu_uuid);
     add_meters(data_, meters, meters_.problem());
     add_usage(data_, usage_, std::chrono::steady_clock::now());
+    scaling_.add_to(data_, controller_.state().gpu_uuid, std::chrono::steady_clock::now());
     std::vector<InterferenceWatch::Sample> rates;
     for (const TopProcess& p : data_.processes) rates.push_back({p.pid, p.start_time, p.partitioned, p.generation, p.launches_per_second});
     for (Finding& finding : interference_.update(rates, std::chrono::steady_clock::now())) {

@@ -9,6 +9,7 @@
 #include "top/top_data.hpp"
 #include "top/top_input.hpp"
 #include "top/top_layout.hpp"
+#include "top/top_scaling.hpp"
 
 namespace gpupart::top {
 
@@ -50,6 +51,7 @@ private:
     GpuMeterReader meters_;  // NVML, loaded once: the header's meters and each process's GPU memory
     InterferenceWatch interference_;  // a partition slowed while a neighbour sped up: a finding
     ProcessUsageSampler usage_;        // CPU% and RSS from /proc
+    ScalingClasses scaling_;           // each process's saved scaling curve (gpupart measure)
     TopData data_;
     UiState ui_;
     Screen last_{0, 0};

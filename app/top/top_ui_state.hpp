@@ -15,9 +15,9 @@ enum class Focus { floorplan, table, findings };  // Tab: table, floorplan, find
 
 // One key per column of the process table, in the order of the widest table (every column can be sorted by,
 // as in htop; issue 19, item 7).
-enum class SortKey { pid, user, tpcs, sms, share, rate, launches, memory, gpu, cpu, rss, shim, requested, applied, command };
+enum class SortKey { pid, user, tpcs, sms, share, rate, launches, memory, gpu, cpu, rss, scaling, shim, requested, applied, command };
 inline constexpr SortKey kSortKeys[] = {SortKey::pid,      SortKey::user,   SortKey::tpcs, SortKey::sms,       SortKey::share,
-                                        SortKey::rate,     SortKey::launches, SortKey::memory, SortKey::gpu, SortKey::cpu,   SortKey::rss,
+                                        SortKey::rate,     SortKey::launches, SortKey::memory, SortKey::gpu, SortKey::cpu,   SortKey::rss,      SortKey::scaling,
                                         SortKey::shim,     SortKey::requested, SortKey::applied, SortKey::command};
 std::string_view sort_key_name(SortKey key);  // the column title: "PID", "LAUNCH/s", ...
 std::optional<SortKey> sort_key_named(std::string_view name);  // the inverse (case-insensitive), for the settings file
