@@ -124,7 +124,8 @@ void FloorplanView::paintEvent(QPaintEvent*) {
                                                : QString("%1% (Ctrl+0 fits)").arg(qRound(scale() * 100));
     const int zoom_width = painter.fontMetrics().horizontalAdvance(zoom_text) + 16;
     QString banner_text = scene_.selection.empty()
-                              ? "Click, shift/ctrl-click, drag a box or click a GPC header to select TPCs"
+                              ? (idle_hint_.isEmpty() ? "Click, shift/ctrl-click, drag a box or click a GPC header to select TPCs"
+                                                      : idle_hint_)
                               : QString("%1 TPC%2 selected (%3 SMs): drag onto a process or \"free\", or press "
                                         "Enter to give them")
                                     .arg(scene_.selection.count())

@@ -52,6 +52,8 @@ public:
     QRectF legendRectInWidget(int index) const;
     QRectF headerRectInWidget(std::optional<int> gpc) const;
     QString dropMessage() const { return drop_message_; }
+    // The banner's text while nothing is selected, instead of how to select (a read-only picture says what it shows).
+    void setIdleHint(const QString& hint) { idle_hint_ = hint; update(); }
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -95,6 +97,7 @@ private:
     DropJudge judge_;
     DropAction action_;
     QString drop_message_;
+    QString idle_hint_;
     bool drop_allowed_ = false;
     bool drop_warning_ = false;
 

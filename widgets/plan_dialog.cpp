@@ -53,6 +53,7 @@ PlanDialog::PlanDialog(QWidget* parent)
     // A picture of the proposal, not a place to change it: drags and clicks go nowhere.
     floorplan_->setAttribute(Qt::WA_TransparentForMouseEvents);
     floorplan_->setFocusPolicy(Qt::NoFocus);
+    floorplan_->setIdleHint("The proposed partitions: what Apply gives each process");
     floorplan_->setMinimumSize(360, 220);
     apply_button_->setEnabled(false);
     apply_button_->setToolTip("Apply the previewed masks as one change (gpupart plan --apply; `gpupart undo` reverts it)");

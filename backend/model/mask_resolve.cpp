@@ -63,7 +63,7 @@ ResolvedMask resolve_mask(const MaskExpression& expression, const Gpu& gpu) {
                    [&](const AllTpcs&) { result.mask = real; },
                    [&](const TpcCount& count) {
                        result.mask = place_tpcs_packed(gpu, count.count, real);
-                       result.notes.push_back(fmt::format("{} TPCs placed GPC-packed", count.count));
+                       result.notes.push_back(fmt::format("{} TPC{} placed GPC-packed", count.count, count.count == 1 ? "" : "s"));
                    },
                    [&](const GpcCount& count) {
                        result.mask = place_gpcs(gpu, count.count, real);
