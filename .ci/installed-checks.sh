@@ -41,7 +41,10 @@ if SYSTEMD_UNIT_PATH=$units: systemd-analyze condition --unit=gpupart-probe.serv
 fi
 
 echo "== gpupart topology"
-gpupart topology | tee /tmp/topology.txt | head -5
+# Into a file first: `| tee | head -5` fails under pipefail once the output outgrows one write (tee gets
+# SIGPIPE when head has gone), as it did when the recorded H200 gained its sources.
+gpupart topology > /tmp/topology.txt
+head -5 /tmp/topology.txt
 grep -q 'GPC' /tmp/topology.txt || fail "topology shows no GPC"
 
 echo "== gpupart run --tpcs gpc1 under the fake CUDA driver (the installed shim, from /usr/lib/<multiarch>/gpupart)"
