@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 
+#include "chart_ticks.hpp"
 #include "owner_colors.hpp"
 
 namespace gpupart::widgets {
@@ -39,15 +40,6 @@ struct ChartsPanel::Track {
 };
 
 namespace {
-
-// A tick step of 1, 2 or 5 times a power of ten giving about `intervals` intervals up to `top`.
-double nice_step(double top, int intervals) {
-    const double rough = top / intervals;
-    const double power = std::pow(10.0, std::floor(std::log10(rough)));
-    for (const double factor : {1.0, 2.0, 5.0})
-        if (factor * power >= rough) return factor * power;
-    return 10 * power;
-}
 
 QDateTimeAxis* add_time_axis(QChart* chart) {
     auto* axis = new QDateTimeAxis;

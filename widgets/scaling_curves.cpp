@@ -7,6 +7,7 @@
 #include <QScatterSeries>
 #include <QValueAxis>
 
+#include "chart_ticks.hpp"
 #include "display_text.hpp"
 #include "model/user_error.hpp"
 
@@ -21,16 +22,6 @@ QString seconds_text(double seconds) {
     if (magnitude != 0 && magnitude < 1e-3) return QString("%1 µs").arg(seconds * 1e6, 0, 'g', 4);
     if (magnitude < 1) return QString("%1 ms").arg(seconds * 1e3, 0, 'g', 4);
     return QString("%1 s").arg(seconds, 0, 'g', 4);
-}
-
-// A tick step of 1, 2 or 5 times a power of ten giving about `intervals` intervals up to `top`, so the axes
-// read 0, 20, 40 rather than 0, 16.5, 33.
-double nice_step(double top, int intervals) {
-    const double rough = top / intervals;
-    const double power = std::pow(10.0, std::floor(std::log10(rough)));
-    for (const double factor : {1.0, 2.0, 5.0})
-        if (factor * power >= rough) return factor * power;
-    return 10 * power;
 }
 
 // `round_top`: the axis ends at a tick (rates); else exactly at `top` (the GPU's TPCs end the TPC axis).
