@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
+#include "platform/xdg_directories.hpp"
 #include "snapshot/json_object_reader.hpp"
 
 namespace gpupart {
@@ -144,11 +145,9 @@ JournalLine parse_journal_line(const std::string& text) {
 
 std::string Journal::default_path() {
     if (const char* chosen = std::getenv("GPUPART_JOURNAL"); chosen != nullptr && chosen[0] != '\0') return chosen;
-    if (const char* state = std::getenv("XDG_STATE_HOME"); state != nullptr && state[0] == '/')
-        return std::string(state) + "/gpupart/history.jsonl";
-    const char* home = std::getenv("HOME");
-    if (home == nullptr || home[0] == '\0') throw UserError("cannot find the history: HOME is not set (set GPUPART_JOURNAL)");
-    return std::string(home) + "/.local/state/gpupart/history.jsonl";
+    const auto state = xdg_base_directory(XdgBase::state);
+    if (!state) throw UserError("cannot find the history: HOME is not set (set GPUPART_JOURNAL)");
+    return *state + "/gpupart/history.jsonl";
 }
 
 }  // namespace gpupart

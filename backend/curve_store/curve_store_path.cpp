@@ -3,16 +3,14 @@
 #include <cstdlib>
 
 #include "model/user_error.hpp"
+#include "platform/xdg_directories.hpp"
 
 namespace gpupart {
 
 std::string default_curve_directory() {
-    if (const char* state = std::getenv("XDG_STATE_HOME"); state != nullptr && state[0] == '/')
-        return std::string(state) + "/gpupart/curves";
-    const char* home = std::getenv("HOME");
-    if (home == nullptr || home[0] == '\0')
-        throw UserError("cannot find where curves are kept: HOME is not set (set XDG_STATE_HOME)");
-    return std::string(home) + "/.local/state/gpupart/curves";
+    const auto state = xdg_base_directory(XdgBase::state);
+    if (!state) throw UserError("cannot find where curves are kept: HOME is not set (set XDG_STATE_HOME)");
+    return *state + "/gpupart/curves";
 }
 
 }  // namespace gpupart

@@ -11,6 +11,7 @@
 
 #include "model/user_error.hpp"
 #include "platform/safe_file.hpp"
+#include "platform/xdg_directories.hpp"
 
 namespace gpupart {
 namespace {
@@ -29,8 +30,7 @@ constexpr std::size_t kMaxProbeCacheBytes = 1u << 20;
 }  // namespace
 
 std::string probe_cache_directory() {
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && xdg[0] == '/') return std::string(xdg) + "/gpupart";
-    if (const char* home = std::getenv("HOME"); home != nullptr && home[0] != '\0') return std::string(home) + "/.cache/gpupart";
+    if (const auto cache = xdg_base_directory(XdgBase::cache)) return *cache + "/gpupart";
     throw UserError("neither XDG_CACHE_HOME nor HOME is set: nowhere to keep probe results");
 }
 
