@@ -16,6 +16,7 @@
 #include "curve_paths.hpp"
 #include "exit_codes.hpp"
 #include "controller/profile.hpp"
+#include "controller/profile_capture.hpp"
 #include "model/gpu_queries.hpp"
 #include "model/user_error.hpp"
 #include "plan_output.hpp"
@@ -59,16 +60,6 @@ Planned load_planned(const SystemState& state, const ProcessTarget& target) {
     return planned;
 }
 
-// A glob that matches exactly `text` (fnmatch(3) without FNM_NOESCAPE: a backslash quotes the next character).
-std::string exact_glob(const std::string& text) {
-    std::string glob;
-    for (const char c : text) {
-        if (c == '*' || c == '?' || c == '[' || c == '\\') glob += '\\';
-        glob += c;
-    }
-    return glob;
-}
-
 void write_profile(const std::string& path, const std::vector<Planned>& planned, const std::vector<TpcMask>& masks, int gpu_index) {
     Profile profile;
     profile.name = std::filesystem::path(path).stem().string();
@@ -77,7 +68,7 @@ void write_profile(const std::string& path, const std::vector<Planned>& planned,
     profile.description = "gpupart plan: TPCs for measured targets";
     // By command line and user, as the curves are kept: the rules also give processes that start later their TPCs.
     for (std::size_t i = 0; i < planned.size(); ++i)
-        profile.rules.push_back({ProfileMatch{std::nullopt, exact_glob(planned[i].process->command), std::to_string(planned[i].process->uid), std::nullopt},
+        profile.rules.push_back({ProfileMatch{std::nullopt, escaped_glob(planned[i].process->command), std::to_string(planned[i].process->uid), std::nullopt},
                                  gpu_index, masks[i].to_list()});
     replace_file(path, profile_text(profile), 0644, "profile");
 }

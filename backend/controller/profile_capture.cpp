@@ -7,9 +7,6 @@
 #include "platform/user_names.hpp"
 
 namespace gpupart {
-namespace {
-
-// fnmatch(3) treats these as patterns; a saved command line must match only itself.
 std::string escaped_glob(const std::string& text) {
     std::string glob;
     for (const char c : text) {
@@ -18,8 +15,6 @@ std::string escaped_glob(const std::string& text) {
     }
     return glob;
 }
-
-}  // namespace
 
 Profile capture_profile(const SystemState& state, const std::string& name) {
     Profile profile;

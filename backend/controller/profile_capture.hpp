@@ -12,5 +12,8 @@ namespace gpupart {
 // where two of them share both), giving it the TPCs it has now. Unpartitioned processes get no rule:
 // "may use every TPC" is what a process without a rule gets anyway.
 Profile capture_profile(const SystemState& state, const std::string& name);
+// A glob that matches exactly `text`: fnmatch(3) treats * ? [ and the backslash as patterns, so each is quoted with a
+// backslash (a saved command line must match only itself).
+std::string escaped_glob(const std::string& text);
 
 }  // namespace gpupart
