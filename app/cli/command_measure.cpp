@@ -100,10 +100,7 @@ int run_measure(const MeasureOptions& options) {
     const int pid = parse_pid(options.pid);
     Controller controller = make_controller_for_process(options.snapshot, pid);
     const SystemState& state = controller.state();
-    const ProcessState* process = find_process(state, pid);
-    if (process == nullptr)
-        throw UserError(fmt::format("process {} is not a live partitioned process on GPU {} (see `gpupart list`)", pid, state.gpu_uuid));
-    const ProcessState target = *process;  // the state is refreshed during the walk
+    const ProcessState target = measured_process(state, pid);  // the state is refreshed during the walk
     const TpcMask real = real_tpcs(state.gpu);
     // All it may use: its own TPCs and those no other partitioned process holds.
     const TpcMask available = ((target.partitioned ? target.mask : real) | controller.free_for(pid)) & real;

@@ -48,9 +48,7 @@ std::string target_text(const Target& target) {
 
 // The curve `gpupart measure` saved for the process, fitted again (curve_json.hpp: a file's fit is never trusted).
 Planned load_planned(const SystemState& state, const ProcessTarget& target) {
-    const ProcessState* process = find_process(state, target.pid);
-    if (process == nullptr)
-        throw UserError(fmt::format("process {} is not a live partitioned process on GPU {} (see `gpupart list`)", target.pid, state.gpu_uuid));
+    const ProcessState* process = &measured_process(state, target.pid);
     const auto stored = curve_store().load(curve_identity(*process, state));
     if (!stored)
         throw UserError(fmt::format("process {} ({}) has no measured curve on GPU {}: run `gpupart measure {}` first", target.pid,

@@ -12,5 +12,7 @@ CurveStore curve_store();
 // A process's curve identity on `state`'s GPU: its command line and user, never its pid, so that the
 // curve still applies after the program restarts.
 CurveIdentity curve_identity(const ProcessState& process, const SystemState& state);
+// The process `pid` on `state`'s GPU, for measure and plan; throws UserError pointing at `gpupart list`.
+const ProcessState& measured_process(const SystemState& state, int pid);
 
 }  // namespace gpupart::cli

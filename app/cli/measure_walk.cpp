@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "curve_paths.hpp"
 #include "model/gpu_queries.hpp"
 #include "model/user_error.hpp"
 #include "platform/process_usage.hpp"
@@ -82,10 +83,7 @@ const char* StopSignals::name(int signal) {
 }
 
 WalkResult walk_masks(Controller& controller, int pid, const std::vector<TpcMask>& masks, const WalkOptions& options) {
-    const ProcessState* process = find_process(controller.state(), pid);
-    if (process == nullptr)
-        throw UserError(fmt::format("process {} is not a live partitioned process on GPU {} (see `gpupart list`)", pid,
-                                    controller.state().gpu_uuid));
+    const ProcessState* process = &measured_process(controller.state(), pid);
     const bool original_partitioned = process->partitioned;
     const TpcMask original = process->mask;
     const std::uint64_t start_time = process->start_time;
