@@ -12,7 +12,8 @@
  * directory only when its owner is the uid in its name and nobody but that user (and the admin group of
  * a setgid root) may write it, and trust a file in it only when that user owns it.
  *
- * Each partitioned CUDA process owns one fixed-size slot file (8 KiB: one mask per GPU, up to 16 GPUs) in its user's directory, named
+ * Each partitioned CUDA process owns one fixed-size slot file (8 KiB: one mask per GPU, up to 16 GPUs, and the
+ * masks the program chose itself through libgpupart.so) in its user's directory, named
  * "<pid>-<start time>.slot", created by the shim (under a random temporary name, then renamed) with mode
  * 0644 (0664 under a setgid root). One file per process, not one shared file, because only then can the
  * kernel enforce who may change what: the owner, root and the admin group may write it, everybody may
@@ -46,8 +47,9 @@ extern "C" {
 #endif
 
 #define GPUPART_REGISTRY_MAGIC "gpupart"  /* 8 bytes with the NUL */
-/* 2: CUDA-graph counters; 3: per-user directories, control.saved; 4: one mask per GPU (docs/registry-layout-4.md) */
-#define GPUPART_REGISTRY_LAYOUT_VERSION 4u
+/* 2: CUDA-graph counters; 3: per-user directories, control.saved; 4: one mask per GPU (docs/registry-layout-4.md);
+ * 5: the program's own masks (libgpupart.so), GPC map files, SMLP components (docs/registry-layout-5.md) */
+#define GPUPART_REGISTRY_LAYOUT_VERSION 5u
 #define GPUPART_SLOT_FILE_SIZE 8192u
 #define GPUPART_SLOT_SUFFIX ".slot"
 #define GPUPART_COMMAND_BYTES 1024u
@@ -172,6 +174,40 @@ enum gpupart_graph_tracking {
     GPUPART_GRAPHS_LAYOUT_UNKNOWN = 3, /* the driver's callback record is not the measured one: no longer followed */
 };
 
+/* ---- Layout 5: masks the program chooses itself through libgpupart.so (docs/api.md) -------------------
+ * A program linked against libgpupart.so (the libsmctrl API) picks masks for its own kernels: a global
+ * one, one per stream, one for the next launch of a thread. The library applies them UNDER the process's
+ * gpupart mask (the control block): a launch runs on (program's allowed TPCs) AND (operator's allowed
+ * TPCs); when that has no real TPC, the launch runs on the operator's mask alone and `outside_bound`
+ * counts it. The masks are kept privately for the launch path and copied here for the front ends.
+ * Written only by the process itself (its API calls, under a process-local mutex), seqlock-published by
+ * `seq`; the counters after `reserved` are relaxed atomics outside the seqlock.
+ * Masks are DISABLE masks as libsmctrl defines them (set bit = TPC not used), bit = the TPC's bit in
+ * gpupart's masks (descriptor order). */
+#define GPUPART_APP_STREAMS 64u           /* stream masks shown; more are applied, counted in streams_hidden */
+#define GPUPART_APP_IN_USE 0x1u           /* app.flags: the program called the API at least once */
+#define GPUPART_APP_GLOBAL_SET 0x2u       /* app.flags: a global mask is set (else: every TPC) */
+
+struct gpupart_app_stream {        /* 32 bytes */
+    uint64_t stream;               /* the CUstream handle (0: the legacy default stream) */
+    uint32_t disable[4];
+    uint64_t launches;             /* launches on this stream that used its mask (relaxed) */
+};
+
+struct gpupart_app_masks {         /* 2112 bytes */
+    uint32_t seq;
+    uint32_t flags;                /* GPUPART_APP_* */
+    uint32_t stream_count;         /* streams[] entries in use (0..GPUPART_APP_STREAMS) */
+    uint32_t streams_hidden;       /* streams with a mask that did not fit in streams[] */
+    uint32_t global_disable[4];
+    uint64_t reserved;
+    /* relaxed counters, outside the seqlock */
+    uint64_t app_launches;         /* launches whose mask the program chose (global, stream or next) */
+    uint64_t next_launches;        /* ... of which from a next-launch mask */
+    uint64_t outside_bound;        /* ... whose choice had no TPC inside the operator's mask: ran on the operator's */
+    struct gpupart_app_stream streams[GPUPART_APP_STREAMS];
+};
+
 /* Relaxed atomic counters, written by the shim only. 128 bytes. The graph fields are written together
  * under the shim's graph lock but read one by one: a reader may briefly see a count from just before a
  * change next to one from after it. */
@@ -209,7 +245,8 @@ struct gpupart_slot_file {
     struct gpupart_counters counters;    /* offset 3584 */
     struct gpupart_gpu_counters gpu_counters[GPUPART_MAX_GPUS]; /* offset 3712 */
     char command[GPUPART_COMMAND_BYTES]; /* offset 4224: immutable, args joined by spaces, NUL-terminated */
-    uint8_t reserved[GPUPART_SLOT_FILE_SIZE - 4224 - GPUPART_COMMAND_BYTES];
+    struct gpupart_app_masks app;        /* offset 5248: layout 5, the program's own masks */
+    uint8_t reserved[GPUPART_SLOT_FILE_SIZE - 5248 - sizeof(struct gpupart_app_masks)];
 };
 
 /*
@@ -250,6 +287,32 @@ struct gpupart_rules_file {
     struct gpupart_rule rules[GPUPART_RULES_MAX];
 };
 
+/*
+ * A GPU's TPC-to-GPC map, for programs that partition themselves (libgpupart.so: libsmctrl_get_gpc_info,
+ * the SMLP's GPC-packed grants) and cannot read the GPU's topology themselves: "<user dir>/GPU-<uuid>.gpcs",
+ * written whole (temporary name, then rename; mode 0644) by gpupart commands that read the live topology
+ * (`gpupart run`, `gpupart topology`, `gpupart gpcs --write`). Readers take their own user's file, then
+ * root's, only from trusted user directories, only regular files the directory's owner owns, of exactly
+ * this size and layout.
+ */
+#define GPUPART_GPCS_MAGIC "gpgpcs"       /* 8 bytes with the NUL */
+#define GPUPART_GPCS_SUFFIX ".gpcs"
+#define GPUPART_MAX_GPCS 32u
+
+struct gpupart_gpcs_file {         /* 640 bytes */
+    char magic[8];                 /* GPUPART_GPCS_MAGIC */
+    uint32_t layout_version;       /* GPUPART_REGISTRY_LAYOUT_VERSION */
+    uint32_t file_size;            /* sizeof(struct gpupart_gpcs_file) */
+    struct gpupart_gpu_uuid uuid;
+    uint32_t gpc_count;            /* GPCs with at least one TPC, in gpupart's order (physical GPC order) */
+    uint32_t tpc_count;            /* real TPCs */
+    uint64_t written_realtime_ns;
+    uint32_t real_tpcs[4];         /* every real TPC's bit */
+    char source[32];               /* where the map came from: "probe", "rm", "nvdebug", ... */
+    uint8_t reserved[128 - 96];
+    uint32_t gpc_tpcs[GPUPART_MAX_GPCS][4]; /* each GPC's TPC bits (disjoint, union = real_tpcs) */
+};
+
 #ifdef __cplusplus
 #define GPUPART_STATIC_ASSERT static_assert
 #else
@@ -271,6 +334,11 @@ GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, gpu_counters)
 GPUPART_STATIC_ASSERT(sizeof(struct gpupart_gpu_counters) == 32, "GPU counters are 32 bytes");
 GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, command) == 4224, "command offset");
 GPUPART_STATIC_ASSERT(sizeof(struct gpupart_rule) == 512, "a rule is 512 bytes");
+GPUPART_STATIC_ASSERT(sizeof(struct gpupart_app_stream) == 32, "an app stream entry is 32 bytes");
+GPUPART_STATIC_ASSERT(sizeof(struct gpupart_app_masks) == 2112, "the app block is 2112 bytes");
+GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, app) == 5248, "app offset");
+GPUPART_STATIC_ASSERT(sizeof(struct gpupart_gpcs_file) == 640, "a GPC map file is 640 bytes");
+GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_gpcs_file, gpc_tpcs) == 128, "GPC masks follow a 128-byte header");
 GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_rules_file, rules) == 128, "rules follow a 128-byte header");
 
 #ifdef __cplusplus

@@ -153,10 +153,25 @@ TEST(Registry, UnknownLayoutVersionIsRefusedClearly) {
     const auto entries = registry.list();
     ASSERT_EQ(entries.size(), 1u);
     EXPECT_FALSE(entries[0].record.has_value());
-    EXPECT_EQ(entries[0].problem, path + ": registry layout version 999 is not the 4 this gpupart reads; use the gpupart that "
+    EXPECT_EQ(entries[0].problem, path + ": registry layout version 999 is not the 5 this gpupart reads; use the gpupart that "
                                          "matches the shim of this process");
     EXPECT_NE(error_of([&] { registry.set_mask(::getpid(), kTestGpu, true, TpcMask::range(0, 3), TpcMask::range(0, 3)); }).find("version 999"),
               std::string::npos);
+}
+
+// Layout 4 (no app block) and layout 5 have the same size: only the version tells them apart.
+TEST(Registry, ALayoutFourSlotIsRefusedByItsVersion) {
+    TempRegistry registry_dir;
+    const std::string path = register_self(registry_dir.dir, *process_start_time(::getpid()));
+    {
+        MappedSlot mapped(path, true);
+        gpupart_store32(&mapped.slot->header.layout_version, 4);
+    }
+    const auto entries = Registry(registry_dir.dir).list();
+    ASSERT_EQ(entries.size(), 1u);
+    EXPECT_FALSE(entries[0].record.has_value());
+    EXPECT_EQ(entries[0].problem, path + ": registry layout version 4 is not the 5 this gpupart reads; use the gpupart that "
+                                         "matches the shim of this process");
 }
 
 TEST(Registry, TruncatedOrForeignFilesAreRefused) {
@@ -182,7 +197,7 @@ TEST(Registry, ALayoutThreeSlotIsRefusedByItsVersion) {
     const Registry registry(registry_dir.dir);
     const auto entries = registry.list();
     ASSERT_EQ(entries.size(), 1u);
-    EXPECT_EQ(entries[0].problem, path + ": registry layout version 3 is not the 4 this gpupart reads; use the gpupart that "
+    EXPECT_EQ(entries[0].problem, path + ": registry layout version 3 is not the 5 this gpupart reads; use the gpupart that "
                                          "matches the shim of this process");
     EXPECT_NE(error_of([&] { registry.set_mask(::getpid(), kTestGpu, true, TpcMask::range(0, 3), TpcMask::range(0, 3)); }).find("version 3"),
               std::string::npos);
