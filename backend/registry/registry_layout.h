@@ -67,6 +67,7 @@ extern "C" {
 #define GPUPART_ENV_REGISTRY_DIR "GPUPART_REGISTRY_DIR"
 #define GPUPART_ENV_TPCS "GPUPART_TPCS"
 #define GPUPART_ENV_REAL_TPCS "GPUPART_REAL_TPCS"
+#define GPUPART_ENV_JOB "GPUPART_JOB"           /* layout 5: copied into header.job (scheduler job id) */
 
 enum gpupart_slot_state {
     GPUPART_SLOT_INITIALISING = 0,
@@ -101,7 +102,9 @@ struct gpupart_slot_header {
     uint64_t created_realtime_ns;
     char shim_version[32];         /* NUL-terminated */
     char start_rule[80];           /* where the start mask came from: "" (none), "GPUPART_TPCS", "profile P rule N (uid U)" */
-    uint8_t reserved1[256 - 160];
+    char job[64];                  /* layout 5: the scheduler job the process belongs to, from $GPUPART_JOB at start
+                                      ("slurm:<job>.<step>" from the SPANK plugin); "" if none. Printable ASCII only. */
+    uint8_t reserved1[256 - 224];
 };
 
 /* A GPU's UUID: the 16 bytes of cuDeviceGetUuid_v2 (NVML prints them "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"),
