@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Issue 22 on a real GPU, through the `device` tool after tests/device/stage.sh: libgpupart's libsmctrl API
+# and the SMLP. Steps (each writes into OUT_DIR; summary.txt has the verdicts):
+#  1. `gpupart gpcs --write`: the GPU's GPC map, which the API's get_gpc_info reads.
+#  2. gpupart-dev-smctrl: global / stream / next / _ext masks against %smid (the API test program).
+#  3. gpupart-dev-exp2 --calibrate: the SMs of every TPC bit; then Experiment 2 (seed 004): one kernel on
+#     1..N TPCs, checked against the calibration (no block outside the allowed TPCs).
+#  4. Three processes of one SMLP component (h=2, M=2, priorities 3/2/1), without MPS: every block of
+#     every request must run inside that request's grant; grants held at the same time must be disjoint.
+#  5. The same three under MPS (concurrent kernels), then the same with a whole-GPU lock (h = H: every
+#     request takes the whole component, i.e. a mutex with the SMLP's queues): blocking times compared.
+#   api_device.sh CARRY_DIR OUT_DIR [REQUESTS]
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=device_env.sh
+. "$here/device_env.sh" "$1" "$2" gpupart-api  # bin, out, gp, GPUPART_*
+requests=${3:-40}
+export CUDA_MPS_PIPE_DIRECTORY=/tmp/gpupart-api-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/gpupart-api-log
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill -9 "$pid" 2> /dev/null; done
+    "$gp" mps stop > /dev/null 2>&1
+    rm -rf "$GPUPART_REGISTRY_DIR"
+}
+trap cleanup EXIT
+mkdir -p "$GPUPART_REGISTRY_DIR"
+nvidia-smi -L > "$out/gpus.txt" 2>&1
+"$gp" gpcs --write > "$out/gpcs.txt" 2>&1 || { echo "gpcs --write failed"; cat "$out/gpcs.txt"; exit 1; }
+if [ -x "$bin/gpupart-dev-smctrl" ]; then
+    "$bin/gpupart-dev-smctrl" > "$out/smctrl.txt" 2>&1
+    echo "smctrl api program: exit $?"
+fi
+"$bin/gpupart-dev-exp2" --calibrate > "$out/calibration.csv" 2> "$out/calibration.err" || { cat "$out/calibration.err"; exit 1; }
+"$bin/gpupart-dev-exp2" --check "$out/calibration.csv" > "$out/exp2.csv" 2> "$out/exp2.err" || { cat "$out/exp2.err"; exit 1; }
+echo "experiment 2:"; cat "$out/exp2.csv"
+
+# three workers of one component; $1 = run name, $2 = h; the first creates the component
+run_three() {
+    local name=$1 h=$2 component="api-$1"
+    local labels=(high mid low) prios=(3 2 1)
+    pids=()
+    for i in 0 1 2; do
+        local create=()
+        [ "$i" = 0 ] && create=(--create --h "$h" --fq 2)
+        "$bin/gpupart-dev-smlp" --component "$component" --levels "$out/exp2.csv" "${create[@]}" \
+            --priority "${prios[$i]}" --label "${labels[$i]}" --requests "$requests" --gap-us 200 \
+            > "$out/$name-${labels[$i]}.csv" 2> "$out/$name-${labels[$i]}.err" &
+        pids+=($!)
+        [ "$i" = 0 ] && sleep 1  # the component exists before the others join
+    done
+    "$gp" smlp --json > "$out/$name-smlp.json" 2>&1
+    local status=0
+    for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+    pids=()
+    echo "$name: workers exit $status"
+    cat "$out/$name"-*.err
+}
+run_three plain 2
+"$gp" mps start > "$out/mps.txt" 2>&1 || { echo "mps start failed"; cat "$out/mps.txt"; exit 1; }
+run_three mps 2
+total=$(python3 -c "import sys; print(sum(1 for l in open(sys.argv[1]) if l[:1].isdigit()))" "$out/exp2.csv")
+run_three mpswhole "$total"
+"$gp" mps stop > /dev/null 2>&1
+python3 "$here/check_smlp.py" "$out" plain mps mpswhole | tee "$out/summary.txt"
