@@ -74,10 +74,10 @@ ClaimBook::Prepared ClaimBook::prepare(const Gpu& gpu, const ClaimRequest& reque
             throw UserError(fmt::format("claim {} asks {} TPCs; {} has {}: it can never fit", request.uid, request.count,
                                         gpu_words(gpu), total));
         if (request.count > available.count())
-            throw UserError(fmt::format("claim {} asks {} TPCs; {} of the {} TPCs of {} are free ({} claims hold the "
-                                        "rest): it does not fit now; nothing changed",
+            throw UserError(fmt::format("claim {} asks {} TPCs; {} of the {} TPCs of {} are free ({} {} the rest): it "
+                                        "does not fit now; nothing changed",
                                         request.uid, request.count, available.count(), total, gpu_words(gpu),
-                                        claims_.size()));
+                                        claims_.size(), claims_.size() == 1 ? "claim holds" : "claims hold"));
         placed = place_tpcs_packed(gpu, request.count, available);
     } else {
         try {

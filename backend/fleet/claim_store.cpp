@@ -1,6 +1,8 @@
 #include "fleet/claim_store.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <filesystem>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -86,6 +88,12 @@ Claim claim_from(const Json& item, const std::string& origin) {
     return claim;
 }
 
+// A GPU key is a UUID ("GPU-..." or "MIG-..."): it becomes a file name only when it holds nothing else.
+bool plain_gpu_key(std::string_view key) {
+    return !key.empty() && key.size() <= 64 && key.front() != '-' &&
+           key.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-") == std::string_view::npos;
+}
+
 void lock_claims(int fd, const std::string& path) {
     const auto deadline = std::chrono::steady_clock::now() + kLockWait;
     while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -127,7 +135,7 @@ std::string claim_book_json(const ClaimBook& book) {
 }
 
 ClaimBook claim_book_from_json(std::string_view text_in, const std::string& origin, const std::string& gpu_key,
-                               const TpcMask& real_tpcs) {
+                               const std::optional<TpcMask>& expected_real) {
     const Json file = Json::parse(text_in, nullptr, false);
     if (file.is_discarded() || !file.is_object()) refuse_claims_file(origin, "not a JSON object");
     if (text(file, "format", origin) != kFormat) refuse_claims_file(origin, fmt::format("'format' is not {}", kFormat));
@@ -137,6 +145,7 @@ ClaimBook claim_book_from_json(std::string_view text_in, const std::string& orig
     if (text(file, "gpu", origin) != gpu_key)
         refuse_claims_file(origin, fmt::format("it is for GPU {}, not {}", text(file, "gpu", origin), gpu_key));
     const TpcMask recorded = mask(file, "real_tpcs", origin);
+    const TpcMask real_tpcs = expected_real.value_or(recorded);
     if (recorded != real_tpcs)
         refuse_claims_file(origin, fmt::format("recorded when the GPU's real TPCs were {}; they are {} now (another GPU, or another "
                                  "floorsweeping)",
@@ -163,11 +172,7 @@ ClaimStore::ClaimStore(std::string directory, Access access) : directory_(std::m
 }
 
 std::string ClaimStore::path_of(const std::string& gpu_key) const {
-    // A GPU key is a UUID ("GPU-..." or "MIG-..."): it becomes a file name only when it holds nothing else.
-    const bool plain = !gpu_key.empty() && gpu_key.size() <= 64 && gpu_key.front() != '-' &&
-                       gpu_key.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-") ==
-                           std::string::npos;
-    if (!plain) throw UserError(fmt::format("GPU '{}': not a GPU UUID gpupart keeps claims for", one_line(gpu_key, 80)));
+    if (!plain_gpu_key(gpu_key)) throw UserError(fmt::format("GPU '{}': not a GPU UUID gpupart keeps claims for", one_line(gpu_key, 80)));
     return fmt::format("{}/{}.claims.json", directory_, gpu_key);
 }
 
@@ -176,6 +181,33 @@ ClaimBook ClaimStore::load(const std::string& gpu_key, const TpcMask& real_tpcs)
     const auto content = read_regular_file_if_exists(path, kMaxFileBytes, Links::refuse, "claims file");
     if (!content) return ClaimBook(gpu_key, real_tpcs);
     return claim_book_from_json(*content, path, gpu_key, real_tpcs);
+}
+
+ClaimBook ClaimStore::load_as_recorded(const std::string& gpu_key) const {
+    const std::string path = path_of(gpu_key);
+    const auto content = read_regular_file_if_exists(path, kMaxFileBytes, Links::refuse, "claims file");
+    if (!content) return ClaimBook(gpu_key, TpcMask{});
+    return claim_book_from_json(*content, path, gpu_key, std::nullopt);
+}
+
+std::vector<std::string> ClaimStore::gpu_keys() const {
+    std::vector<std::string> keys;
+    std::error_code error;
+    std::filesystem::directory_iterator it(directory_, error);
+    if (error) {
+        if (error == std::errc::no_such_file_or_directory) return keys;
+        throw UserError(fmt::format("claims directory {}: cannot read it: {}", one_line(directory_), error.message()));
+    }
+    constexpr std::string_view kSuffix = ".claims.json";
+    for (; it != std::filesystem::directory_iterator(); it.increment(error)) {
+        const std::string name = it->path().filename().string();
+        if (!name.ends_with(kSuffix)) continue;
+        const std::string key = name.substr(0, name.size() - kSuffix.size());
+        if (plain_gpu_key(key)) keys.push_back(key);
+    }
+    if (error) throw UserError(fmt::format("claims directory {}: cannot read it: {}", one_line(directory_), error.message()));
+    std::sort(keys.begin(), keys.end());
+    return keys;
 }
 
 void ClaimStore::save(const ClaimBook& book) const {

@@ -74,6 +74,22 @@ TEST_F(ClaimStoreTest, ClaimsSurviveARestartAndARetryGivesTheSameTpcs) {
     EXPECT_EQ(st.st_mode & 07777, 0644u);
 }
 
+TEST_F(ClaimStoreTest, ClaimsAreFoundWithoutTheGpusTopology) {
+    const Claim a = prepare("a", 5);
+    write(dir_ + "/notes.txt", "x");
+    write(dir_ + "/GPU bad.claims.json", "{}");
+    write(dir_ + "/.GPU-1.claims.json.0123.tmp", "{}");
+    const ClaimStore store(dir_, ClaimStore::Access::read);
+    EXPECT_EQ(store.gpu_keys(), std::vector<std::string>{gpu_key(h200())});
+    // An unprepare after the GPU fell off the bus: the file's own record of its real TPCs is enough.
+    const ClaimBook recorded = store.load_as_recorded(gpu_key(h200()));
+    ASSERT_NE(recorded.find("a"), nullptr);
+    EXPECT_EQ(*recorded.find("a"), a);
+    EXPECT_EQ(recorded.real_tpcs(), real_tpcs(h200()));
+    EXPECT_TRUE(store.load_as_recorded("GPU-11111111-2222-3333-4444-555555555555").claims().empty());
+    EXPECT_THROW(store.load_as_recorded("../../etc/passwd"), UserError);
+}
+
 TEST_F(ClaimStoreTest, NothingRecordedReadsAsNoClaims) {
     EXPECT_TRUE(ClaimStore(dir_, ClaimStore::Access::read).load(gpu_key(h200()), real_tpcs(h200())).claims().empty());
     EXPECT_FALSE(std::filesystem::exists(dir_));  // reading makes nothing
