@@ -13,12 +13,14 @@ std::string key_text(const std::string& key) {
     const bool plain = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
                c == '.' || c == '/';
-    }) && key.front() != '-';
+    }) && std::isalpha(static_cast<unsigned char>(key.front()));  // "66" or "-x" would read as a number or a list
     // Words YAML 1.1 readers take for booleans or null: quoted, so a key is always a string.
     static const std::vector<std::string> words = {"y", "n", "yes", "no", "true", "false", "on", "off", "null"};
     std::string lower = key;
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return plain && std::find(words.begin(), words.end(), lower) == words.end() ? key : Json(key).dump(-1, ' ', true);
+    return plain && std::find(words.begin(), words.end(), lower) == words.end()
+               ? key
+               : Json(key).dump(-1, ' ', true, Json::error_handler_t::replace);
 }
 
 // A scalar, or an empty container in flow style.

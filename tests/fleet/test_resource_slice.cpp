@@ -48,7 +48,8 @@ TEST(YamlText, BlockStyleWithEveryStringQuoted) {
                      {"on", true},
                      {"list", Json::array({Json{{"a", "1"}, {"b", Json::array({1, 2})}}, "x\ny", Json::array({3})})},
                      {"empty", Json::object()},
-                     {"gpupart.io/key", nullptr}};
+                     {"gpupart.io/key", nullptr},
+                     {"66", "-"}};
     EXPECT_EQ(yaml_text(value),
               "apiVersion: \"v1\"\n"
               "count: 2\n"
@@ -62,6 +63,7 @@ TEST(YamlText, BlockStyleWithEveryStringQuoted) {
               "  -\n"
               "    - 3\n"
               "empty: {}\n"
-              "gpupart.io/key: null\n");
+              "gpupart.io/key: null\n"
+              "\"66\": \"-\"\n");
     EXPECT_EQ(yaml_text(Json("\x1b[2J")), "\"\\u001b[2J\"\n");  // control bytes escaped, never raw
 }
