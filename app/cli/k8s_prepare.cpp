@@ -1,5 +1,6 @@
 #include "k8s_prepare.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 
