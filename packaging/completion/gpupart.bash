@@ -13,7 +13,7 @@ _gpupart() {
     _init_completion || return
 
     local commands="topology gpus engines copy-engines probe mask export run set list mps check history undo
-                    profile demo top source exporter measure plan"
+                    profile demo top source exporter measure plan k8s"
     local snapshot="--snapshot --gpu"
     local csv="--format --fields"
     local command="" verb="" i
@@ -87,6 +87,15 @@ _gpupart() {
             if [ -z "$verb" ] && [[ $cur != -* ]]; then _pids; return; fi
             options="$snapshot --steps --dwell --floor --save --no-save --json" ;;
         plan) options="$snapshot --target --apply --output-profile --json" ;;
+        k8s)
+            [ -z "$verb" ] && { COMPREPLY=($(compgen -W "prepare unprepare claims resource-slice" -- "$cur")); return; }
+            case $verb in
+                prepare) options="$snapshot --claim --namespace --name --tpcs --gpcs --state-dir --registry-root --cdi-dir
+                                  --mps-root --mps-shm-root --no-mps --device-node --json" ;;
+                unprepare) options="--claim --state-dir --registry-root --cdi-dir --json" ;;
+                claims) options="--state-dir --json" ;;
+                resource-slice) options="--snapshot --node --generation --json" ;;
+            esac ;;
         top) options="$snapshot -d --delay -C --no-colour -s --sort -b --batch -n --frames --size" ;;
         exporter) options="--snapshot --listen --textfile --interval --once" ;;
         source)
