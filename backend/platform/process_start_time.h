@@ -15,6 +15,11 @@ extern "C" {
 /* Field 22 of /proc/PID/stat (start time in clock ticks since boot); 0 if the process does not exist. */
 uint64_t gpupart_process_start_time(int pid);
 
+/* Whether the process named by pid + start time still runs: 1 yes; 0 no (no such pid, another process
+ * under that pid, or exited and not yet reaped: a zombie); -errno when /proc could not tell (anything but
+ * "no such process": the caller must not take the process for dead). */
+int gpupart_process_running(int pid, uint64_t start_time);
+
 #ifdef __cplusplus
 }
 #endif

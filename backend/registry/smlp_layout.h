@@ -72,7 +72,7 @@ struct gpupart_smlp_request {      /* 640 bytes */
     uint32_t granted_tpcs;         /* z_i(t): their number, a multiple of h */
     uint32_t level_count;          /* entries of levels[] in use (<= H/h) */
     uint32_t tolerance_ppm;        /* z_i(t) = least k*h with L[k] <= L[|I|/h] * (1 + tolerance) */
-    int32_t inherited_priority;    /* Rule 3: the priority its holder runs at now (0: none) */
+    int32_t inherited_priority;    /* Rule 3: the priority its holder runs at now (0: none; REFUSED: the one refused) */
     uint32_t inheritance;          /* enum gpupart_smlp_inheritance */
     int32_t saved_policy;          /* the holder thread's policy/priority before inheritance, restored at unlock */
     int32_t saved_priority;
