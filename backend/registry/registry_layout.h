@@ -187,6 +187,9 @@ enum gpupart_graph_tracking {
 #define GPUPART_APP_STREAMS 64u           /* stream masks shown; more are applied, counted in streams_hidden */
 #define GPUPART_APP_IN_USE 0x1u           /* app.flags: the program called the API at least once */
 #define GPUPART_APP_GLOBAL_SET 0x2u       /* app.flags: a global mask is set (else: every TPC) */
+#define GPUPART_APP_STREAMS_UNFOLLOWED 0x4u /* app.flags: the driver does not say which stream a launch is on
+                                             (callbacks refused, or a record layout not the measured one): stream
+                                             masks are not applied, and set_stream_mask fails */
 
 struct gpupart_app_stream {        /* 32 bytes */
     uint64_t stream;               /* the CUstream handle (0: the legacy default stream) */
