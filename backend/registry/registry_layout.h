@@ -298,7 +298,7 @@ struct gpupart_rules_file {
  * root's, only from trusted user directories, only regular files the directory's owner owns, of exactly
  * this size and layout.
  */
-#define GPUPART_GPCS_MAGIC "gpgpcs"       /* 8 bytes with the NUL */
+#define GPUPART_GPCS_MAGIC "gpgpcs\0"     /* 8 bytes with the NULs (the two-NUL form: "gpgpcs" alone is 7) */
 #define GPUPART_GPCS_SUFFIX ".gpcs"
 #define GPUPART_MAX_GPCS 32u
 
@@ -341,6 +341,8 @@ GPUPART_STATIC_ASSERT(sizeof(struct gpupart_app_stream) == 32, "an app stream en
 GPUPART_STATIC_ASSERT(sizeof(struct gpupart_app_masks) == 2112, "the app block is 2112 bytes");
 GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, app) == 5248, "app offset");
 GPUPART_STATIC_ASSERT(sizeof(struct gpupart_gpcs_file) == 640, "a GPC map file is 640 bytes");
+GPUPART_STATIC_ASSERT(sizeof(GPUPART_GPCS_MAGIC) == 8 && sizeof(GPUPART_RULES_MAGIC) == 8 &&
+                      sizeof(GPUPART_REGISTRY_MAGIC) == 8, "magics fill their 8 bytes (memcmp reads all 8)");
 GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_gpcs_file, gpc_tpcs) == 128, "GPC masks follow a 128-byte header");
 GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_rules_file, rules) == 128, "rules follow a 128-byte header");
 
