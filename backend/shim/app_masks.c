@@ -32,8 +32,8 @@ static uint32_t g_real_known[GPUPART_MAX_GPUS]; /* release-stored after g_real[g
 static uint32_t g_real[GPUPART_MAX_GPUS][4];
 
 struct next_mask {
-    uint32_t set;
     uint32_t disable[4];
+    uint8_t set;
 };
 static __thread struct next_mask t_next __attribute__((tls_model("initial-exec")));
 
@@ -152,8 +152,9 @@ static void publish_locked(void) {
         gpupart_payload_store64(&shown->stream, e->stream);
         for (int w = 0; w < 4; ++w) gpupart_payload_store32(&shown->disable[w], e->disable[w]);
     }
-    for (uint32_t i = g_shown; i < GPUPART_APP_STREAMS; ++i) {
+    for (uint32_t i = g_shown; i < GPUPART_APP_STREAMS; ++i) { /* places no stream holds now */
         gpupart_payload_store64(&app->streams[i].stream, 0);
+        gpupart_store64(&app->streams[i].launches, 0);
         for (int w = 0; w < 4; ++w) gpupart_payload_store32(&app->streams[i].disable[w], 0);
     }
     gpupart_seq_write_end(&app->seq, odd);

@@ -22,11 +22,11 @@
 
 /* What the operator's control block allows on one GPU, as a launching thread applies it. */
 struct gpupart_bound {
-    uint32_t has_mask;
     uint32_t disable[4];        /* the operator's disable mask (when has_mask) */
-    uint32_t low64_usable;      /* its allowed bits 0-63 hold a real TPC (64-bit descriptors) */
-    uint32_t real_known;        /* real[] holds the GPU's real TPC bits */
     uint32_t real[4];
+    uint8_t has_mask;
+    uint8_t low64_usable;       /* its allowed bits 0-63 hold a real TPC (64-bit descriptors) */
+    uint8_t real_known;         /* real[] holds the GPU's real TPC bits */
 };
 
 /* Launch path, in the launching thread: the mask for the descriptor being built on status entry `gpu` (-1

@@ -91,15 +91,17 @@ static int g_inert;                                 /* another copy of the libra
 
 /* Each launching thread keeps, per GPU, its own copy of that GPU's entry of the control block, so the hot
  * path reads only thread-local data plus the control block's sequence number. */
+/* Small on purpose: initial-exec TLS comes from the static TLS surplus, which a shim loaded with dlopen
+ * shares with every other such library (bench_shim_callback loads it so). */
 struct applied {
-    uint32_t valid;
-    uint32_t seen_seq;
     uint64_t generation;
+    uint32_t seen_seq;
+    uint8_t valid;
+    uint8_t published_version; /* descriptor version this thread last published for this GPU */
+    uint8_t publish_pending;   /* a publication lost its try-lock race: retry at the next launch */
+    uint8_t refused;           /* the current control generation was refused (no real TPC) */
+    uint8_t others_masked;     /* no mask for this GPU while the process has one for another GPU */
     struct gpupart_bound bound; /* the operator's mask: descriptor disable mask, the complement of the allowed TPCs */
-    uint32_t published_version; /* descriptor version this thread last published for this GPU */
-    uint32_t publish_pending;   /* a publication lost its try-lock race: retry at the next launch */
-    uint32_t refused;           /* the current control generation was refused (no real TPC) */
-    uint32_t others_masked;     /* no mask for this GPU while the process has one for another GPU */
 };
 #define UNKNOWN_GPU GPUPART_MAX_GPUS  /* t_applied index for launches whose GPU the driver did not tell */
 static __thread struct applied t_applied[GPUPART_MAX_GPUS + 1] __attribute__((tls_model("initial-exec")));
@@ -120,7 +122,7 @@ static void publish_process_state(struct gpupart_slot_file* slot, uint32_t state
 /* Publishes what this thread applies on GPU entry `gpu`. Threads race for it with a try-lock: a loser
  * retries at its next launch (another GPU's facts may be what the winner publishes). */
 static void publish_status(struct gpupart_slot_file* slot, int gpu, uint32_t state, uint32_t version, struct applied* a) {
-    a->published_version = version;
+    a->published_version = (uint8_t)version; /* a descriptor version is one byte */
     a->publish_pending = 0;
     if (gpu < 0 || gpu >= (int)GPUPART_MAX_GPUS) { /* a GPU the driver did not name has no entry: the process says it */
         publish_process_state(slot, GPUPART_SHIM_GPU_UNKNOWN);

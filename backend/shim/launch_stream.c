@@ -31,22 +31,34 @@ static const int kCallbacks[] = {CB_STREAM_DESTROY, CB_LAUNCH_KERNEL, CB_STREAM_
 #define LAUNCH_PARAMS_STREAM 40
 #define LAUNCH_CONFIG_STREAM 32
 
-enum { NOT_YET = 0, FOLLOWED = 1, REFUSED = 2, LAYOUT_UNKNOWN = 3 };
+enum { NOT_YET = 0, FOLLOWED = 1, REFUSED = 2, LAYOUT_UNKNOWN = 3, STARTING = 4 };
 static uint32_t g_state;        /* atomic */
+static uint32_t g_handle;       /* the shim's subscription, for enabling the callbacks at the API's first call */
+static gpupart_enable_fn g_enable;
 static uint32_t g_layout_checked;
 
 struct launch_call {
-    uint32_t active;
     uint64_t stream;
+    uint8_t active;
 };
 static __thread struct launch_call t_call __attribute__((tls_model("initial-exec")));
 
 void gpupart_launch_stream_setup(uint32_t handle, gpupart_enable_fn enable) {
+    g_handle = handle;
+    __atomic_store_n(&g_enable, enable, __ATOMIC_RELEASE);
+}
+
+void gpupart_launch_stream_start(void) {
+    gpupart_enable_fn enable = __atomic_load_n(&g_enable, __ATOMIC_ACQUIRE);
+    uint32_t expected = NOT_YET;
+    if (enable == NULL || !__atomic_compare_exchange_n(&g_state, &expected, (uint32_t)STARTING, 0, __ATOMIC_ACQ_REL,
+                                                       __ATOMIC_ACQUIRE))
+        return;
     for (size_t i = 0; i < sizeof kCallbacks / sizeof kCallbacks[0]; ++i)
-        if (enable(1, handle, GPUPART_DOMAIN_DRIVER_API, kCallbacks[i]) != 0) {
+        if (enable(1, g_handle, GPUPART_DOMAIN_DRIVER_API, kCallbacks[i]) != 0) {
             fprintf(stderr, "gpupart-shim: CUDA refused the launch-call callback %d: the program's stream masks cannot "
                     "be applied\n", kCallbacks[i]);
-            for (size_t k = 0; k < i; ++k) enable(0, handle, GPUPART_DOMAIN_DRIVER_API, kCallbacks[k]);
+            for (size_t k = 0; k < i; ++k) enable(0, g_handle, GPUPART_DOMAIN_DRIVER_API, kCallbacks[k]);
             __atomic_store_n(&g_state, (uint32_t)REFUSED, __ATOMIC_RELEASE);
             return;
         }

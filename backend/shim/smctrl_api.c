@@ -42,6 +42,7 @@ int gpupart_api_begin(const char* call, int setup) {
     char why[240];
     const int error = gpupart_shim_setup_for_api(why, sizeof why);
     if (error != 0) return gpupart_api_fail(error, call, "%s", why);
+    gpupart_launch_stream_start(); /* from now on each launch call says its stream */
     gpupart_app_mark_in_use();
     return 0;
 }

@@ -9,7 +9,7 @@
  * at 32 in it); between the two a launch builds its kernel's descriptor, which runs the descriptor
  * callback (fake_cuda_build_descriptor). The test reads that descriptor back with
  * fake_cuda_last_descriptor (per thread, like the launch).
- * Streams come from a pool of 8 and a destroyed stream's place is the next one given out, so a new stream
+ * Streams come from a pool of 128 and a destroyed stream's place is the next one given out, so a new stream
  * gets the address of the one destroyed last, as allocators do.
  */
 #include <stddef.h>
@@ -26,7 +26,7 @@
 #define CB_LAUNCH_KERNEL 307
 #define CB_STREAM_DESTROY_V2 326
 #define CB_LAUNCH_KERNEL_EX 652
-#define STREAMS 8
+#define STREAMS 128
 
 struct fake_stream {
     int alive;

@@ -117,6 +117,35 @@ check "api: every step ran" lines "$out" 58
 check "api: the library said nothing on stderr" [ ! -s "$work/api.err" ]
 check "api: normal exit removes the slot" no_slot "$pid"
 
+# ---- 1b. More stream masks than the app block shows (64): all applied, the rest counted as hidden ------
+start many "${api[@]}" "$host" newstream:0 stream:0:0xffffffffffffff0f launch:0 launch:0 \
+    extra:70:0xfffffffffffff0ff launchextra:69 launchextra:62 ready:"$work/many.1" wait:"$work/many.go1" \
+    destroy:0 launchextra:69 launchextra:62 ready:"$work/many.2" wait:"$work/many.go2"
+pid=$started
+out=$work/many.out
+check "many: reaches its first pause" await "$work/many.1" "$pid"
+check "many: 70 more stream masks taken" line_is "$out" 5 "extra 70 ok"
+check "many: a stream not shown in the slot still gets its mask" line_is "$out" 6 "launch extra 69 allowed=8-11"
+app_block "$pid" > "$work/many.app1"
+check "many: 64 shown, 7 counted as hidden" line_is "$work/many.app1" 1 \
+    "flags=0x1 streams=64 hidden=7 global=0x0"
+check "many: the first stream with its 2 launches" line_is "$work/many.app1" 3 \
+    "stream $(address_of "$out" 0) disable=0xffffffffffffffffffffffffffffff0f launches=2"
+last_shown=$(sed -n '66p' "$work/many.app1")
+check "many: the 64th shown has its one launch" [ "${last_shown##* }" = "launches=1" ]
+touch "$work/many.go1"
+check "many: reaches its second pause" await "$work/many.2" "$pid"
+check "many: hidden streams keep their masks" line_is "$out" 11 "launch extra 69 allowed=8-11"
+app_block "$pid" > "$work/many.app2"
+check "many: a hidden stream shown in the destroyed one's place" line_is "$work/many.app2" 1 \
+    "flags=0x1 streams=64 hidden=6 global=0x0"
+check "many: the last shown moved into the hole with its launches (2 now)" line_is "$work/many.app2" 3 \
+    "${last_shown%=*}=2"
+check "many: the newly shown stream starts at 0 launches" bash -c '[ "$(sed -n 66p "$1")" != "" ] && sed -n 66p "$1" | grep -q "launches=0$"' _ "$work/many.app2"
+touch "$work/many.go2"
+wait "$pid"; rc=$?
+check "many: exits 0" [ "$rc" -eq 0 ]
+
 # ---- 2. The operator's mask on top: `gpupart set` bounds what the program may choose ----------------
 start bound "${api[@]}" "$host" pid global:0xffffffffffff0000 newstream:0 launch:null ready:"$work/bound.1" wait:"$work/bound.go1" \
     launch:null stream:0:0xffffffffff0fffff launch:0 global:0xfffffffffffff00f launch:null \

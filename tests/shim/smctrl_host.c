@@ -16,7 +16,9 @@
  *     tpcs:D | tpcscuda:D             libsmctrl_get_tpc_info(_cuda)           -> "tpcs D n=N" | error
  *     makemask:L:H | makemask128:L:H  libsmctrl_make_mask(_ext)              -> "makemask 0x..." | error
  *     null:CALL                       CALL (gpcs, gpcs128, tpcs, tpcscuda, makemask) with NULL outputs
- *     lasterror                       gpupart_last_error()                    -> "lasterror <text>"
+ *     lasterror                       gpupart_last_error()                    -> "lasterror <text>" ("none" when empty)
+ *     extra:N:HEX                     N more streams, each with stream mask HEX -> "extra N ok" | the first error
+ *     launchextra:I / destroyextra:I  a launch on / destroying extra stream I (0-based) -> as launch: / destroy:
  *     device:N, thread:A+B+C, ready:FILE, wait:FILE, pid   as in shim_host.c
  * Exit status: 0 (API errors are printed, they are results), 1 for a bad step or a driver call that failed,
  * 2 when a wait gives up.
@@ -55,6 +57,8 @@ static struct {
     int (*set_device)(int ordinal);
 } g_cu;
 static void* g_streams[STREAMS];
+#define EXTRA_STREAMS 100
+static void* g_extra[EXTRA_STREAMS];
 
 #define RESOLVE(library, field, name)                       \
     do {                                                    \
@@ -267,6 +271,39 @@ static void* thread_steps(void* argument) {
     return (void*)status;
 }
 
+/* extra:N:HEX, launchextra:I, destroyextra:I: more streams than the app block shows (64). */
+static int extra_step(const char* step) {
+    if (driver() != 0) return 1;
+    char* end = NULL;
+    const char* number = strchr(step, ':') + 1;
+    const long n = strtol(number, &end, 10);
+    if (end == number || n < 0 || n > EXTRA_STREAMS) return bad(step);
+    if (starts_with(step, "extra:")) {
+        uint128_t mask;
+        if (*end != ':' || parse_hex(end + 1, &mask) != 0 || (mask >> 64) != 0) return bad(step);
+        for (long i = 0; i < n; ++i) {
+            if (g_cu.stream_create(&g_extra[i], 0) != 0) return 1;
+            libsmctrl_set_stream_mask(g_extra[i], (uint64_t)mask);
+            if (gpupart_last_error()[0] != '\0') {
+                printf("extra %ld error %s\n", i, gpupart_last_error());
+                return 0;
+            }
+        }
+        printf("extra %ld ok\n", n);
+    } else if (*end != '\0' || n >= EXTRA_STREAMS || g_extra[n] == NULL) {
+        return bad(step);
+    } else if (starts_with(step, "destroyextra:")) {
+        if (g_cu.stream_destroy(g_extra[n]) != 0) return 1;
+        printf("destroyed extra %ld\n", n);
+    } else {
+        if (g_cu.launch(NULL, 1, 1, 1, 32, 1, 1, 0, g_extra[n], NULL, NULL) != 0) return 1;
+        char prefix[40];
+        snprintf(prefix, sizeof prefix, "launch extra %ld", n);
+        print_allowed(prefix);
+    }
+    return 0;
+}
+
 static int driver_step(const char* step) {
     if (driver() != 0) return 1;
     void* stream = NULL;
@@ -308,6 +345,8 @@ static int run_step(const char* step) {
     } else if (starts_with(step, "gpcs") || starts_with(step, "tpcs") || starts_with(step, "makemask") ||
                starts_with(step, "null:")) {
         status = info_step(step);
+    } else if (starts_with(step, "extra:") || starts_with(step, "launchextra:") || starts_with(step, "destroyextra:")) {
+        status = extra_step(step);
     } else if (starts_with(step, "newstream:") || starts_with(step, "destroy:") || starts_with(step, "launch") ||
                starts_with(step, "device:")) {
         status = driver_step(step);
