@@ -11,6 +11,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "gpc_maps.hpp"
 #include "model/gpu_queries.hpp"
 #include "model/mask_resolve.hpp"
 #include "model/user_error.hpp"
@@ -84,6 +85,7 @@ Command add_run_command(CLI::App& app) {
                 const std::string shim = find_shim();
                 // The shim registers in this user's directory; make it now so a problem is said here, once.
                 user_directory(registry.directory(), ::getuid(), true);
+                write_gpc_maps(topology);  // for a command that partitions itself further (libgpupart.so)
 
                 const char* preload = std::getenv("LD_PRELOAD");
                 const std::string preload_value = preload != nullptr && preload[0] != '\0' ? shim + ":" + preload : shim;

@@ -1,11 +1,12 @@
 // gpupart topology: the floorplan of GPCs, TPCs, SMs and holes, engines and copy-engine wiring;
-// --sources says per fact where it came from.
+// --sources says per fact where it came from. Leaves the GPC map of every GPU with a UUID for libgpupart.
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "gpc_maps.hpp"
 #include "model/gpu_queries.hpp"
 #include "report/sources_report.hpp"
 #include "report/topology_text.hpp"
@@ -71,6 +72,8 @@ Command add_topology_command(CLI::App& app) {
     all->excludes(command->get_option("--gpu"));
     return {command, [options] {
                 const ChosenSnapshot chosen = load_chosen(options->snapshot);
+                // Programs partitioning themselves read the GPC maps of GPUs whose topology was read (gpc_maps.hpp).
+                write_gpc_maps(chosen);
                 if (options->all_gpus) {
                     // JSON: the one-GPU answer of each GPU, in a "gpus" array; text: each floorplan in turn.
                     if (options->json) {

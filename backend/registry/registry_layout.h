@@ -190,6 +190,9 @@ enum gpupart_graph_tracking {
 #define GPUPART_APP_STREAMS 64u           /* stream masks shown; more are applied, counted in streams_hidden */
 #define GPUPART_APP_IN_USE 0x1u           /* app.flags: the program called the API at least once */
 #define GPUPART_APP_GLOBAL_SET 0x2u       /* app.flags: a global mask is set (else: every TPC) */
+#define GPUPART_APP_STREAMS_UNFOLLOWED 0x4u /* app.flags: the driver does not say which stream a launch is on
+                                             (callbacks refused, or a record layout not the measured one): stream
+                                             masks are not applied, and set_stream_mask fails */
 
 struct gpupart_app_stream {        /* 32 bytes */
     uint64_t stream;               /* the CUstream handle (0: the legacy default stream) */
@@ -298,7 +301,7 @@ struct gpupart_rules_file {
  * root's, only from trusted user directories, only regular files the directory's owner owns, of exactly
  * this size and layout.
  */
-#define GPUPART_GPCS_MAGIC "gpgpcs"       /* 8 bytes with the NUL */
+#define GPUPART_GPCS_MAGIC "gpgpcs\0"     /* 8 bytes with the NULs (the two-NUL form: "gpgpcs" alone is 7) */
 #define GPUPART_GPCS_SUFFIX ".gpcs"
 #define GPUPART_MAX_GPCS 32u
 
@@ -341,6 +344,8 @@ GPUPART_STATIC_ASSERT(sizeof(struct gpupart_app_stream) == 32, "an app stream en
 GPUPART_STATIC_ASSERT(sizeof(struct gpupart_app_masks) == 2112, "the app block is 2112 bytes");
 GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, app) == 5248, "app offset");
 GPUPART_STATIC_ASSERT(sizeof(struct gpupart_gpcs_file) == 640, "a GPC map file is 640 bytes");
+GPUPART_STATIC_ASSERT(sizeof(GPUPART_GPCS_MAGIC) == 8 && sizeof(GPUPART_RULES_MAGIC) == 8 &&
+                      sizeof(GPUPART_REGISTRY_MAGIC) == 8, "magics fill their 8 bytes (memcmp reads all 8)");
 GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_gpcs_file, gpc_tpcs) == 128, "GPC masks follow a 128-byte header");
 GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_rules_file, rules) == 128, "rules follow a 128-byte header");
 

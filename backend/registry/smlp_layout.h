@@ -39,7 +39,7 @@
 extern "C" {
 #endif
 
-#define GPUPART_SMLP_MAGIC "gpsmlp"    /* 8 bytes with the NUL */
+#define GPUPART_SMLP_MAGIC "gpsmlp"    /* compared as char[8] initialised from it (zero-padded) */
 #define GPUPART_SMLP_SUFFIX ".smlp"
 #define GPUPART_SMLP_MAX_REQUESTS 64u  /* outstanding requests (PQ + FQ + SQ) of a component */
 #define GPUPART_SMLP_MAX_LEVELS 128u   /* L_i entries: H/h <= 128 */

@@ -13,7 +13,7 @@ _gpupart() {
     _init_completion || return
 
     local commands="topology gpus engines copy-engines probe mask export run set list mps check history undo
-                    profile demo top source exporter measure plan k8s"
+                    profile demo top source exporter measure plan k8s gpcs"
     local snapshot="--snapshot --gpu"
     local csv="--format --fields"
     local command="" verb="" i
@@ -96,6 +96,7 @@ _gpupart() {
                 claims) options="--state-dir --json" ;;
                 resource-slice) options="--snapshot --node --generation --json" ;;
             esac ;;
+        gpcs) options="$snapshot --write --json" ;;
         top) options="$snapshot -d --delay -C --no-colour -s --sort -b --batch -n --frames --size" ;;
         exporter) options="--snapshot --listen --textfile --interval --once" ;;
         source)

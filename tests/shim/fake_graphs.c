@@ -7,9 +7,8 @@
  *    node turned off and on again (cuGraphNodeSetEnabled through the exec) is rebuilt at the next launch;
  *    each build runs the descriptor callback, and the fake keeps the mask it got per node;
  *  - the graph calls the shim follows call the subscribed callback at enter and exit, if it enabled their
- *    driver-API cbid, with the record layout measured: u32 size at 0, CUresult* at 40, function name at
- *    48, parameter struct at 56, u32 site at 84; and the call then uses its parameters as the callback
- *    left them (cuGraphDestroy destroys whatever graph the callback put there);
+ *    driver-API cbid, with the record layout measured (fake_cuda_api_record); and the call then uses
+ *    its parameters as the callback left them (cuGraphDestroy destroys whatever graph the callback put there);
  *  - node handles of a destroyed graph are refused by the exec calls; a child graph node embeds a copy
  *    of its child graph whose kernels the exec contains; a conditional node's body cannot be read back.
  * Handles point into fixed pools and are never reused, so a stale handle is always seen as stale, and
@@ -27,7 +26,9 @@
 
 #define OK 0
 #define INVALID_VALUE 1
-#define NOT_YET 999 /* the result the record carries at enter */
+#define NOT_YET FAKE_CUDA_NOT_YET
+#define SITE_ENTER FAKE_CUDA_SITE_ENTER
+#define SITE_EXIT FAKE_CUDA_SITE_EXIT
 
 #define NODE_KERNEL 0
 #define NODE_GRAPH 4
@@ -39,13 +40,6 @@
 #define CB_GRAPH_DESTROY 517
 #define CB_INSTANTIATE_WITH_FLAGS 643
 
-#define RECORD_BYTES 0x68
-#define RECORD_RESULT 40
-#define RECORD_NAME 48
-#define RECORD_PARAMS 56
-#define RECORD_SITE 84
-#define SITE_ENTER 0u
-#define SITE_EXIT 1u
 
 #define V04 0x40                /* graphs' kernels are built with Hopper's descriptor */
 #define V04_MASK_OFFSET 304
@@ -160,17 +154,8 @@ static int add_kernels(struct exec* e, const struct graph* g) {
     return 0;
 }
 
-/* The driver-API callback record, as measured on driver 580. */
 static void api_callback(int cbid, const char* name, void* params, int* result, uint32_t site) {
-    _Alignas(8) unsigned char record[RECORD_BYTES];
-    memset(record, 0, sizeof record);
-    const uint32_t size = RECORD_BYTES;
-    memcpy(record, &size, sizeof size);
-    memcpy(record + RECORD_RESULT, &result, sizeof result);
-    memcpy(record + RECORD_NAME, &name, sizeof name);
-    memcpy(record + RECORD_PARAMS, &params, sizeof params);
-    memcpy(record + RECORD_SITE, &site, sizeof site);
-    fake_cuda_api_callback(cbid, record);
+    fake_cuda_api_record(cbid, name, params, result, site);
 }
 
 /* ---- The driver's graph API (what the shim resolves, and what the application calls) --------------- */

@@ -11,8 +11,9 @@
  *    filled with FAKE_CUDA_FILL, with the version byte at offset 72, and hands it to the subscribed
  *    callback as "launch descriptor about to be uploaded" (domain 0xb, cbid 1) with the parameter block
  *    the shim reads: first u32 = its size, pointer-sized element 4 = the descriptor.
- * The graph calls the shim follows (driver-API domain) are modelled in fake_graphs.c; entry 6 remembers
- * which of their callbacks the shim enabled.
+ * The graph calls the shim follows (driver-API domain) are modelled in fake_graphs.c, streams and the
+ * launch functions (cuLaunchKernel, cuLaunchKernelEx, cuStreamDestroy_v2) in fake_launch.c; entry 6
+ * remembers which of their callbacks the shim enabled.
  *
  * Devices, for multi-GPU tests: $FAKE_CUDA_GPUS lists the machine's GPUs by UUID, comma-separated
  * ("GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx,..."; default one GPU, FAKE_CUDA_DEFAULT_UUID). As the real
@@ -96,6 +97,18 @@ int fake_cuda_api_callback(int cbid, const void* record) {
     if (!g_subscribed || cbid < 0 || (size_t)cbid >= sizeof g_api_enabled || !g_api_enabled[cbid]) return 0;
     g_callback(g_user, FAKE_CUDA_DOMAIN_DRIVER_API, cbid, record);
     return 1;
+}
+
+int fake_cuda_api_record(int cbid, const char* name, void* params, int* result, uint32_t site) {
+    _Alignas(8) unsigned char record[0x68];
+    memset(record, 0, sizeof record);
+    const uint32_t size = sizeof record;
+    memcpy(record, &size, sizeof size);
+    memcpy(record + 40, &result, sizeof result);
+    memcpy(record + 48, &name, sizeof name);
+    memcpy(record + 56, &params, sizeof params);
+    memcpy(record + 84, &site, sizeof site);
+    return fake_cuda_api_callback(cbid, record);
 }
 
 int fake_cuda_build_descriptor(unsigned version, unsigned char* descriptor) {
@@ -183,6 +196,28 @@ EXPORT int cuDeviceGetUuid_v2(unsigned char uuid[16], int device) {
         ++n;
     }
     return n == 32 ? 0 : 1;
+}
+
+/* cuInit, cuDeviceGetCount and cuDeviceGetAttribute, for the libsmctrl API's information calls: every GPU
+ * is an H100/H200-like one (compute capability 9.0) with $FAKE_CUDA_SMS SMs (default 132). */
+EXPORT int cuInit(unsigned flags) { return flags == 0 ? 0 : 1; }
+
+EXPORT int cuDeviceGetCount(int* count) {
+    load_devices();
+    if (count == NULL) return 1;
+    *count = g_visible_count;
+    return 0;
+}
+
+EXPORT int cuDeviceGetAttribute(int* value, int attribute, int device) {
+    load_devices();
+    if (value == NULL || device < 0 || device >= g_visible_count) return 101;
+    const char* sms = getenv("FAKE_CUDA_SMS");
+    if (attribute == 16) *value = sms != NULL && sms[0] != '\0' ? atoi(sms) : 132; /* MULTIPROCESSOR_COUNT */
+    else if (attribute == 75) *value = 9;  /* COMPUTE_CAPABILITY_MAJOR */
+    else if (attribute == 76) *value = 0;  /* COMPUTE_CAPABILITY_MINOR */
+    else return 1;
+    return 0;
 }
 
 /* The test's cudaSetDevice: 0, or 1 when the process sees no such device. */

@@ -9,6 +9,8 @@
 #define FAKE_CUDA_VERSION_OFFSET 72
 #define FAKE_CUDA_DOMAIN_DRIVER_API 6
 
+#include <stdint.h>
+
 /* Fills `descriptor` (FAKE_CUDA_DESCRIPTOR_BYTES) as the driver builds one, with `version`, and hands it
  * to the subscribed callback as "launch descriptor about to be uploaded". 1 if the callback ran. */
 int fake_cuda_build_descriptor(unsigned version, unsigned char* descriptor);
@@ -16,5 +18,16 @@ int fake_cuda_build_descriptor(unsigned version, unsigned char* descriptor);
 /* Hands a driver-API callback record to the subscribed callback if it enabled `cbid` in the driver-API
  * domain. 1 if the callback ran. */
 int fake_cuda_api_callback(int cbid, const void* record);
+
+/* The driver-API callback record as measured on driver 580 (u32 size at 0, CUresult* at 40, function name
+ * at 48, parameter struct at 56, u32 site at 84), handed to fake_cuda_api_callback. */
+#define FAKE_CUDA_SITE_ENTER 0u
+#define FAKE_CUDA_SITE_EXIT 1u
+#define FAKE_CUDA_NOT_YET 999 /* the result a record carries at enter */
+int fake_cuda_api_record(int cbid, const char* name, void* params, int* result, uint32_t site);
+
+/* Whether `stream` is a stream handle the process may launch into: NULL, CU_STREAM_LEGACY (1),
+ * CU_STREAM_PER_THREAD (2) or a live stream of fake_launch.c. */
+int fake_cuda_stream_valid(const void* stream);
 
 #endif /* GPUPART_FAKE_LIBCUDA_H */

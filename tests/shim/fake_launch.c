@@ -1,0 +1,136 @@
+/*
+ * TEST DOUBLE of the CUDA driver, part 3: streams and the launch functions, for the libsmctrl API's
+ * stream and next masks (backend/shim/launch_stream.c). Never installed, never used outside tests/shim.
+ *
+ * Like the real driver (docs/registry-layout-5.md decision 4), cuLaunchKernel, cuLaunchKernelEx and
+ * cuStreamDestroy_v2 call the subscribed callback at enter and exit if it enabled their driver-API cbid
+ * (307, 652, 326), with the measured record and CUDA's own parameter structs (generated_cuda_meta.h:
+ * hStream at 40 in cuLaunchKernel_params, a CUlaunchConfig* first in cuLaunchKernelEx_params with hStream
+ * at 32 in it); between the two a launch builds its kernel's descriptor, which runs the descriptor
+ * callback (fake_cuda_build_descriptor). The test reads that descriptor back with
+ * fake_cuda_last_descriptor (per thread, like the launch).
+ * Streams come from a pool of 128 and a destroyed stream's place is the next one given out, so a new stream
+ * gets the address of the one destroyed last, as allocators do.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "fake_libcuda.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+#define OK 0
+#define INVALID_VALUE 1
+#define INVALID_HANDLE 400
+#define CB_LAUNCH_KERNEL 307
+#define CB_STREAM_DESTROY_V2 326
+#define CB_LAUNCH_KERNEL_EX 652
+#define STREAMS 128
+
+struct fake_stream {
+    int alive;
+    unsigned char state[60];
+};
+static struct fake_stream g_streams[STREAMS];
+static int g_free_lifo[STREAMS];
+static int g_free_count = -1;
+static unsigned g_launch_version = 0x40;
+static __thread unsigned char t_descriptor[FAKE_CUDA_DESCRIPTOR_BYTES];
+static __thread int t_called;
+
+/* CUDA's parameter structs, as generated_cuda_meta.h defines them. */
+struct launch_kernel_params {
+    void* f;
+    unsigned grid[3], block[3], shared_bytes;
+    void* stream;
+    void** kernel_params;
+    void** extra;
+};
+_Static_assert(offsetof(struct launch_kernel_params, stream) == 40, "cuLaunchKernel_params.hStream at 40");
+struct launch_config {      /* CUlaunchConfig */
+    unsigned grid[3], block[3], shared_bytes;
+    void* stream;
+    void* attrs;
+    unsigned attr_count;
+};
+_Static_assert(offsetof(struct launch_config, stream) == 32, "CUlaunchConfig.hStream at 32");
+struct launch_kernel_ex_params {
+    const struct launch_config* config;
+    void* f;
+    void** kernel_params;
+    void** extra;
+};
+
+int fake_cuda_stream_valid(const void* stream) {
+    if ((uintptr_t)stream <= 2) return 1; /* NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD */
+    for (int i = 0; i < STREAMS; ++i)
+        if (stream == &g_streams[i]) return g_streams[i].alive;
+    return 0;
+}
+
+EXPORT int cuStreamCreate(void** stream, unsigned flags) {
+    if (stream == NULL || flags > 1) return INVALID_VALUE;
+    if (g_free_count < 0) { /* first use: every place free, the lowest given out first */
+        g_free_count = 0;
+        for (int i = STREAMS - 1; i >= 0; --i) g_free_lifo[g_free_count++] = i;
+    }
+    if (g_free_count == 0) return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+    const int place = g_free_lifo[--g_free_count];
+    g_streams[place].alive = 1;
+    *stream = &g_streams[place];
+    return OK;
+}
+
+EXPORT int cuStreamDestroy_v2(void* stream) {
+    struct {
+        void* stream;
+    } params = {stream};
+    int result = FAKE_CUDA_NOT_YET;
+    fake_cuda_api_record(CB_STREAM_DESTROY_V2, "cuStreamDestroy_v2", &params, &result, FAKE_CUDA_SITE_ENTER);
+    result = (uintptr_t)stream > 2 && fake_cuda_stream_valid(stream) ? OK : INVALID_HANDLE;
+    if (result == OK) {
+        struct fake_stream* s = stream;
+        s->alive = 0;
+        g_free_lifo[g_free_count++] = (int)(s - g_streams);
+    }
+    fake_cuda_api_record(CB_STREAM_DESTROY_V2, "cuStreamDestroy_v2", &params, &result, FAKE_CUDA_SITE_EXIT);
+    return result;
+}
+
+/* Builds the kernel's descriptor into this thread's buffer (the descriptor callback runs). */
+static int build(const void* stream) {
+    if (!fake_cuda_stream_valid(stream)) return INVALID_HANDLE;
+    t_called = fake_cuda_build_descriptor(g_launch_version, t_descriptor);
+    return OK;
+}
+
+EXPORT int cuLaunchKernel(void* f, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x, unsigned block_y,
+                          unsigned block_z, unsigned shared_bytes, void* stream, void** kernel_params, void** extra) {
+    struct launch_kernel_params params = {f, {grid_x, grid_y, grid_z}, {block_x, block_y, block_z}, shared_bytes, stream,
+                                          kernel_params, extra};
+    int result = FAKE_CUDA_NOT_YET;
+    fake_cuda_api_record(CB_LAUNCH_KERNEL, "cuLaunchKernel", &params, &result, FAKE_CUDA_SITE_ENTER);
+    result = build(params.stream);
+    fake_cuda_api_record(CB_LAUNCH_KERNEL, "cuLaunchKernel", &params, &result, FAKE_CUDA_SITE_EXIT);
+    return result;
+}
+
+EXPORT int cuLaunchKernelEx(const void* config, void* f, void** kernel_params, void** extra) {
+    struct launch_kernel_ex_params params = {config, f, kernel_params, extra};
+    int result = FAKE_CUDA_NOT_YET;
+    fake_cuda_api_record(CB_LAUNCH_KERNEL_EX, "cuLaunchKernelEx", &params, &result, FAKE_CUDA_SITE_ENTER);
+    result = config != NULL ? build(params.config->stream) : INVALID_VALUE;
+    fake_cuda_api_record(CB_LAUNCH_KERNEL_EX, "cuLaunchKernelEx", &params, &result, FAKE_CUDA_SITE_EXIT);
+    return result;
+}
+
+/* The descriptor this thread's last launch built (FAKE_CUDA_DESCRIPTOR_BYTES); 1 if the descriptor
+ * callback ran for it, 0 if none was subscribed and enabled. */
+EXPORT int fake_cuda_last_descriptor(unsigned char* out) {
+    memcpy(out, t_descriptor, sizeof t_descriptor);
+    return t_called;
+}
+
+/* The descriptor version the launch functions build (default 0x40, Hopper's). */
+EXPORT void fake_cuda_set_launch_version(unsigned version) { g_launch_version = version & 0xffu; }
