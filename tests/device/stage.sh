@@ -12,6 +12,8 @@ cmake --preset device > /dev/null
 if [ $# -gt 0 ]; then cmake --build --preset device -j2 --target "$@"; else cmake --build --preset device -j2; fi
 rm -rf .device-carry && mkdir -p .device-carry
 cp build/device/app/gpupart build/device/app/gpupart-probe build/device/lib/libgpupart-shim.so build/device/device-bin/* .device-carry/
+# libgpupart.so.1 (the libsmctrl API and the SMLP) for the programs that link it; found through LD_LIBRARY_PATH.
+if [ -f build/device/lib/libgpupart.so.1 ]; then cp -L build/device/lib/libgpupart.so.1 .device-carry/; fi
 if [ -f build/device/tests/bench_probe ]; then cp build/device/tests/bench_probe .device-carry/; fi
 cp -L /usr/lib/x86_64-linux-gnu/libfmt.so.9 /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian \
       /usr/lib/x86_64-linux-gnu/libncursesw.so.6 /usr/lib/x86_64-linux-gnu/libtinfo.so.6 \
