@@ -24,15 +24,25 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$GPUPART_REGISTRY_DIR"
+export XDG_CACHE_HOME=$out/cache  # the probe's map of launch-mask bits, which the GPC map is made from
 nvidia-smi -L > "$out/gpus.txt" 2>&1
+"$gp" probe > "$out/probe.txt" 2>&1 || { echo "probe failed"; cat "$out/probe.txt"; exit 1; }
 "$gp" gpcs --write > "$out/gpcs.txt" 2>&1 || { echo "gpcs --write failed"; cat "$out/gpcs.txt"; exit 1; }
-if [ -x "$bin/gpupart-dev-smctrl" ]; then
-    "$bin/gpupart-dev-smctrl" > "$out/smctrl.txt" 2>&1
-    echo "smctrl api program: exit $?"
-fi
+"$bin/gpupart-dev-smctrl" > "$out/smctrl.txt" 2>&1
+echo "smctrl api program: exit $?"
+"$bin/gpupart-example-libsmctrl-streams" --hold-seconds 3 > "$out/example.txt" 2>&1 &
+example=$!
+sleep 2
+"$gp" list --json > "$out/example-list.json" 2>&1
+wait "$example"
+echo "example: exit $?"; cat "$out/example.txt"
 "$bin/gpupart-dev-exp2" --calibrate > "$out/calibration.csv" 2> "$out/calibration.err" || { cat "$out/calibration.err"; exit 1; }
 "$bin/gpupart-dev-exp2" --check "$out/calibration.csv" > "$out/exp2.csv" 2> "$out/exp2.err" || { cat "$out/exp2.err"; exit 1; }
 echo "experiment 2:"; cat "$out/exp2.csv"
+# The SMLP workers' kernel: 88 blocks, which stop gaining at 22 TPCs, so three requests can run side by side
+# on 66 TPCs, or are resized onto what is free; its L list comes from the same measurement.
+"$bin/gpupart-dev-exp2" --blocks 88 --reps 3 --check "$out/calibration.csv" > "$out/exp2-88.csv" 2> "$out/exp2-88.err" \
+    || { cat "$out/exp2-88.err"; exit 1; }
 
 # three workers of one component; $1 = run name, $2 = h; the first creates the component
 run_three() {
@@ -41,13 +51,18 @@ run_three() {
     pids=()
     for i in 0 1 2; do
         local create=()
-        [ "$i" = 0 ] && create=(--create --h "$h" --fq 2)
-        "$bin/gpupart-dev-smlp" --component "$component" --levels "$out/exp2.csv" "${create[@]}" \
-            --priority "${prios[$i]}" --label "${labels[$i]}" --requests "$requests" --gap-us 200 \
+        [ "$i" = 0 ] && create=(--create --fq 2)
+        "$bin/gpupart-dev-smlp" --component "$component" --levels "$out/exp2-88.csv" --blocks 88 --h "$h" "${create[@]}" \
+            --priority "${prios[$i]}" --label "${labels[$i]}" --requests "$requests" --gap-us 200 --start-file "$out/$name.go" \
             > "$out/$name-${labels[$i]}.csv" 2> "$out/$name-${labels[$i]}.err" &
         pids+=($!)
         [ "$i" = 0 ] && sleep 1  # the component exists before the others join
     done
+    for _ in $(seq 300); do  # all three ready (CUDA up, component open), then they start together
+        [ "$(grep -l PAUSED "$out/$name"-{high,mid,low}.csv 2> /dev/null | wc -l)" = 3 ] && break
+        sleep 0.1
+    done
+    touch "$out/$name.go"
     "$gp" smlp --json > "$out/$name-smlp.json" 2>&1
     local status=0
     for pid in "${pids[@]}"; do wait "$pid" || status=1; done
@@ -58,7 +73,7 @@ run_three() {
 run_three plain 2
 "$gp" mps start > "$out/mps.txt" 2>&1 || { echo "mps start failed"; cat "$out/mps.txt"; exit 1; }
 run_three mps 2
-total=$(python3 -c "import sys; print(sum(1 for l in open(sys.argv[1]) if l[:1].isdigit()))" "$out/exp2.csv")
+total=$(python3 -c "import sys; print(sum(1 for l in open(sys.argv[1]) if l[:1].isdigit()))" "$out/exp2-88.csv")
 run_three mpswhole "$total"
 "$gp" mps stop > /dev/null 2>&1
 python3 "$here/check_smlp.py" "$out" plain mps mpswhole | tee "$out/summary.txt"

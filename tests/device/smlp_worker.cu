@@ -4,12 +4,16 @@
 //
 //   gpupart-dev-smlp --component NAME --levels FILE [--create --h H --fq M] [--priority P]
 //                    [--requests N] [--gap-us G] [--label L] [--blocks B] [--iterations I]
+//                    [--start-file PATH]
 //
 // --levels FILE is gpupart-dev-exp2's CSV (median_us per TPC count): L[k] = median at (k+1)*h TPCs.
-// --create makes the component from every real TPC of device 0 with its GPC map (h, M as given).
+// --create makes the component from every real TPC of device 0 with its GPC map (h, M as given); every
+// process of the component passes the same --h (its L list has one entry per h TPCs).
 // stdout, one line per request (CSV, header first):
 //   request,ticket,tpcs,allowed_hex,issued_ns,granted_ns,done_ns,sms
 // issued/granted/done are CLOCK_REALTIME, so lines of several processes share one time axis.
+// --start-file PATH: once CUDA and the component are ready, print PAUSED and wait for PATH to exist, so that
+// several workers start their requests together (CUDA's start-up takes longer than a whole run).
 #include <time.h>
 
 #include <fstream>
@@ -27,7 +31,8 @@ namespace {
 
 const Usage kUsage{
     "usage: gpupart-dev-smlp --component NAME --levels FILE [--create --h H --fq M] [--priority P]\n"
-    "                        [--requests N] [--gap-us G] [--label L] [--blocks B] [--iterations I]\n"};
+    "                        [--requests N] [--gap-us G] [--label L] [--blocks B] [--iterations I]\n"
+    "                        [--start-file PATH]\n"};
 
 uint64_t now_ns() {
   timespec t;
@@ -65,13 +70,14 @@ int main(int argc, char** argv) {
   const char* component = nullptr;
   const char* levels_file = nullptr;
   const char* label = "worker";
+  const char* start_file = nullptr;
   bool create = false;
   long h = 1, fq = 2, priority = 1, requests = 20, gap_us = 0, blocks = 32, iterations = 200000;
   kUsage.parse(argc, argv,
                {{"--component", &component}, {"--levels", &levels_file}, {"--create", &create}, {"--h", &h, 1, 128},
                 {"--fq", &fq, 1, 64}, {"--priority", &priority, 1, 99}, {"--requests", &requests, 1, 100000},
                 {"--gap-us", &gap_us, 0, 10000000}, {"--label", &label}, {"--blocks", &blocks, 1, 65536},
-                {"--iterations", &iterations, 1, 100000000}});
+                {"--iterations", &iterations, 1, 100000000}, {"--start-file", &start_file}});
   if (component == nullptr || levels_file == nullptr) kUsage.error("--component and --levels are required");
   const std::vector<double> medians = read_medians(levels_file);
   const std::vector<int> bits = gpc_packed_bits(0);
@@ -108,6 +114,9 @@ int main(int argc, char** argv) {
   check(cudaStreamCreate(&stream), "stream");
   std::vector<unsigned> sms(static_cast<size_t>(blocks));
 
+  vector_work<<<static_cast<unsigned>(blocks), kVectorThreads, 0, stream>>>(data, sm_device, 1);  // warm-up
+  check(cudaStreamSynchronize(stream), "warm-up");
+  if (start_file != nullptr) wait_for_resume(start_file);
   std::printf("request,ticket,tpcs,allowed_hex,issued_ns,granted_ns,done_ns,sms\n");
   for (long r = 0; r < requests; ++r) {
     gpupart_smlp_grant grant{};
