@@ -161,6 +161,7 @@ SystemState gather_state(const std::vector<RegistryEntry>& entries, const Gpu& g
             process.generation = r.control->generation;
         }
         process.graphs = graph_status(r);
+        process.app = r.app;
         describe_process_on_gpu(r, state.gpu_uuid, process);
         (here ? state.processes : state.elsewhere).push_back(std::move(process));
     }

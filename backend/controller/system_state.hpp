@@ -24,6 +24,9 @@ struct ProcessState {
     std::uint64_t generation = 0;
     Liveness liveness = Liveness::alive;
     GraphStatus graphs;        // what its CUDA graph execs carry (the shim's counts)
+    // The masks the program chose itself (libgpupart.so), for every GPU it is on: they apply under `mask`
+    // (registry/app_masks.hpp, effective_tpcs). Not in use: the program never called the API.
+    SlotAppMasks app;
 
     // What the shim says, on this state's GPU: the one view every front end shows (CLI, GUI, top).
     std::string shim_version;
