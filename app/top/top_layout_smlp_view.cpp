@@ -79,7 +79,9 @@ void add_component(std::vector<ViewLine>& lines, const TopData& data, const Smlp
     for (const auto* queue : {&c.sq, &c.fq, &c.pq})
         for (const SmlpRequest& r : *queue) {
             const bool held = r.queue == GPUPART_SMLP_SQ;
-            const HolderMark mark = held ? marks.at(r.record) : HolderMark{" ", {}};
+            // A waiter that is a process of the table shows its letter too, dim: it holds nothing yet.
+            const TopProcess* waiter = held ? nullptr : find_process(data, r.pid);
+            const HolderMark mark = held ? marks.at(r.record) : waiter ? HolderMark{std::string(1, waiter->letter), {Role::dim}} : HolderMark{" ", {}};
             const std::string note = r.liveness != Liveness::alive ? "exited: freed at the next change" : inheritance_text(r);
             lines.push_back({{fmt::format("  {} ", to_string(r.queue)), {Role::label}},
                              {mark.glyph, mark.style},

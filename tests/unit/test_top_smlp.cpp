@@ -154,8 +154,8 @@ TEST(TopSmlp, TheComponentsViewShowsHoldersAndQueuesInOrder) {
     // SQ, then FQ, then PQ, each with its request; labels escaped; what Rule 3 could not do, and the dead holder.
     const int sq = row_with(screen, "SQ A    4101");
     const int dead = row_with(screen, "SQ 1  999999");
-    const int fq = row_with(screen, "FQ      4102");
-    const int pq = row_with(screen, "PQ      4103");
+    const int fq = row_with(screen, "FQ B    4102");  // a waiter of the table: its letter, dim
+    const int pq = row_with(screen, "PQ C    4103");
     ASSERT_GE(sq, 0);
     EXPECT_GT(dead, sq);
     EXPECT_GT(fq, dead);
