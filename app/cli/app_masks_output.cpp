@@ -72,13 +72,14 @@ Json app_effective_json(const SlotRecord& record, const std::string& gpu) {
     return out;
 }
 
-std::vector<std::string> app_masks_lines(const SlotRecord& record) {
+std::vector<std::string> app_masks_lines(const SlotRecord& record, const std::optional<std::string>& only_gpu) {
     std::vector<std::string> lines;
     const SlotAppMasks& app = record.app;
     if (!app.in_use && app.problem.empty()) return lines;
     lines.push_back(fmt::format("  process {} chooses its own masks (libgpupart): {}", record.pid, app_masks_summary(app, std::nullopt)));
     if (!app.problem.empty()) lines.push_back("    problem: " + one_line(app.problem));
     for (const std::string& gpu : gpus_of(record)) {
+        if (only_gpu && gpu != *only_gpu) continue;
         const auto real = real_on(record, gpu);
         const auto bound = bound_on(record, gpu);
         const auto rows = app_mask_rows(app, bound, real);

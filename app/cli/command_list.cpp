@@ -271,7 +271,8 @@ Command add_list_command(CLI::App& app) {
                         const GraphStatus g = graph_status(*entry.record);
                         if (g.older > 0 || g.unfollowable > 0 || graphs_not_followed(g))
                             fmt::print("  process {}: {}\n", entry.record->pid, graph_sentence(g));
-                        for (const std::string& line : app_masks_lines(*entry.record)) fmt::print("{}\n", line);
+                        if (only_gpu && !counts_on_gpu(*entry.record, *only_gpu)) continue;
+                        for (const std::string& line : app_masks_lines(*entry.record, only_gpu)) fmt::print("{}\n", line);
                     }
                 return 0;
             }};

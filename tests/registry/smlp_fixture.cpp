@@ -100,6 +100,24 @@ void write_app_masks(gpupart_app_masks& block, const FixtureAppMasks& masks) {
     gpupart_store64(&block.outside_bound, masks.outside_bound);
 }
 
+bool wait_for_writes(const std::string& path, std::size_t offset, unsigned changes) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    std::uint32_t first = 0;
+    std::uint32_t now = 0;
+    bool moved = false;
+    if (::pread(fd, &first, sizeof first, static_cast<off_t>(offset)) == sizeof first) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!moved && std::chrono::steady_clock::now() < deadline) {
+            if (::pread(fd, &now, sizeof now, static_cast<off_t>(offset)) != sizeof now) break;
+            moved = now - first >= 2 * changes;  // two steps (odd, even) a write
+            if (!moved) ::usleep(1000);
+        }
+    }
+    ::close(fd);
+    return moved;
+}
+
 KilledAtExit::~KilledAtExit() {
     if (pid <= 0) return;
     ::kill(pid, SIGKILL);

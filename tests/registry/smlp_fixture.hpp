@@ -63,6 +63,10 @@ struct FixtureAppMasks {
 };
 void write_app_masks(gpupart_app_masks& block, const FixtureAppMasks& masks);
 
+// Waits (at most 10 s) until the 32-bit sequence number at `offset` of the file at `path` has moved by
+// `changes` writes: a busy writer forked by a test is then known to be writing. False when it never did.
+bool wait_for_writes(const std::string& path, std::size_t offset, unsigned changes);
+
 // A forked busy writer that is SIGKILLed and reaped when the test ends, failed assertions included.
 struct KilledAtExit {
     explicit KilledAtExit(int child) : pid(child) {}
