@@ -127,6 +127,14 @@ void paint_floorplan(QPainter& painter, const FloorplanGeometry& geometry, const
         painter.setBrush(Qt::NoBrush);
         painter.drawRoundedRect(tile.rect.adjusted(1, 1, -1, -1), 4, 4);
         if (selected) painter.fillRect(tile.rect.adjusted(3, 3, -3, -3), QColor(0x0d, 0x47, 0xa1, 40));
+        if (const FloorplanGrant* grant = scene.grant_of(tile.mask_bit)) {
+            // An SMLP grant: a band in the holder's colour along the bottom, outlined so that it shows on a
+            // tile of the same owner colour; a holder that died has it hatched.
+            const QRectF band(tile.rect.left() + 6, tile.rect.bottom() - 8, tile.rect.width() - 12, 5);
+            painter.setPen(QPen(kText, 1));
+            painter.setBrush(QBrush(grant->color, grant->alive ? Qt::SolidPattern : Qt::BDiagPattern));
+            painter.drawRect(band);
+        }
         if (scene.focus == tile.mask_bit) {
             painter.setPen(QPen(kText, 1, Qt::DotLine));
             painter.drawRect(tile.rect.adjusted(5, 5, -5, -5));

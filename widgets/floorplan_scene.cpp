@@ -7,7 +7,6 @@
 #include "owner_colors.hpp"
 
 namespace gpupart::widgets {
-namespace {
 
 QString short_command(const std::string& command) {
     // The program name tells processes apart; for interpreters and the demo worker the first argument
@@ -21,6 +20,8 @@ QString short_command(const std::string& command) {
         return QString::fromStdString(std::filesystem::path(words[1].toStdString()).filename().string());
     return program;
 }
+
+namespace {
 
 QString provenance_text(const Provenance& from) {
     const QString source = QString::fromUtf8(to_string(from.source).data(), static_cast<int>(to_string(from.source).size()));
@@ -43,6 +44,27 @@ std::vector<const FloorplanOwner*> FloorplanScene::owners_of(int mask_bit) const
     for (const FloorplanOwner& owner : owners)
         if (owner.mask.test(mask_bit)) result.push_back(&owner);
     return result;
+}
+
+const FloorplanGrant* FloorplanScene::grant_of(int mask_bit) const {
+    if (mask_bit < 0 || mask_bit >= TpcMask::kWidth) return nullptr;
+    for (const FloorplanGrant& grant : grants)
+        if (grant.tpcs.test(mask_bit)) return &grant;
+    return nullptr;
+}
+
+std::vector<FloorplanGrant> grants_from_smlp(const SystemState& state) {
+    std::vector<FloorplanGrant> grants;
+    for (const SmlpEntry& entry : state.smlp) {
+        if (!entry.component || (!entry.component->gpu.empty() && entry.component->gpu != state.gpu_uuid)) continue;
+        for (const SmlpRequest& r : entry.component->sq) {
+            const ProcessState* process = find_process(state, r.pid);
+            grants.push_back({plain_text(entry.component->name), QString("%1 (%2)").arg(r.pid).arg(plain_text(r.label)),
+                              process != nullptr ? owner_color(process->pid, process->start_time) : QColor(0x75, 0x75, 0x75),
+                              r.granted, r.liveness == Liveness::alive});
+        }
+    }
+    return grants;
 }
 
 std::vector<FloorplanOwner> owners_from_state(const SystemState& state) {
@@ -112,6 +134,9 @@ QString floorplan_tooltip(const FloorplanScene& scene, int mask_bit) {
                     .arg(names.join(", "))
                     .arg(owners.size() > 1 ? " — they time-slice or contend on this TPC" : "");
     }
+    if (const FloorplanGrant* grant = scene.grant_of(mask_bit))
+        text += QString("SMLP %1: held by %2%3<br>").arg(grant->component.toHtmlEscaped(), grant->holder.toHtmlEscaped(),
+                                                         grant->alive ? "" : " (exited: returned at the next change)");
     text += QString("<i>source</i> %1").arg(provenance_text(tpc->from));
     if (tpc->gpc && !tpc->gpc_note.empty())
         text += QString("<br><i>GPC from</i> %1").arg(QString::fromStdString(tpc->gpc_note).toHtmlEscaped());

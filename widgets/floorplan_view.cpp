@@ -57,6 +57,12 @@ void FloorplanView::setGpu(const Gpu& gpu, const QString& title) {
     update();
 }
 
+void FloorplanView::setGrants(std::vector<FloorplanGrant> grants) {
+    if (grants == scene_.grants) return;  // as setOwners: repaint only on a change
+    scene_.grants = std::move(grants);
+    update();
+}
+
 void FloorplanView::setOwners(std::vector<FloorplanOwner> owners) {
     // Called at every refresh (4 Hz); owners change only with a partition, and a repaint of the whole
     // floorplan is the largest cost of an idle refresh.

@@ -28,6 +28,7 @@ public:
 
     void setGpu(const Gpu& gpu, const QString& title);
     void setOwners(std::vector<FloorplanOwner> owners);  // keeps selection and focus
+    void setGrants(std::vector<FloorplanGrant> grants);  // SMLP holders' TPCs (a band on their tiles)
     const FloorplanScene& scene() const { return scene_; }
     const FloorplanGeometry& geometry() const { return geometry_; }
 

@@ -48,6 +48,28 @@ void describe_shim(const ProcessState& process, ProcessRow& row) {
     }
 }
 
+// Both masks, as the tooltip says them: the operator's bound (gpupart set), then the program's own choices
+// (libgpupart.so) with what each runs on under that bound, and the launches that used them.
+void describe_masks(const ProcessState& process, const TpcMask& real, ProcessRow& row) {
+    row.masks_detail = process.partitioned ? QString("Operator's mask (gpupart set): TPCs %1").arg(QString::fromStdString(process.mask.to_list()))
+                                           : QString("Operator's mask: none (may run on every TPC)");
+    const SlotAppMasks& app = process.app;
+    row.app_masks = app.in_use;
+    if (!app.in_use) return;
+    row.masks_detail += "\nProgram's own masks (libgpupart.so), chosen → run on:";
+    // Items as "• ": a tooltip is rich text, where leading spaces collapse.
+    if (app.publishing) row.masks_detail += "\n• being written by the program: shown at the next refresh";
+    const std::optional<TpcMask> bound = process.partitioned ? std::optional<TpcMask>(process.mask) : std::nullopt;
+    for (const AppMaskRow& mask : app_mask_rows(app, bound, real))
+        row.masks_detail += "\n• " + QString::fromStdString(app_mask_row_text(mask, real));
+    if (app.streams_hidden > 0) row.masks_detail += QString("\n• and %1 more stream masks the slot has no room for").arg(app.streams_hidden);
+    row.masks_detail += QString("\nLaunches on the program's masks: %1 (next-launch masks %2, outside the operator's mask %3)")
+                            .arg(app.app_launches)
+                            .arg(app.next_launches)
+                            .arg(app.outside_bound);
+    if (!app.problem.empty()) row.masks_detail += "\n" + plain_text(app.problem);
+}
+
 }  // namespace
 
 std::vector<ProcessRow> process_rows(const SystemState& state, LaunchRates& rates, LaunchRates::Clock::time_point now) {
@@ -76,6 +98,7 @@ std::vector<ProcessRow> process_rows(const SystemState& state, LaunchRates& rate
         // is attached to is NVML's and mps-control's to say, which the registry cannot.
         row.mps = !state.mps_running ? "no MPS" : state.mps_static_partitioning ? "MPS (static SM partitions)" : "MPS up";
         describe_shim(process, row);
+        describe_masks(process, real, row);
         row.launches_per_second = rates.update(process.pid, process.start_time, process.submissions(), now);
         alive.emplace_back(process.pid, process.start_time);
         for (const Process& known : state.gpu.processes)

@@ -39,6 +39,9 @@ struct ProcessRow {
     QString shim;              // "active", "pending: next launch", "unsupported descriptor 0x41", ...
     bool shim_problem = false; // the shim cannot apply masks in this process: shown in red
     QString shim_detail;       // tooltip: start rule, descriptor version, counters
+    // The program chooses its own masks through libgpupart.so (registry/app_masks.hpp): marked in TPCs.
+    bool app_masks = false;
+    QString masks_detail;      // tooltip: the operator's mask, the program's masks and what each runs on, the counters
     QColor color;
 };
 

@@ -81,10 +81,13 @@ QVariant ProcessTableModel::cell(const ProcessRow& row, int column_number, int r
     }
     if (role == Qt::ToolTipRole) {  // rich text, always: row.command may hold "<b>"
         switch (column) {
+        // The process's tooltip (PID): who it is and both masks (the operator's, the program's own).
+        case pid: return tooltip_text(QString("%1 · %2\n%3\n\n%4").arg(row.pid).arg(row.user, row.command, row.masks_detail));
         case command: return tooltip_text(row.command);
         case gpu: return tooltip_text(row.gpus_detail);
-        case tpcs: return tooltip_text(row.partitioned ? "mask bits " + QString::fromStdString(row.tpcs.to_list())
-                                                       : "not partitioned: may run on every TPC");
+        case tpcs: return tooltip_text((row.partitioned ? "mask bits " + QString::fromStdString(row.tpcs.to_list())
+                                                        : QString("not partitioned: may run on every TPC")) +
+                                       (row.app_masks ? "\n\n" + row.masks_detail : QString()));
         case memory: return row.gpu_memory_bytes ? QVariant() : tooltip_text("no source reported this process's GPU memory (NVML)");
         case gpu_util: return row.gpu_percent ? QVariant()
                                               : tooltip_text("NVML gave no per-process sample: no NVML or a recording, or under MPS, "
@@ -119,7 +122,8 @@ QVariant ProcessTableModel::cell(const ProcessRow& row, int column_number, int r
     case user: return row.user;
     case command: return row.command;
     case gpu: return row.other_gpus > 0 ? QString("%1 +%2").arg(row.gpu).arg(row.other_gpus) : QString::number(row.gpu);
-    case tpcs: return row.partitioned ? QString::number(row.tpc_count) : QString("all %1").arg(row.tpc_count);
+    // "+app": the program chooses its own masks under these TPCs (the tooltip says which), as `gpupart list` marks it.
+    case tpcs: return (row.partitioned ? QString::number(row.tpc_count) : QString("all %1").arg(row.tpc_count)) + (row.app_masks ? " +app" : "");
     case sms: return row.sm_count;
     case share: return QString("%1%").arg(row.share * 100, 0, 'f', 0);
     case launches: return row.launches_per_second ? QString::number(*row.launches_per_second, 'f', 0) : QString("–");

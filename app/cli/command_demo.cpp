@@ -47,7 +47,7 @@ void await_registration(const Registry& registry, const std::vector<StartedWorke
     }
 }
 
-int start_demo(int workers, int seconds, const std::vector<std::string>& scaling) {
+int start_demo(int workers, int seconds, const std::vector<std::string>& scaling, bool app_masks) {
     const Gpu gpu = load_snapshot("builtin:h200").gpus.at(0);
     const Registry registry(Registry::default_directory());
     user_directory(registry.directory(), ::getuid(), true);  // an unsafe registry is refused here, in one line
@@ -55,11 +55,13 @@ int start_demo(int workers, int seconds, const std::vector<std::string>& scaling
     if (scaling.size() > specs.size())
         throw UserError(fmt::format("--scaling names {} kinds for {} workers: give at most one per worker", scaling.size(), specs.size()));
     for (std::size_t i = 0; i < scaling.size(); ++i) specs[i].scaling = scaling[i];
+    specs.front().app_masks = app_masks;
     const auto started = start_demo_workers(gpu, specs, seconds, false);
     await_registration(registry, started);
     for (const StartedWorker& worker : started)
-        fmt::print("started demo worker {} (pid {}) on {} for {} s{}\n", worker.spec.name, worker.pid, worker.spec.tpcs, seconds,
-                   worker.spec.scaling == "linear" ? "" : fmt::format(", {}-bound", worker.spec.scaling));
+        fmt::print("started demo worker {} (pid {}) on {} for {} s{}{}\n", worker.spec.name, worker.pid, worker.spec.tpcs, seconds,
+                   worker.spec.scaling == "linear" ? "" : fmt::format(", {}-bound", worker.spec.scaling),
+                   worker.spec.app_masks ? ", choosing its own masks (libgpupart)" : "");
     fmt::print("simulated workload on the built-in H200: try `gpupart list`, `gpupart set PID gpc1 --snapshot "
                "builtin:h200`, `gpupart check --snapshot builtin:h200`; `gpupart demo stop` ends it\n");
     return 0;
@@ -85,6 +87,7 @@ Command add_demo_command(CLI::App& app) {
         int workers = 3;
         int seconds = 3600;
         std::vector<std::string> scaling;
+        bool app_masks = false;
     };
     auto options = std::make_shared<DemoOptions>();
     CLI::App* demo = app.add_subcommand("demo", "Simulated partitioned processes on the built-in H200 (no GPU needed)");
@@ -97,9 +100,12 @@ Command add_demo_command(CLI::App& app) {
                       "memory (seed 002's C(m) = a/m + b with a small or a large b; for `gpupart measure`)")
         ->delimiter(',')
         ->check(CLI::IsMember({"linear", "compute", "memory"}));
+    start->add_flag("--app-masks", options->app_masks,
+                    "The first worker also plays a program that chooses its own masks through libgpupart.so (a global "
+                    "mask and two stream masks, one outside its partition), shown by list, top and the app");
     start->callback([options] { options->verb = "start"; });
     demo->add_subcommand("stop", "Stop your demo workers")->callback([options] { options->verb = "stop"; });
-    return {demo, [options] { return options->verb == "start" ? start_demo(options->workers, options->seconds, options->scaling) : stop_demo(); }};
+    return {demo, [options] { return options->verb == "start" ? start_demo(options->workers, options->seconds, options->scaling, options->app_masks) : stop_demo(); }};
 }
 
 }  // namespace gpupart::cli

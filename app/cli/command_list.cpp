@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "app_masks_output.hpp"
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "csv_output.hpp"
@@ -53,6 +54,11 @@ std::string requested_text(const SlotRecord& record, const std::string& gpu) {
     return entry != nullptr && entry->has_mask ? entry->allowed.to_list() : "all";
 }
 
+// The TPCS cell: the operator's mask, marked "+app" where the program chooses its own masks under it.
+std::string tpcs_cell(const SlotRecord& record, const std::string& gpu) {
+    return requested_text(record, gpu) + (record.app.in_use ? " +app" : "");
+}
+
 std::string short_gpu(const std::string& uuid) { return uuid.empty() ? "-" : uuid.substr(0, 12); }  // "GPU-263da6ff"
 
 std::string shim_text(const SlotRecord& record, const std::string& gpu) {
@@ -89,6 +95,7 @@ Json gpu_json(const SlotRecord& r, const std::string& uuid) {
                            {"launches", status->launches}, {"masked_launches", status->masked_launches}};
     else
         out["shim"] = Json{{"context", false}};
+    out["app_effective"] = app_effective_json(r, uuid);
     return out;
 }
 
@@ -126,6 +133,7 @@ Json entry_json(const RegistryEntry& entry, const std::optional<std::string>& on
     out["graphs"] = Json{{"tracking", std::string(to_string(g.tracking))}, {"execs", g.execs}, {"current", g.current},
                          {"older", g.older}, {"unfollowable", g.unfollowable}, {"device_launch", g.device_launch},
                          {"remasks", g.remasks}, {"remask_failures", g.remask_failures}};
+    out["app_masks"] = app_masks_json(r.app);
     return out;
 }
 
@@ -158,6 +166,11 @@ const std::vector<CsvColumn<ListRow>>& list_columns() {
         {"errors", [](E e) { return of_record(e, [](R r, G) { return std::to_string(r.counters.errors); }); }},
         {"last_launch_realtime_ns", [](E e) { return of_record(e, [](R r, G) { return std::to_string(r.counters.last_launch_ns); }); }},
         {"graphs", [](E e) { return of_record(e, [](R r, G) { return graph_cell(graph_status(r)); }); }},
+        {"app_masks", [](E e) { return of_record(e, [](R r, G) { return r.app.in_use ? "yes" : "no"; }); }},
+        {"app_global", [](E e) { return of_record(e, [](R r, G) {
+             return r.app.in_use && !r.app.publishing && r.app.global_set ? r.app.global_allowed().to_list() : std::string(); }); }},
+        {"app_streams", [](E e) { return of_record(e, [](R r, G) { return std::to_string(r.app.streams.size() + r.app.streams_hidden); }); }},
+        {"app_outside_bound", [](E e) { return of_record(e, [](R r, G) { return std::to_string(r.app.outside_bound); }); }},
         {"command", [](E e) { return of_record(e, [](R r, G) { return r.command; }); }},
         {"slot", [](E e) { return e.entry->path; }},
         {"problem", [](E e) { return e.entry->record ? "" : e.entry->problem; }},
@@ -233,7 +246,7 @@ Command add_list_command(CLI::App& app) {
                 std::size_t tpcs_width = 4, applied_width = 7;
                 for (const ListRow& row : rows)
                     if (row.entry->record) {
-                        tpcs_width = std::max(tpcs_width, requested_text(*row.entry->record, row.gpu).size());
+                        tpcs_width = std::max(tpcs_width, tpcs_cell(*row.entry->record, row.gpu).size());
                         applied_width = std::max(applied_width, applied_text(*row.entry->record, row.gpu).size());
                     }
                 fmt::print("{:>8} {:<10} {:<8} {:<12} {:<{}} {:<{}} {:>10} {:>12}  {:<28} {:<16} {}\n", "PID", "USER", "STATE",
@@ -246,17 +259,20 @@ Command add_list_command(CLI::App& app) {
                     const SlotRecord& r = *row.entry->record;
                     fmt::print("{:>8} {:<10} {:<8} {:<12} {:<{}} {:<{}} {:>10} {:>12}  {:<28} {:<16} {}\n", r.pid,
                                one_line(user_name(r.uid), 10), row.entry->liveness == Liveness::alive ? "alive" : "exited",
-                               short_gpu(row.gpu), requested_text(r, row.gpu), tpcs_width, applied_text(r, row.gpu),
+                               short_gpu(row.gpu), tpcs_cell(r, row.gpu), tpcs_width, applied_text(r, row.gpu),
                                applied_width, r.counters.launches, age_text(r.counters.last_launch_ns),
                                shim_text(r, row.gpu).substr(0, 28), graph_cell(graph_status(r)).substr(0, 16),
                                one_line(r.command, 60));
                 }
-                // Graph execs that still carry an older mask, or never can follow, are said in words below the table.
+                // Graph execs that still carry an older mask, or never can follow, are said in words below the table;
+                // so are the masks a program chose itself (marked "+app" in TPCS), with what each runs on.
                 for (const auto& entry : entries)
                     if (entry.record && entry.liveness == Liveness::alive) {
                         const GraphStatus g = graph_status(*entry.record);
                         if (g.older > 0 || g.unfollowable > 0 || graphs_not_followed(g))
                             fmt::print("  process {}: {}\n", entry.record->pid, graph_sentence(g));
+                        if (only_gpu && !counts_on_gpu(*entry.record, *only_gpu)) continue;
+                        for (const std::string& line : app_masks_lines(*entry.record, only_gpu)) fmt::print("{}\n", line);
                     }
                 return 0;
             }};

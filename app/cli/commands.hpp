@@ -35,5 +35,6 @@ Command add_measure_command(CLI::App& app);
 Command add_plan_command(CLI::App& app);
 Command add_k8s_command(CLI::App& app);
 Command add_gpcs_command(CLI::App& app);
+Command add_smlp_command(CLI::App& app);
 
 }  // namespace gpupart::cli

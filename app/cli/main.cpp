@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
         gpupart::cli::add_run_command(app),
         gpupart::cli::add_set_command(app),
         gpupart::cli::add_list_command(app),
+        gpupart::cli::add_smlp_command(app),
         gpupart::cli::add_mps_command(app),
         gpupart::cli::add_history_command(app),
         gpupart::cli::add_undo_command(app),

@@ -3,12 +3,16 @@
 // "launches" a kernel at a steady rate: it follows its slot's mask the way the shim does (adopting a
 // mask only when it has a real TPC), counts launches and publishes what it applies. It says everywhere
 // that it is simulated (command line and shim version), and it never touches a GPU.
-//   gpupart-demo-worker NAME TPCS_HEX REAL_TPCS_HEX [SECONDS] [LAUNCHES_PER_SECOND] [SCALING]
+//   gpupart-demo-worker [--app-masks] NAME TPCS_HEX REAL_TPCS_HEX [SECONDS] [LAUNCHES_PER_SECOND] [SCALING]
 // SCALING says how the simulated time per launch follows the TPCs m it holds (LAUNCHES_PER_SECOND is its
 // rate on the TPCs it starts with), so that `gpupart measure` has curves of both of seed 002's kinds:
 //   linear   C(m) = a/m          (the default: the rate is proportional to the TPCs)
 //   compute  C(m) = a/m + a/200  (keeps speeding up over the whole GPU: compute-intensive)
 //   memory   C(m) = a/m + a/8    (little faster beyond about 8 TPCs: memory-intensive, Definition 1)
+// --app-masks: it also acts as a program that chooses its own masks through libgpupart.so (registry layout
+// 5, the slot's app block): a global mask (the lower half of its TPCs), a stream mask inside it and one
+// outside its operator's mask, and it counts its launches on them as the library does (every third on
+// each; a choice with no TPC inside the operator's mask counts as outside the bound).
 // It is "on" the GPU $GPUPART_DEMO_GPU names (a UUID; default GPU-00000000-0000-0000-0000-000000000001,
 // the registry's name for GPU 0 of a snapshot without UUIDs: gpu_key in model/gpu_queries.hpp).
 #include <chrono>
@@ -41,6 +45,54 @@ std::optional<double> serial_part(const char* scaling) {
     return std::nullopt;
 }
 
+// The program-chosen masks of --app-masks, from its operator's mask and the GPU's real TPCs: what the
+// library would publish, as allowed sets (stored below as libsmctrl's disable masks).
+struct DemoAppMasks {
+    std::uint32_t global[4] = {};
+    std::uint32_t inside[4] = {};   // stream 0x7f0000001000: the lowest TPCs of the global mask
+    std::uint32_t outside[4] = {};  // stream 0x7f0000002000: real TPCs outside the operator's mask
+};
+constexpr std::uint64_t kInsideStream = 0x7f0000001000ull;
+constexpr std::uint64_t kOutsideStream = 0x7f0000002000ull;
+
+// The first `count` set bits of `from`.
+void first_bits(const std::uint32_t from[4], int count, std::uint32_t out[4]) {
+    for (int bit = 0; bit < 128 && count > 0; ++bit)
+        if ((from[bit / 32] >> (bit % 32)) & 1u) {
+            out[bit / 32] |= 1u << (bit % 32);
+            --count;
+        }
+}
+
+DemoAppMasks demo_app_masks(const std::uint32_t allowed[4], const std::uint32_t real[4], int tpcs) {
+    DemoAppMasks masks;
+    first_bits(allowed, tpcs > 1 ? tpcs / 2 : 1, masks.global);
+    first_bits(allowed, tpcs > 3 ? tpcs / 4 : 1, masks.inside);
+    std::uint32_t others[4];
+    for (int w = 0; w < 4; ++w) others[w] = real[w] & ~allowed[w];
+    first_bits(others, 4, masks.outside);
+    return masks;
+}
+
+// Publishes `masks` in the slot's app block through its seqlock, as libgpupart.so does.
+void publish_app_masks(gpupart_app_masks& block, const DemoAppMasks& masks) {
+    const std::uint32_t odd = gpupart_seq_write_begin(&block.seq);
+    gpupart_payload_store32(&block.flags, GPUPART_APP_IN_USE | GPUPART_APP_GLOBAL_SET);
+    for (int w = 0; w < 4; ++w) gpupart_payload_store32(&block.global_disable[w], ~masks.global[w]);
+    const std::uint64_t streams[2] = {kInsideStream, kOutsideStream};
+    const std::uint32_t* allowed[2] = {masks.inside, masks.outside};
+    for (int s = 0; s < 2; ++s) {
+        gpupart_payload_store64(&block.streams[s].stream, streams[s]);
+        for (int w = 0; w < 4; ++w) gpupart_payload_store32(&block.streams[s].disable[w], ~allowed[s][w]);
+    }
+    gpupart_payload_store32(&block.stream_count, 2);
+    gpupart_seq_write_end(&block.seq, odd);
+}
+
+bool overlaps(const std::uint32_t a[4], const std::uint32_t b[4]) {
+    return ((a[0] & b[0]) | (a[1] & b[1]) | (a[2] & b[2]) | (a[3] & b[3])) != 0;
+}
+
 std::uint64_t realtime_ns() {
     return static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
@@ -49,8 +101,13 @@ std::uint64_t realtime_ns() {
 }  // namespace
 
 int main(int argc, char** argv) {
+    const bool app_masks = argc > 1 && std::strcmp(argv[1], "--app-masks") == 0;
+    if (app_masks) {
+        --argc;
+        ++argv;
+    }
     if (argc < 4 || argc > 7) {
-        std::fprintf(stderr, "usage: gpupart-demo-worker NAME TPCS_HEX REAL_TPCS_HEX [SECONDS] [LAUNCHES_PER_SECOND] "
+        std::fprintf(stderr, "usage: gpupart-demo-worker [--app-masks] NAME TPCS_HEX REAL_TPCS_HEX [SECONDS] [LAUNCHES_PER_SECOND] "
                              "[linear|compute|memory]\n");
         return 2;
     }
@@ -118,6 +175,9 @@ int main(int argc, char** argv) {
         return n;
     };
     const int initial_tpcs = count_bits(mine.allowed) > 0 ? count_bits(mine.allowed) : 1;
+    const DemoAppMasks chosen = demo_app_masks(mine.allowed, mine.real_tpcs, initial_tpcs);
+    if (app_masks) publish_app_masks(slot->app, chosen);
+    std::uint64_t launch_number = 0;
 
     // Its one GPU, as the shim publishes a GPU it has a context on.
     for (int w = 0; w < 4; ++w) gpupart_store32(&slot->status.gpus[0].uuid.words[w], gpu.words[w]);
@@ -174,6 +234,14 @@ int main(int argc, char** argv) {
             gpupart_add64(&slot->gpu_counters[0].masked_launches, 1);
         }
         gpupart_store64(&slot->counters.last_launch_realtime_ns, realtime_ns());
+        if (app_masks) {  // every third launch on the global mask, the inside stream, the outside stream
+            const int which = static_cast<int>(launch_number++ % 3);
+            gpupart_add64(&slot->app.app_launches, 1);
+            if (which > 0) gpupart_add64(&slot->app.streams[which - 1].launches, 1);
+            const std::uint32_t* choice = which == 0 ? chosen.global : which == 1 ? chosen.inside : chosen.outside;
+            if ((status.applied_flags & GPUPART_CONTROL_HAS_MASK) && !overlaps(choice, status.applied))
+                gpupart_add64(&slot->app.outside_bound, 1);
+        }
     }
     ::unlink(path);
     return 0;

@@ -63,7 +63,9 @@ GuiSession::GuiSession(const SessionOptions& options, QObject* parent) : QObject
     gpu_index_ = gpu_index(chosen_, options.gpu);  // a GPU the snapshot does not have ends the start with one line
     build_controller();
     if (demo) {
-        demo_workers_ = start_demo_workers(gpu(), demo_workers(options.demo_workers), 24 * 3600, true);
+        std::vector<DemoWorkerSpec> specs = demo_workers(options.demo_workers);
+        if (options.demo_app_masks) specs[specs.size() > 1 ? 1 : 0].app_masks = true;
+        demo_workers_ = start_demo_workers(gpu(), specs, 24 * 3600, true);
         // Wait (briefly) until every worker has registered, so the first picture is complete.
         for (int attempt = 0; attempt < 200; ++attempt) {
             controller_->refresh();
@@ -122,6 +124,7 @@ void GuiSession::sample() {
     rows_ = widgets::process_rows(controller_->state(), launch_rates_, LaunchRates::Clock::now());
     add_usage(std::chrono::steady_clock::now());
     findings_ = check_result(controller_->state());
+
     std::set<std::pair<int, std::uint64_t>> live;
     for (const ProcessState& process : controller_->state().processes) live.insert({process.pid, process.start_time});
     widgets::forget_owner_colors_except(live);

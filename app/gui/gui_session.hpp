@@ -25,6 +25,7 @@ struct SessionOptions {
     std::string gpu = "0";  // an index, a UUID (or prefix) or a PCI bus id (snapshot_choice.hpp gpu_index)
     bool demo = false;                    // --demo: the simulated workload even when a snapshot is named
     int demo_workers = 4;
+    bool demo_app_masks = false;          // --demo-app-masks: the second worker chooses its own masks too (libgpupart.so)
 };
 
 class GuiSession : public QObject {
@@ -47,6 +48,7 @@ public:
     const SystemState& state() const { return controller_->state(); }
     const std::vector<widgets::ProcessRow>& rows() const { return rows_; }
     const std::vector<Finding>& findings() const { return findings_; }
+
 
     // The controller's verdict on a drop, without applying anything.
     widgets::DropVerdict judge(const widgets::DropTarget& target, const TpcMask& tpcs) const;

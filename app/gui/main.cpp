@@ -57,7 +57,9 @@ int main(int argc, char** argv) {
                                         "nvidia-smi -i takes them.", "GPU", "0");
     const QCommandLineOption demo("demo", "Run the simulated workload on the built-in H200 (default with no GPU).");
     const QCommandLineOption workers("demo-workers", "Simulated processes in the demo (1-16).", "N", "4");
-    parser.addOptions({snapshot, gpu, demo, workers});
+    const QCommandLineOption app_masks("demo-app-masks", "In the demo, one worker also plays a program that chooses its own "
+                                                         "masks through libgpupart.so (a global and two stream masks).");
+    parser.addOptions({snapshot, gpu, demo, workers, app_masks});
     parser.process(app);
 
     gpupart::gui::SessionOptions options;
@@ -66,6 +68,7 @@ int main(int argc, char** argv) {
     options.gpu = parser.value(gpu).toStdString();  // resolved against the snapshot by the session
     options.demo = parser.isSet(demo);
     options.demo_workers = parser.value(workers).toInt(&ok_workers);
+    options.demo_app_masks = parser.isSet(app_masks);
     if (!ok_workers) {
         std::fprintf(stderr, "gpupart-gui: --demo-workers takes a number\n");
         return 1;

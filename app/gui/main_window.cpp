@@ -41,6 +41,8 @@
 #include "model/user_error.hpp"
 #include "process_table_model.hpp"
 #include "process_table_view.hpp"
+#include "owner_colors.hpp"
+#include "smlp_panel.hpp"
 #include "snapshot/snapshot_file.hpp"
 
 namespace gpupart::gui {
@@ -133,6 +135,9 @@ void MainWindow::buildDocks() {
     QDockWidget* findings = add_dock("Findings", "dock-findings", findings_, Qt::RightDockWidgetArea);
     QDockWidget* profiles = add_dock("Profiles", "dock-profiles", profiles_, Qt::RightDockWidgetArea);
     tabifyDockWidget(findings, profiles);
+    // SMLP components (libgpupart.so's locking protocol): their queues and who holds which TPCs, live.
+    smlp_ = new widgets::SmlpPanel(this);
+    tabifyDockWidget(findings, add_dock("SMLP", "dock-smlp", smlp_, Qt::RightDockWidgetArea));
     findings->raise();
 
     engines_ = new widgets::EnginesView(this);
@@ -341,6 +346,12 @@ void MainWindow::updateViews() {
         columns_sized_ = true;
     }
     floorplan_->setOwners(widgets::owners_from_state(session_.state()));
+    floorplan_->setGrants(widgets::grants_from_smlp(session_.state()));
+    std::map<int, widgets::KnownProcess> known;  // SMLP requests of the table's processes: named and coloured as there
+    for (const ProcessState& process : session_.state().processes)
+        known[process.pid] = {QString("%1 %2").arg(process.pid).arg(widgets::short_command(process.command)),
+                              widgets::owner_color(process.pid, process.start_time)};
+    smlp_->setComponents(session_.state(), known);
     std::vector<Finding> findings = session_.findings();
     std::vector<InterferenceWatch::Sample> rates;
     for (const widgets::ProcessRow& row : rows) {

@@ -29,6 +29,7 @@ class ProcessTableModel;
 class PlanDialog;
 class ProcessTableView;
 class ScalingPanel;
+class SmlpPanel;
 struct PlanReply;
 }  // namespace gpupart::widgets
 
@@ -60,6 +61,7 @@ public:
     widgets::ChartsPanel* charts() const { return charts_; }
     widgets::GpuMetersChart* gpuMetersChart() const { return gpu_chart_; }
     widgets::ScalingPanel* scaling() const { return scaling_; }
+    widgets::SmlpPanel* smlp() const { return smlp_; }
     // The Plan dialog over the processes shown that have a curve (main_window_scaling.cpp); tests get it back.
     widgets::PlanDialog* openPlanDialog();
     // `gpupart measure` on a process (the table's context menu, the Scaling panel's button).
@@ -100,6 +102,7 @@ private:
     widgets::ChartsPanel* charts_ = nullptr;
     widgets::GpuMetersChart* gpu_chart_ = nullptr;
     widgets::ScalingPanel* scaling_ = nullptr;
+    widgets::SmlpPanel* smlp_ = nullptr;
     GpuMeterReader meters_reader_;        // NVML, loaded once: meters, power/clock chart, process memory
     std::optional<GpuMeters> meters_;     // of the last refresh
     InterferenceWatch interference_;      // a partition slowed while a neighbour sped up: a finding

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "controller/rules.hpp"
+#include "model/gpu_queries.hpp"
 #include "model/user_error.hpp"
 #include "platform/user_names.hpp"
 #include "registry/graph_status.hpp"
@@ -61,6 +62,16 @@ TopData make_top_data(const SystemState& state, const TopSource& source, const s
         process.partitioned = p.partitioned;
         process.mask = p.mask;
         process.generation = p.generation;
+        if (p.app.in_use) {
+            const std::optional<TpcMask> bound = p.partitioned ? std::optional<TpcMask>(p.mask) : std::nullopt;
+            const TpcMask real = real_tpcs(state.gpu);
+            process.app_masks = true;
+            process.app_summary = one_line(app_masks_summary(p.app, real));
+            if (!p.app.problem.empty()) process.app_lines.push_back({"problem: " + one_line(p.app.problem), true});
+            for (const AppMaskRow& row : app_mask_rows(p.app, bound, real))
+                process.app_lines.push_back({app_mask_row_text(row, real), row.effective.outside_bound});
+            process.app_outside = p.app.outside_bound;
+        }
         process.applied = p.applied;
         process.shim = p.shim_word;
         process.shim_detail = p.shim_sentence;
@@ -100,6 +111,15 @@ void add_meters(TopData& data, const std::optional<GpuMeters>& meters, const std
         // server 99%, the clients no sample): a client without a sample stays "-", and LAUNCH/s is its measure.
         if (!process.simulated) process.gpu_percent = gpu_process_percent(*meters, process.pid, data.mps_running);
     }
+}
+
+void add_smlp(TopData& data, std::vector<SmlpEntry> entries, std::uint64_t now_ns) {
+    for (SmlpEntry& entry : entries)
+        if (entry.component)
+            for (auto* queue : {&entry.component->sq, &entry.component->fq, &entry.component->pq})
+                for (SmlpRequest& request : *queue) request.label = one_line(request.label);
+    data.smlp = std::move(entries);
+    data.smlp_now_ns = now_ns;
 }
 
 void add_usage(TopData& data, ProcessUsageSampler& usage, std::chrono::steady_clock::time_point now) {

@@ -14,11 +14,18 @@
 #include "model/gpu.hpp"
 #include "model/launch_rates.hpp"
 #include "registry/registry.hpp"
+#include "registry/smlp_file.hpp"
 #include "platform/process_usage.hpp"
 #include "sources/gpu_meters.hpp"
 #include "top/owner_letters.hpp"
 
 namespace gpupart::top {
+
+// One line of the masks a program chose: "global 0-7 → 0-7", "stream 0x7f.. 0-3 → 0-3 · 120 launches".
+struct TopAppLine {
+    std::string text;
+    bool outside_bound = false;  // no TPC inside the operator's mask: the launches run on the operator's
+};
 
 // Strings that came from other processes (user, command, findings) are escaped with one_line here,
 // once, so every section, the search and the batch output show the same safe text.
@@ -40,6 +47,11 @@ struct TopProcess {
     std::optional<double> cpu_percent;          // of one core, from /proc (ProcessUsageSampler)
     std::optional<std::uint64_t> rss_bytes;     // host memory resident
     std::uint64_t generation = 0;
+    // The masks the program chose itself through libgpupart.so (registry/app_masks.hpp), under `mask`.
+    bool app_masks = false;
+    std::string app_summary;              // "global 0-7 · 2 stream masks · 1200 launches chose their mask"
+    std::vector<TopAppLine> app_lines;    // the global choice, then each stream's (a problem line first)
+    std::uint64_t app_outside = 0;        // launches whose choice had no TPC inside the operator's mask
     bool simulated = false;  // a gpupart-demo-worker
     char letter = '?';       // its owner letter in the floorplan, kept for its whole life (OwnerLetters)
     int colour = 0;          // owner colour slot, the letter's order modulo the palette
@@ -68,7 +80,14 @@ struct TopData {
     std::vector<ExitedOwner> exited;    // processes shown at the last sample and gone now (their letters are free)
     std::optional<GpuMeters> meters;    // this GPU's NVML meters now; empty on a recording or without NVML
     std::string meters_problem;         // why there are none (one line)
+    // SMLP components of the registry (every GPU's; labels escaped), for the components view (x).
+    std::vector<SmlpEntry> smlp;
+    std::string smlp_problem;           // why they could not be listed (one line)
+    std::uint64_t smlp_now_ns = 0;      // when they were read (CLOCK_REALTIME): waiting and holding times
 };
+
+// Puts the registry's SMLP components into `data`, their labels escaped (one_line) once.
+void add_smlp(TopData& data, std::vector<SmlpEntry> entries, std::uint64_t now_ns);
 
 // Puts `meters` (or why there are none) into `data`, and each process's GPU memory where NVML gives one.
 void add_meters(TopData& data, const std::optional<GpuMeters>& meters, const std::string& problem);

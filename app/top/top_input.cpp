@@ -269,6 +269,10 @@ Intent handle_key(UiState& ui, const TopData& data, const Screen& last, const Ke
             ui.dialog = Dialog::findings_list;
             ui.findings_first_line = 0;
             return {};
+        case 'x':  // SMLP components (libgpupart.so's locking protocol): queues and holders, live
+            ui.dialog = Dialog::smlp;
+            ui.smlp_first_line = 0;
+            return {};
         case 'k':  // htop's kill: gpupart top sends no signal, and says where its actions are instead
             set_message(ui, "k sends no signal here (htop's kill): F9 changes TPCs; kill(1) ends a process", true);
             return {};

@@ -131,9 +131,10 @@ Intent confirm_key(UiState& ui, const Key& key) {
     return {};
 }
 
-// The findings view scrolls by lines and pages of what the last frame showed; Esc, q, f or Enter close it.
-Intent findings_list_key(UiState& ui, const Screen& last, const Key& key) {
-    if (key.code == KeyCode::escape || key.code == KeyCode::enter || key.code == KeyCode::f10 || is(key, 'q') || is(key, 'f')) {
+// The full-screen views (f: findings, x: SMLP components) scroll by lines and pages of what the last frame
+// showed; Esc, q, Enter or their own key close them.
+Intent full_view_key(UiState& ui, int& first_line, char32_t own_key, const Screen& last, const Key& key) {
+    if (key.code == KeyCode::escape || key.code == KeyCode::enter || key.code == KeyCode::f10 || is(key, 'q') || is(key, own_key)) {
         ui.dialog = Dialog::none;
         return {};
     }
@@ -149,7 +150,7 @@ Intent findings_list_key(UiState& ui, const Screen& last, const Key& key) {
         case KeyCode::end: first = most; break;
         default: if (is(key, ' ')) first += page; break;  // as less(1)
     }
-    ui.findings_first_line = std::clamp(first, 0, most);
+    first_line = std::clamp(first, 0, most);
     return {};
 }
 
@@ -165,7 +166,8 @@ Intent dialog_key(UiState& ui, const TopData& data, const Screen& last, const Ke
         case Dialog::search:
         case Dialog::filter: return prompt_key(ui, data, key);
         case Dialog::confirm: return confirm_key(ui, key);
-        case Dialog::findings_list: return findings_list_key(ui, last, key);
+        case Dialog::findings_list: return full_view_key(ui, ui.findings_first_line, U'f', last, key);
+        case Dialog::smlp: return full_view_key(ui, ui.smlp_first_line, U'x', last, key);
         case Dialog::none: break;
     }
     return {};

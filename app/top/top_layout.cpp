@@ -88,6 +88,8 @@ int draw_header(Screen& screen, const TopData& data, const UiState& ui, bool wid
     };
     if (wide) part(fmt::format(" ({} SMs)", sm_total(gpu)), Role::normal);
     part(" · " + processes_text(data), Role::normal);
+    if (const int components = smlp_component_count(data); components > 0)
+        part(fmt::format(" · {} SMLP component{} (x)", components, components == 1 ? "" : "s"), Role::normal);
     part(fmt::format(" · every {:.1f} s", ui.settings.delay_tenths / 10.0), Role::dim);
     if (wide) part(" · registry " + data.registry_dir, Role::dim);
 
@@ -145,6 +147,7 @@ std::string status_context(const TopData& data, const UiState& ui) {
         std::string text = fmt::format("TPC {} {} SMs {}: {}", bit, tpc && tpc->gpc ? gpc_name(*tpc->gpc) : "(no GPC)",
                                        tpc ? fmt::format("{}", fmt::join(tpc->sms, ",")) : "?", who);
         const TpcMask marked = ui.marked & real_tpcs(data.gpu);
+        text += smlp_holders_at(data, bit);
         if (!marked.empty()) text += fmt::format(" · marked {}", marked.to_list());
         if (const TopProcess* target = selected_process(data, ui))
             text += fmt::format(" · Enter gives {} to {} {}", marked.empty() ? "it" : "them", target->letter, target->pid);
@@ -153,8 +156,8 @@ std::string status_context(const TopData& data, const UiState& ui) {
     }
     const TopProcess* p = selected_process(data, ui);
     if (!p) return "Tab: floorplan · F1: help";
-    return fmt::format("{} {} · TPCs {} · applied {} · shim: {} · Tab: floorplan, mark TPCs and give them to it", p->letter, p->pid,
-                       tpcs_text(*p), p->applied, p->shim_detail);
+    return fmt::format("{} {} · TPCs {}{} · applied {} · shim: {} · Tab: floorplan, mark TPCs and give them to it", p->letter, p->pid,
+                       tpcs_text(*p), p->app_masks ? " · program: " + p->app_summary : "", p->applied, p->shim_detail);
 }
 
 void draw_status(Screen& screen, int row, const TopData& data, const UiState& ui) {

@@ -29,11 +29,11 @@ const std::vector<std::string>& help_lines() {
         "Del        floorplan: release the marked TPCs (held by nobody)",
         "+ -        one TPC more / less for the selected (or tagged) ones",
         "u          undo your last change  G  next GPU (one at a time)",
-        "f          every finding whole    Esc clear marks, close dialogs",
+        "f          every finding whole    x  SMLP components: queues, holders",
         "F1 ?       this help          F2 S   setup (kept in toprc)",
         "F3 /       search             F4 \\   filter",
         "F6         sort menu          < >    sort column · I invert",
-        "F9         action menu        F10 q  quit",
+        "F9         action menu        F10 q  quit   Esc  close, clear marks",
         "mouse      click a TPC, a process, a column title, a key below",
         "",
         "Not htop's: F9 changes TPCs, never sends a signal; k only says so",
@@ -238,6 +238,7 @@ void draw_dialog(Screen& screen, const TopData& data, const UiState& ui) {
             if (ui.pending) draw_confirm(screen, data, *ui.pending);
             return;
         case Dialog::findings_list: draw_findings_view(screen, data, ui); return;
+        case Dialog::smlp: draw_smlp_view(screen, data, ui); return;
         case Dialog::finding: {
             if (data.findings.empty()) return;
             const Finding& f = data.findings[static_cast<std::size_t>(std::clamp<int>(ui.finding_row, 0, static_cast<int>(data.findings.size()) - 1))];

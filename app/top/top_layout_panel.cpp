@@ -12,6 +12,7 @@ namespace {
 
 constexpr int kSeverityWidth = 8;  // "warning "
 constexpr int kDetailLabel = 11;   // "requested  "
+constexpr std::size_t kAppDetailLines = 4;  // the program's mask lines the panel shows; gpupart list shows them all
 
 struct FindingLine {
     std::string label;  // the severity, on a finding's first line
@@ -83,6 +84,25 @@ std::vector<std::pair<std::string, std::string>> details(const TopData& data, co
     };
 }
 
+// The masks the program chose itself, under the operator's (requested): each choice → what it runs on.
+struct AppDetail {
+    std::string label;
+    std::string value;
+    bool outside_bound = false;
+};
+std::vector<AppDetail> app_details(const TopProcess& p) {
+    std::vector<AppDetail> lines;
+    if (!p.app_masks) return lines;
+    lines.push_back({"program", p.app_summary});
+    for (std::size_t i = 0; i < p.app_lines.size() && i < kAppDetailLines; ++i)
+        lines.push_back({"", p.app_lines[i].text, p.app_lines[i].outside_bound});
+    if (p.app_lines.size() > kAppDetailLines)
+        lines.push_back({"", fmt::format("… {} more (gpupart list)", p.app_lines.size() - kAppDetailLines)});
+    return lines;
+}
+
+int detail_rows(const TopData& data, const TopProcess& p) { return static_cast<int>(details(data, p).size() + app_details(p).size()); }
+
 }  // namespace
 
 Role severity_role(Severity severity) {
@@ -117,14 +137,15 @@ void draw_findings(Screen& screen, int row, int column, int width, int rows, con
 
 int side_panel_rows(const TopData& data, int width) {
     const int meters = 2 + static_cast<int>(data.processes.size());
-    const int selected = data.processes.empty() ? 0 : 1 + 7;
+    int selected = 0;  // the tallest process's details, so the panel does not jump when the selection moves
+    for (const TopProcess& p : data.processes) selected = std::max(selected, 1 + detail_rows(data, p));
     return meters + 1 + selected + 1 + findings_rows_wanted(data, width);
 }
 
 void draw_side_panel(Screen& screen, int row, int column, int width, int rows, const TopData& data, const UiState& ui) {
     const int end = row + rows;
     int r = row + draw_share_meters(screen, row, column, width, data) + 1;
-    if (const TopProcess* p = selected_process(data, ui); p && r + 8 < end) {
+    if (const TopProcess* p = selected_process(data, ui); p && r + 1 + detail_rows(data, *p) < end) {
         int c = screen.put(r, column, "Selected ", {Role::title});
         c = screen.put(r, c, std::string(1, p->letter), {owner_role(p->colour), true});
         screen.put(r, c, fmt::format(" {}", p->pid), {Role::value, true});
@@ -132,6 +153,11 @@ void draw_side_panel(Screen& screen, int row, int column, int width, int rows, c
         for (const auto& [label, value] : details(data, *p)) {
             screen.put(r, column, label, {Role::label});
             screen.put(r, column + kDetailLabel, fit(value, width - kDetailLabel), {Role::normal});
+            ++r;
+        }
+        for (const AppDetail& line : app_details(*p)) {  // a choice outside the operator's mask in red
+            screen.put(r, column, line.label, {Role::label});
+            screen.put(r, column + kDetailLabel, fit(line.value, width - kDetailLabel), {line.outside_bound ? Role::bad : Role::normal});
             ++r;
         }
         ++r;

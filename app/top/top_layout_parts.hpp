@@ -25,6 +25,12 @@ std::string finding_text(const Finding& finding);  // its message and "[id; refe
 // The findings view (f): every finding whole, wrapped to the width, scrolled by ui.findings_first_line.
 void draw_findings_view(Screen& screen, const TopData& data, const UiState& ui);
 
+// The SMLP components view (x): every component, a strip of who holds which of its TPCs, its queues.
+void draw_smlp_view(Screen& screen, const TopData& data, const UiState& ui);
+int smlp_component_count(const TopData& data);
+// What SMLP components of this GPU say about TPC `bit`: " · SMLP cam: held by 1234 (track)"; "" when none has it.
+std::string smlp_holders_at(const TopData& data, int bit);
+
 // Right of the floorplan on wide terminals: TPC share meters, the selected process, the findings.
 int side_panel_rows(const TopData& data, int width);
 void draw_side_panel(Screen& screen, int row, int column, int width, int rows, const TopData& data, const UiState& ui);

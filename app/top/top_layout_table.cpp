@@ -12,7 +12,7 @@
 namespace gpupart::top {
 namespace {
 
-enum class ColumnId { pid, user, tpcs, sms, share, rate, launches, memory, gpu, cpu, rss, scaling, shim, requested, applied, command };
+enum class ColumnId { pid, user, tpcs, sms, share, rate, launches, memory, gpu, cpu, rss, scaling, app, shim, requested, applied, command };
 
 struct Column {
     ColumnId id;
@@ -30,14 +30,22 @@ std::string rate_text(const std::optional<double>& rate) {
 constexpr int kCommandWidth = 30;
 constexpr int kMaskLeastWidth = 16;  // REQUESTED narrower than this is dropped instead
 
+// APP only once a program chooses its own masks (libgpupart.so): until then it would be a column of "-".
+bool any_app_masks(const TopData& data) {
+    return std::any_of(data.processes.begin(), data.processes.end(), [](const TopProcess& p) { return p.app_masks; });
+}
+
 std::vector<Column> table_columns(const TopData& data, bool wide, int width) {
     using enum ColumnId;
-    if (!wide)
-        return {{pid, "PID", 7, true, SortKey::pid},        {user, "USER", 8, false, SortKey::user},
-                {tpcs, "TPCS", 4, true, SortKey::tpcs},     {sms, "SMS", 3, true, SortKey::sms},
-                {share, "SHARE", 5, true, SortKey::share},  {rate, "LAUNCH/s", 9, true, SortKey::rate},
-                {memory, "MEM", 4, true, SortKey::memory},  {shim, "SHIM", 8, false, SortKey::shim},
-                {command, "COMMAND", 0, false, SortKey::command}};
+    if (!wide) {
+        std::vector<Column> narrow = {{pid, "PID", 7, true, SortKey::pid},        {user, "USER", 8, false, SortKey::user},
+                                      {tpcs, "TPCS", 4, true, SortKey::tpcs},     {sms, "SMS", 3, true, SortKey::sms},
+                                      {share, "SHARE", 5, true, SortKey::share},  {rate, "LAUNCH/s", 9, true, SortKey::rate},
+                                      {memory, "MEM", 4, true, SortKey::memory},  {shim, "SHIM", 8, false, SortKey::shim},
+                                      {command, "COMMAND", 0, false, SortKey::command}};
+        if (any_app_masks(data)) narrow.insert(narrow.end() - 2, Column{app, "APP", 3, false, SortKey::app});
+        return narrow;
+    }
     int mask_width = 9;
     int applied_width = 7;
     for (const TopProcess& p : data.processes) {
@@ -56,6 +64,7 @@ std::vector<Column> table_columns(const TopData& data, bool wide, int width) {
                                    {cpu, "CPU%", 5, true, SortKey::cpu},
                                    {rss, "RSS", 5, true, SortKey::rss},
                                    {scaling, "SCALING", 13, false, SortKey::scaling},
+                                   {app, "APP", 3, false, SortKey::app},
                                    {shim, "SHIM", 11, false, SortKey::shim},
                                    {requested, "REQUESTED", std::min(mask_width, 32), false, SortKey::requested},
                                    {applied, "APPLIED", std::min(applied_width, 32), false, SortKey::applied},
@@ -63,6 +72,7 @@ std::vector<Column> table_columns(const TopData& data, bool wide, int width) {
     // SCALING only once a process has a saved curve (gpupart measure): until then it would be a column of "-".
     if (std::none_of(data.processes.begin(), data.processes.end(), [](const TopProcess& p) { return !p.scaling.empty(); }))
         std::erase_if(columns, [](const Column& column) { return column.id == scaling; });
+    if (!any_app_masks(data)) std::erase_if(columns, [](const Column& column) { return column.id == app; });
     // The command keeps at least kCommandWidth columns: the extra columns go first, least useful first.
     // REQUESTED narrows (its masks cut with "…") before it goes: a partition of whole GPCs on the H200
     // names holes-separated bits ("0-3,9-16,18-25,27-34,75,78,81,83"), and 120 columns still show it.
@@ -71,7 +81,8 @@ std::vector<Column> table_columns(const TopData& data, bool wide, int width) {
         for (const Column& column : columns) used += column.width + 1;
         return used;
     };
-    for (const ColumnId extra : {applied, scaling, launches, rss, cpu, gpu, requested}) {
+    // APP goes last: three columns that say a program chooses its own masks under REQUESTED.
+    for (const ColumnId extra : {applied, scaling, launches, rss, cpu, gpu, requested, app}) {
         if (width - used_now() >= kCommandWidth) break;
         if (extra == requested) {
             auto it = std::find_if(columns.begin(), columns.end(), [](const Column& column) { return column.id == requested; });
@@ -121,6 +132,7 @@ std::string cell_text(const TopData& data, const TopProcess& p, ColumnId id) {
                                                                                  : fmt::format("{}M", *p.rss_bytes >> 20))
                                                : "-";
         case ColumnId::scaling: return p.scaling.empty() ? "-" : p.scaling;
+        case ColumnId::app: return p.app_masks ? "yes" : "-";  // the program chooses its own masks (libgpupart.so)
         case ColumnId::shim: return p.applied == "(next launch)" ? "pending" : p.shim;
         case ColumnId::requested: return tpcs_text(p);
         case ColumnId::applied: return p.applied;

@@ -49,6 +49,9 @@ void TopSession::sample() {
     add_meters(data_, meters, meters_.problem());
     add_usage(data_, usage_, std::chrono::steady_clock::now());
     scaling_.add_to(data_, controller_.state().gpu_uuid, std::chrono::steady_clock::now());
+    // SMLP components, read lock-free with the processes: a planted or broken file is one problem line in the view (x).
+    add_smlp(data_, controller_.state().smlp, controller_.state().smlp_read_ns);
+    data_.smlp_problem = controller_.state().smlp_problem;
     std::vector<InterferenceWatch::Sample> rates;
     for (const TopProcess& p : data_.processes) rates.push_back({p.pid, p.start_time, p.partitioned, p.generation, p.launches_per_second});
     for (Finding& finding : interference_.update(rates, std::chrono::steady_clock::now())) {

@@ -15,23 +15,23 @@ enum class Focus { floorplan, table, findings };  // Tab: table, floorplan, find
 
 // One key per column of the process table, in the order of the widest table (every column can be sorted by,
 // as in htop; issue 19, item 7).
-enum class SortKey { pid, user, tpcs, sms, share, rate, launches, memory, gpu, cpu, rss, scaling, shim, requested, applied, command };
+enum class SortKey { pid, user, tpcs, sms, share, rate, launches, memory, gpu, cpu, rss, scaling, app, shim, requested, applied, command };
 inline constexpr SortKey kSortKeys[] = {SortKey::pid,      SortKey::user,   SortKey::tpcs, SortKey::sms,       SortKey::share,
                                         SortKey::rate,     SortKey::launches, SortKey::memory, SortKey::gpu, SortKey::cpu,   SortKey::rss,      SortKey::scaling,
-                                        SortKey::shim,     SortKey::requested, SortKey::applied, SortKey::command};
+                                        SortKey::app,      SortKey::shim,     SortKey::requested, SortKey::applied, SortKey::command};
 std::string_view sort_key_name(SortKey key);  // the column title: "PID", "LAUNCH/s", ...
 std::optional<SortKey> sort_key_named(std::string_view name);  // the inverse (case-insensitive), for the settings file
 // As htop: counts, rates and amounts sort highest first when chosen; names, masks and the PID lowest first (I reverses).
 inline bool sorts_highest_first(SortKey key) {
     switch (key) {
         case SortKey::tpcs: case SortKey::sms: case SortKey::share: case SortKey::rate: case SortKey::launches:
-        case SortKey::memory: case SortKey::gpu: case SortKey::cpu: case SortKey::rss: return true;
+        case SortKey::memory: case SortKey::gpu: case SortKey::cpu: case SortKey::rss: case SortKey::app: return true;
         default: return false;
     }
 }
 
 // At most one dialog is open; the key handler sends keys to it first.
-enum class Dialog { none, help, setup, sort_menu, action_menu, search, filter, confirm, finding, findings_list };
+enum class Dialog { none, help, setup, sort_menu, action_menu, search, filter, confirm, finding, findings_list, smlp };
 
 // Settings of the setup dialog (F2), kept in toprc (top_settings_file); `-C` and `-d` set the first two for a session.
 struct Settings {
@@ -60,6 +60,7 @@ struct UiState {
     int table_page = 10;            // rows the table showed last (PgUp/PgDn step)
     int finding_row = 0;            // the chosen finding while the findings have the focus (Enter explains it)
     int findings_first_line = 0;    // scroll position of the findings view (f), in wrapped lines
+    int smlp_first_line = 0;        // scroll position of the SMLP components view (x), in lines
     SortKey sort = SortKey::pid;
     bool sort_descending = false;
     std::string filter;             // table shows only processes matching it (F4 \)

@@ -47,6 +47,7 @@ std::string_view sort_key_name(SortKey key) {
         case SortKey::cpu: return "CPU%";
         case SortKey::rss: return "RSS";
         case SortKey::scaling: return "SCALING";
+        case SortKey::app: return "APP";
         case SortKey::shim: return "SHIM";
         case SortKey::requested: return "REQUESTED";
         case SortKey::applied: return "APPLIED";
@@ -93,6 +94,7 @@ std::vector<const TopProcess*> visible_processes(const TopData& data, const UiSt
             case SortKey::cpu: return a->cpu_percent < b->cpu_percent;
             case SortKey::rss: return a->rss_bytes < b->rss_bytes;
             case SortKey::scaling: return a->scaling < b->scaling;
+            case SortKey::app: return a->app_masks < b->app_masks;
             case SortKey::shim: return a->shim < b->shim;
             case SortKey::requested: return mask_order(*a) < mask_order(*b);
             case SortKey::applied: return a->applied < b->applied;

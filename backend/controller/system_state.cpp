@@ -132,7 +132,14 @@ void gather_mps_log(SystemState& state, const std::string& log_directory, const 
 }
 
 SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::string& admin_group) {
-    return gather_state(registry.list(), gpu, admin_group);
+    SystemState state = gather_state(registry.list(), gpu, admin_group);
+    state.smlp_read_ns = realtime_now_ns();
+    try {
+        state.smlp = list_smlp_components(registry.directory());
+    } catch (const UserError& problem) {  // the processes were read: a component listing never hides them
+        state.smlp_problem = one_line(problem.what());
+    }
+    return state;
 }
 
 SystemState gather_state(const std::vector<RegistryEntry>& entries, const Gpu& gpu, const std::string& admin_group) {
@@ -161,6 +168,7 @@ SystemState gather_state(const std::vector<RegistryEntry>& entries, const Gpu& g
             process.generation = r.control->generation;
         }
         process.graphs = graph_status(r);
+        process.app = r.app;
         describe_process_on_gpu(r, state.gpu_uuid, process);
         (here ? state.processes : state.elsewhere).push_back(std::move(process));
     }

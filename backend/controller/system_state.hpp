@@ -10,6 +10,7 @@
 #include "platform/mps_log.hpp"
 #include "registry/graph_status.hpp"
 #include "registry/registry.hpp"
+#include "registry/smlp_file.hpp"
 
 namespace gpupart {
 
@@ -24,6 +25,9 @@ struct ProcessState {
     std::uint64_t generation = 0;
     Liveness liveness = Liveness::alive;
     GraphStatus graphs;        // what its CUDA graph execs carry (the shim's counts)
+    // The masks the program chose itself (libgpupart.so), for every GPU it is on: they apply under `mask`
+    // (registry/app_masks.hpp, effective_tpcs). Not in use: the program never called the API.
+    SlotAppMasks app;
 
     // What the shim says, on this state's GPU: the one view every front end shows (CLI, GUI, top).
     std::string shim_version;
@@ -81,9 +85,14 @@ struct SystemState {
     std::string mps_log_problem;                  // why the MPS logs could not be read; empty when they were
     unsigned caller_uid = 0;
     bool caller_admin = false;  // root, or in the registry's admin group
+    // SMLP components of the registry (every GPU's: each says its own), read lock-free with the processes;
+    // empty from the overload that takes registry entries (it has no registry to list them from).
+    std::vector<SmlpEntry> smlp;
+    std::string smlp_problem;          // why they could not be listed (one line); empty when they were
+    std::uint64_t smlp_read_ns = 0;    // when (CLOCK_REALTIME): holding and waiting times are counted to it
 };
 
-// Reads the registry and MPS. `admin_group` names the admin group ("gpupart").
+// Reads the registry (processes and SMLP components) and MPS. `admin_group` names the admin group ("gpupart").
 SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::string& admin_group = "gpupart");
 // The same from a registry already listed (Registry::list): one read serves every GPU of a machine.
 SystemState gather_state(const std::vector<RegistryEntry>& entries, const Gpu& gpu, const std::string& admin_group = "gpupart");

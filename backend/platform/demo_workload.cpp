@@ -62,6 +62,7 @@ std::vector<StartedWorker> start_demo_workers(const Gpu& gpu, const std::vector<
         const std::string mask = resolve_mask(spec.tpcs, gpu).mask.to_hex();
         std::vector<std::string> args = {binary, spec.name, mask, real, std::to_string(seconds),
                                          std::to_string(spec.launches_per_second), spec.scaling};
+        if (spec.app_masks) args.insert(args.begin() + 1, "--app-masks");
         std::vector<char*> argv;
         for (auto& arg : args) argv.push_back(arg.data());
         argv.push_back(nullptr);

@@ -15,6 +15,9 @@ struct DemoWorkerSpec {
     // How the rate follows the worker's TPCs (app/demo/demo_worker.cpp): "linear" (proportional),
     // "compute" or "memory" (seed 002's C(m) = a/m + b with a small or a large b).
     std::string scaling = "linear";
+    // It also plays a program that chooses its own masks through libgpupart.so (gpupart-demo-worker
+    // --app-masks): a global mask and two stream masks in its slot, so the views show them without a GPU.
+    bool app_masks = false;
 };
 
 // Services sharing the H200 GPC-aligned (and, past the first four, smaller jobs packed into what is

@@ -143,6 +143,7 @@ constexpr std::size_t kPayloadOffset = kControlOffset + offsetof(gpupart_control
 constexpr std::size_t kSavedOffset = kControlOffset + offsetof(gpupart_control, saved);
 constexpr std::size_t kPayloadSize = sizeof(gpupart_control_payload);
 constexpr std::size_t kStatusGpusOffset = offsetof(gpupart_slot_file, status) + offsetof(gpupart_status, gpus);
+constexpr std::size_t kAppSeqOffset = offsetof(gpupart_slot_file, app) + offsetof(gpupart_app_masks, seq);
 
 // A full fence between the system calls of the pread/pwrite seqlock, so that on a weakly ordered CPU the
 // kernel's copies of one call are ordered before those of the next as the shim's acquire loads need.
@@ -232,23 +233,29 @@ SlotRecord SlotFile::read() const {
     // A seqlock read through pread: the sequence numbers, then the page, then the sequence numbers
     // again; a block is consistent when its number was even and did not move. Each pread is a system
     // call, and the fences keep the three reads in this order on weakly ordered CPUs too. The control
-    // block has one number; each GPU entry of the status block has its own.
+    // block has one number, each GPU entry of the status block its own, the program's masks (app) one.
     gpupart_slot_file page{};
     std::optional<gpupart_control_payload> control;
+    std::optional<gpupart_app_masks> app;
     std::array<std::optional<gpupart_status_gpu>, GPUPART_MAX_GPUS> gpus;
     std::uint32_t gpu_count = 0;
     for (int attempt = 0; attempt < kReadTries; ++attempt) {
         std::uint32_t before_control = 0;
         std::uint32_t after_control = 0;
+        std::uint32_t before_app = 0;
+        std::uint32_t after_app = 0;
         std::array<gpupart_status_gpu, GPUPART_MAX_GPUS> before{};
         std::array<gpupart_status_gpu, GPUPART_MAX_GPUS> after{};
         pread_exact(fd_, &before_control, 4, kSeqOffset, path_);
         pread_exact(fd_, before.data(), sizeof before, kStatusGpusOffset, path_);
+        pread_exact(fd_, &before_app, 4, kAppSeqOffset, path_);
         syscall_fence();
         read_page(page);
         syscall_fence();
         pread_exact(fd_, &after_control, 4, kSeqOffset, path_);
         pread_exact(fd_, after.data(), sizeof after, kStatusGpusOffset, path_);
+        pread_exact(fd_, &after_app, 4, kAppSeqOffset, path_);
+        if (!app && (before_app & 1u) == 0 && before_app == after_app) app = page.app;
         if (!control && (before_control & 1u) == 0 && before_control == after_control) control = page.control.current;
         // gpu_count is read after the entries' numbers: an entry it covers had its uuid written before it.
         gpu_count = std::min<std::uint32_t>(page.status.gpu_count, GPUPART_MAX_GPUS);
@@ -257,7 +264,7 @@ SlotRecord SlotFile::read() const {
             if (!gpus[i] && (before[i].seq & 1u) == 0 && before[i].seq == after[i].seq) gpus[i] = page.status.gpus[i];
             all = all && gpus[i].has_value();
         }
-        if (control && all) break;
+        if (control && all && app) break;
         std::this_thread::yield();
     }
     SlotRecord record;
@@ -310,6 +317,7 @@ SlotRecord SlotFile::read() const {
                                counters.graph_generation, counters.graph_execs, counters.graph_current,
                                counters.graph_unfollowable, counters.graph_device_launch, counters.graph_remasks,
                                counters.graph_remask_failures};
+    record.app = app_masks_of(app, page.app);
     return record;
 }
 

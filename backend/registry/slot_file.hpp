@@ -11,6 +11,7 @@
 
 #include "model/tpc_mask.hpp"
 #include "model/user_error.hpp"
+#include "registry/app_masks.hpp"
 #include "registry/registry_layout.h"
 
 namespace gpupart {
@@ -100,6 +101,7 @@ struct SlotRecord {
     std::optional<SlotStatus> status;    // always read (per-GPU entries say when they were being published)
     SlotCounters counters;
     SlotGraphs graphs;
+    SlotAppMasks app;  // the masks the program chose itself (libgpupart.so; layout 5)
 };
 
 // The GPUs a process is on: those with a mask for it and those it has a context on, by UUID, sorted.

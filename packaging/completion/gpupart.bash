@@ -12,7 +12,7 @@ _gpupart() {
     local cur prev words cword
     _init_completion || return
 
-    local commands="topology gpus engines copy-engines probe mask export run set list mps check history undo
+    local commands="topology gpus engines copy-engines probe mask export run set list smlp mps check history undo
                     profile demo top source exporter measure plan k8s gpcs"
     local snapshot="--snapshot --gpu"
     local csv="--format --fields"
@@ -67,6 +67,7 @@ _gpupart() {
             if [ -z "$verb" ] && [[ $cur != -* ]]; then _pids; return; fi
             options="$snapshot --spread --dry-run --json" ;;
         list) options="--gpu --json $csv --keep-exited" ;;
+        smlp) options="--json" ;;
         mps) [ -z "$verb" ] && { COMPREPLY=($(compgen -W "start stop status" -- "$cur")); return; }; options="--json" ;;
         check) options="$snapshot --json $csv --fail-on" ;;
         history) options="--json" ;;
@@ -82,7 +83,7 @@ _gpupart() {
             options="$snapshot --dry-run --force --json" ;;
         demo)
             [ -z "$verb" ] && { COMPREPLY=($(compgen -W "start stop" -- "$cur")); return; }
-            [ "$verb" = "start" ] && options="--workers --seconds --scaling" ;;
+            [ "$verb" = "start" ] && options="--workers --seconds --scaling --app-masks" ;;
         measure)
             if [ -z "$verb" ] && [[ $cur != -* ]]; then _pids; return; fi
             options="$snapshot --steps --dwell --floor --save --no-save --json" ;;

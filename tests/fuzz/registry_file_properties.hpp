@@ -1,8 +1,9 @@
 #pragma once
-// What must hold for ANY bytes a local user can write into a registry file (issue 15): a slot file or a
-// profile rules table. Shared by the libFuzzer target (fuzz_registry_files.cpp) and the corpus replay in
-// every build (test_fuzz_corpus.cpp). Input: one selector byte (even: slot file, odd: rules table), then
-// the file's bytes. The file is written for real into a private registry, then read as the front ends
+// What must hold for ANY bytes a local user can write into a registry file (issue 15): a slot file, a
+// profile rules table or an SMLP component file (issue 22). Shared by the libFuzzer target
+// (fuzz_registry_files.cpp) and the corpus replay in every build (test_fuzz_corpus.cpp). Input: one
+// selector byte (odd: rules table; even below 0x80: slot file; even from 0x80: SMLP component), then the
+// file's bytes. The file is written for real into a private registry, then read as the front ends
 // and the shim read it. Returns "" when every property holds, else what broke.
 #include <cstdint>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include "registry/registry.hpp"
 #include "registry/registry_slot.h"
 #include "registry/slot_file.hpp"
+#include "registry/smlp_file.hpp"
 
 namespace gpupart::fuzz {
 
@@ -52,6 +54,11 @@ inline std::string check_slot_bytes(const FuzzRegistry& registry, std::string_vi
         if (record.shim_version.size() > 3 * 32 || record.start_rule.size() > 3 * 80)
             return "a header string longer than its field allows";
         for (const std::string& gpu : gpus_of(record)) (void)applied_text(record, gpu);
+        // The program's own masks (layout 5): never more streams than the slot holds, every one shown.
+        if (record.app.streams.size() > GPUPART_APP_STREAMS) return "app stream masks beyond the slot's 64";
+        if (!record.app.problem.empty() && !one_line_text(record.app.problem)) return "an app-mask problem that is not one line";
+        for (const AppMaskRow& row : app_mask_rows(record.app, TpcMask::range(0, 7), TpcMask::range(0, 65)))
+            if (!(row.effective.tpcs & ~TpcMask::range(0, 65)).empty()) return "an effective mask outside the real TPCs";
         // Every string is valid UTF-8: JSON output (list --json, the journal) must never throw on it.
         (void)nlohmann::json({record.command, record.shim_version, record.start_rule}).dump();
     } catch (const RegistryError& error) {
@@ -101,13 +108,40 @@ inline std::string check_rules_bytes(const FuzzRegistry& registry, std::string_v
     return "";
 }
 
+inline std::string check_smlp_bytes(const FuzzRegistry& registry, std::string_view bytes) {
+    const std::string path = registry.user_dir + "/fuzz.smlp";
+    { std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size())); }
+    for (const SmlpEntry& entry : list_smlp_components(registry.root)) {
+        if (!entry.component) {
+            if (!one_line_text(entry.problem)) return "an SMLP problem that is not one line: " + entry.problem;
+            continue;
+        }
+        // What a component shown must be (smlp_layout.h): grants inside it and disjoint, the free TPCs
+        // what the grants leave, at most M in the FQ, h dividing H, every label valid UTF-8 for JSON.
+        const SmlpComponent& c = *entry.component;
+        if (c.size == 0 || c.granularity == 0 || c.size % static_cast<int>(c.granularity) != 0) return "a component of no TPC or a bad h shown";
+        if (c.fq.size() > c.fq_length) return "more FQ records than M shown";
+        TpcMask held;
+        for (const SmlpRequest& r : c.sq) {
+            if (!(r.granted & ~c.tpcs).empty() || !(r.granted & held).empty()) return "a grant outside the component or held twice shown";
+            held |= r.granted;
+        }
+        if (c.free != (c.tpcs & ~held)) return "free TPCs that are not the component less the grants";
+        for (const auto* queue : {&c.sq, &c.fq, &c.pq})
+            for (const SmlpRequest& r : *queue) (void)nlohmann::json(r.label).dump();
+    }
+    std::filesystem::remove(path);
+    return "";
+}
+
 inline std::string check_registry_file_properties(std::string_view input) {
     static const FuzzRegistry registry;
     if (registry.user_dir.empty()) return "cannot make the fuzz registry";
     if (input.empty()) return "";
-    const bool rules = (static_cast<unsigned char>(input[0]) & 1u) != 0;
+    const auto selector = static_cast<unsigned char>(input[0]);
     input.remove_prefix(1);
-    return rules ? check_rules_bytes(registry, input) : check_slot_bytes(registry, input);
+    if ((selector & 1u) != 0) return check_rules_bytes(registry, input);
+    return selector >= 0x80 ? check_smlp_bytes(registry, input) : check_slot_bytes(registry, input);
 }
 
 }  // namespace gpupart::fuzz

@@ -93,9 +93,10 @@ TEST(TopHabits, EveryColumnSortsWithItsTitleMarkedAndItsOwnOrder) {
     data.processes[1].applied = "-";
     data.processes[2].applied = "(next launch)";
     data.processes[0].scaling = "compute 1.94x";  // SCALING is shown once a process has a saved curve
+    data.processes[2].app_masks = true;           // APP once a program chooses its own masks
     UiState ui;
     const Screen all = layout_top(data, ui, 200, 60);
-    EXPECT_EQ(all.table_columns, std::vector<SortKey>(std::begin(kSortKeys), std::end(kSortKeys)));  // all 16 at 200 columns
+    EXPECT_EQ(all.table_columns, std::vector<SortKey>(std::begin(kSortKeys), std::end(kSortKeys)));  // all 17 at 200 columns
     for (SortKey key : kSortKeys) {
         ui.sort = key;
         ui.sort_descending = sorts_highest_first(key);

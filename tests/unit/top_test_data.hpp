@@ -34,6 +34,7 @@ struct FakeProcess {
     std::string tpcs;  // mask expression on the H200, or "all" for an unpartitioned process
     std::string command;
     std::uint64_t launches = 1000;
+    SlotAppMasks app = {};  // the masks the program chose itself (libgpupart.so); not in use by default
 };
 
 inline RegistryEntry entry_of(const FakeProcess& fake, const Gpu& on = h200()) {
@@ -60,6 +61,7 @@ inline RegistryEntry entry_of(const FakeProcess& fake, const Gpu& on = h200()) {
     status.gpus.push_back(here);
     r.status = status;
     r.counters.launches = fake.launches;
+    r.app = fake.app;
     return RegistryEntry{"/fake/" + std::to_string(fake.pid) + ".slot", r, Liveness::alive, ""};
 }
 
@@ -86,6 +88,7 @@ inline TopData frame_data(const std::vector<FakeProcess>& fakes, bool mps = fals
                 p.mask = mine->allowed;
             }
             p.generation = 1;
+            p.app = r.app;
             describe_process_on_gpu(r, state.gpu_uuid, p);
             processes.push_back(p);
         }

@@ -9,6 +9,8 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
+#include <filesystem>
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -28,6 +30,11 @@
 #include "process_table_view.hpp"
 #include "registry/registry.hpp"
 #include "registry/registry_seqlock.h"
+#include "smlp_fixture.hpp"
+#include "smlp_panel.hpp"
+#include <QDockWidget>
+#include <QLabel>
+#include <QTreeWidget>
 #include "snapshot/snapshot_file.hpp"
 
 using namespace gpupart;
@@ -79,6 +86,7 @@ private slots:
         SessionOptions options;
         options.demo = true;
         options.snapshot = "builtin:h200";
+        options.demo_app_masks = true;  // vision also plays a program that chooses its own masks (libgpupart.so)
         session_ = std::make_unique<GuiSession>(options);
         window_ = std::make_unique<MainWindow>(*session_);
         window_->resize(1500, 1000);
@@ -381,6 +389,68 @@ private slots:
         save_screenshot(window_.get(), "gui-profiles.png");
         window_->raiseDock("dock-findings");
         window_->raiseDock("dock-processes");
+    }
+
+    // Issue 22: vision chooses its own masks (the demo worker's --app-masks): the TPCs cell marks it and the
+    // process tooltip gives both masks. An SMLP component written into the demo's registry as the library
+    // writes one: the dock lists its holder and queues, and the floorplan bands the holder's TPCs.
+    void programsOwnMasksAndSmlpComponentsAreShown() {
+        const int vision = pid_of(*session_, "vision");
+        const int llm = pid_of(*session_, "llm-serving");
+        session_->refresh();
+        const ProcessRow* row = window_->processModel()->rowForPid(vision);
+        QVERIFY(row != nullptr);
+        QVERIFY(row->app_masks);
+        QVERIFY(!window_->processModel()->rowForPid(llm)->app_masks);
+        int model_row = 0;
+        while (window_->processModel()->rows()[static_cast<std::size_t>(model_row)].pid != vision) ++model_row;
+        const QModelIndex tpcs = window_->processModel()->index(model_row, ProcessTableModel::tpcs);
+        QCOMPARE(tpcs.data().toString(), QString("16 +app"));
+        const QString tip = window_->processModel()->index(model_row, ProcessTableModel::pid).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains("Operator's mask (gpupart set): TPCs 36-43,45-52"), qPrintable(tip));
+        QVERIFY2(tip.contains("global 36-43 → 36-43"), qPrintable(tip));
+        QVERIFY2(tip.contains("stream 0x7f0000001000 36-39 → 36-39"), qPrintable(tip));
+        QVERIFY2(tip.contains("stream 0x7f0000002000 0-3 → 36-43,45-52 (none inside the operator"), qPrintable(tip));
+        QVERIFY2(tip.contains("Launches on the program"), qPrintable(tip));
+
+        std::string dir = user_directory(Registry::default_directory(), ::getuid(), false).value();
+        test::FixtureComponent component;
+        component.name = "camera";
+        component.gpu = "GPU-00000000-0000-0000-0000-000000000001";
+        component.tpcs = TpcMask::range(36, 43);
+        component.h = 2;
+        component.requests = {{GPUPART_SMLP_SQ, vision, 0, 5, 1, TpcMask::range(36, 39), "detect", 4},
+                              {GPUPART_SMLP_FQ, llm, 0, 9, 2, {}, "plan", 2},
+                              {GPUPART_SMLP_PQ, vision, 0, 1, 3, {}, "batch", 1}};
+        const std::string path = test::write_smlp_file(dir, *test::make_smlp_file(component));
+        session_->refresh();
+        SmlpPanel* panel = window_->smlp();
+        QCOMPARE(panel->tree()->topLevelItemCount(), 1);
+        QTreeWidgetItem* camera = panel->tree()->topLevelItem(0);
+        QCOMPARE(camera->text(SmlpPanel::what), QString("camera"));
+        QCOMPARE(camera->childCount(), 3);
+        QCOMPARE(camera->child(0)->text(SmlpPanel::process), QString::number(vision) + " vision");
+        QCOMPARE(camera->child(0)->text(SmlpPanel::tpcs), QString("36-39"));
+        QCOMPARE(camera->text(SmlpPanel::note), QString("free 40-43 · this GPU"));
+        QCOMPARE(window_->floorplan()->scene().grants.size(), std::size_t{1});
+        QCOMPARE(window_->floorplan()->scene().grants[0].tpcs, TpcMask::range(36, 39));
+        QVERIFY(floorplan_tooltip(window_->floorplan()->scene(), 37).contains("SMLP camera: held by " + QString::number(vision)));
+        QVERIFY(!floorplan_tooltip(window_->floorplan()->scene(), 41).contains("SMLP"));
+        window_->raiseDock("dock-smlp");
+        window_->raiseDock("dock-processes");
+        window_->floorplan()->setSelection({});
+        window_->resizeDocks({window_->findChild<QDockWidget*>("dock-smlp")}, {640}, Qt::Horizontal);  // every column shows
+        QTest::qWait(50);
+        save_screenshot(window_.get(), "gui-smlp-and-app-masks.png");
+        // The process tooltip as Qt draws one (a rich-text label), for the screenshot.
+        QLabel label(tip);
+        label.setStyleSheet("background: #ffffdc; border: 1px solid #999; padding: 4px");
+        label.resize(label.sizeHint());  // adjustSize() would cap a window at 2/3 of the (offscreen) screen
+        save_screenshot(&label, "gui-app-masks-tooltip.png");
+        std::filesystem::remove(path);  // leave the demo as it was for the next test
+        session_->refresh();
+        QCOMPARE(panel->tree()->topLevelItemCount(), 0);
+        QVERIFY(window_->floorplan()->scene().grants.empty());
     }
 
     void exportsArePicturesAndSnapshotsThatLoadBack() {

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Issue 22 in `gpupart top` as a user sees it, in a real terminal (tmux): a demo worker that chooses its own
+# masks (`gpupart demo start --app-masks`) is marked APP and its masks are in the side panel; an SMLP
+# component (written as libgpupart.so would) is in the components view (x) with its holder's letter on the
+# TPCs it holds, follows a change of the file live, and `gpupart smlp` prints the same.
+#   top_smlp_end_to_end.sh PATH/TO/gpupart PATH/TO/smlp-fixture-tool WORK_DIR [SCREENSHOT_DIR]
+# Exits 77 (ctest: skipped) when tmux is missing.
+set -u
+gpupart=$1
+fixture=$2
+work=$3
+shots=${4:-}
+if ! command -v tmux > /dev/null; then
+    echo "SKIP: tmux is not installed (apt-get install tmux): the terminal view is not tested"
+    exit 77
+fi
+rm -rf "$work" && mkdir -p "$work"
+export GPUPART_REGISTRY_DIR=$work/registry GPUPART_JOURNAL=$work/history.jsonl
+export XDG_CONFIG_HOME=$(cd "$work" && pwd)/config
+export LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color PS1='$ '
+socket=gpupart-top-smlp-test-$$
+tmx() { tmux -L "$socket" -f /dev/null "$@"; }
+cleanup() {
+    tmx kill-server > /dev/null 2>&1
+    "$gpupart" demo stop > /dev/null 2>&1
+}
+trap cleanup EXIT
+( while kill -0 $$ 2> /dev/null; do sleep 1; done; cleanup ) > /dev/null 2>&1 &
+# shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
+. "$(dirname "$0")/../lib/checks.sh"
+
+screen=$work/screen.txt
+capture() { tmx capture-pane -p -t top > "$screen"; }
+wait_for() {
+    for _ in $(seq 1 200); do
+        capture
+        grep -qF -- "$1" "$screen" && return 0
+        sleep 0.1
+    done
+    echo "--- screen while waiting for '$1':" >&2
+    cat "$screen" >&2
+    return 1
+}
+save() { if [ -n "$shots" ]; then mkdir -p "$shots" && cp "$screen" "$shots/$1"; fi; }
+
+snapshot=()
+for vendor in /sys/bus/pci/devices/*/vendor; do grep -q 0x10de "$vendor" 2> /dev/null && snapshot=(--snapshot builtin:h200); done
+
+"$gpupart" demo start --app-masks --seconds 120 > /dev/null
+for _ in $(seq 1 200); do [ "$(ls "$GPUPART_REGISTRY_DIR"/u*/*.slot 2> /dev/null | wc -l)" -eq 3 ] && break; sleep 0.05; done
+"$gpupart" list > "$work/list.txt"
+llm=$(awk '/llm-serving/{print $1}' "$work/list.txt")
+vision=$(awk '/vision/{print $1}' "$work/list.txt")
+check "the demo runs" [ -n "$llm" ] && [ -n "$vision" ]
+"$fixture" "$GPUPART_REGISTRY_DIR" camera "$vision" "$llm" > /dev/null
+check "gpupart smlp lists the component" "$gpupart" smlp camera > "$work/smlp.txt"
+check "gpupart smlp: the holder" matches "$work/smlp.txt" "SQ +$vision .* 36-39 +held .* detect"
+
+tmx new-session -d -s top -x 200 -y 60 sh
+tmx send-keys -t top "$gpupart top -d 5 ${snapshot[*]}; echo \"top exited \$?\"" Enter
+check "top starts" wait_for "F1Help"
+check "the header counts the component" contains "$screen" "1 SMLP component (x)"
+check "APP marks the program with its own masks" matches "$screen" "A +$llm root .* yes +active"
+check "the side panel shows its masks" contains "$screen" "program    global 0-3,9-16,18-21 · 2 stream masks"
+check "and what the outside stream runs on" contains "$screen" "stream 0x7f0000002000 36-39 → 0-3,9-16,18-25,27-34,75,78,81,83 (non"
+save top-app-masks-200x60.txt
+
+tmx send-keys -t top x
+check "x opens the components view" wait_for "SMLP components (1) · live"
+check "the component" contains "$screen" "camera (root) · this GPU · TPCs 36-43 · H 8 h 2 M 2"
+check "B's letter on the TPCs it holds" contains "$screen" "held  BBBB....   free 40-43"
+check "the holder" matches "$screen" "SQ B +$vision prio +5 .* TPCs 36-39 +held .* detect"
+check "then the FQ" matches "$screen" "FQ A +$llm prio +9 .* waits .* plan"
+save top-smlp-200x60.txt
+# The holder finishes and another request takes its place: the view follows the file at the next sample.
+"$fixture" "$GPUPART_REGISTRY_DIR" camera "$llm" "$vision" > /dev/null
+check "the view follows the change live" wait_for "held  AAAA....   free 40-43"
+tmx send-keys -t top Escape
+check "Esc closes it" wait_for "F1Help"
+check "the floorplan is back" contains "$screen" "Floorplan"
+tmx send-keys -t top q
+check "q quits with 0" wait_for "top exited 0"
+
+checks_summary top_smlp_end_to_end
