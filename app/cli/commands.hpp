@@ -33,5 +33,6 @@ Command add_source_command(CLI::App& app);
 Command add_exporter_command(CLI::App& app);
 Command add_measure_command(CLI::App& app);
 Command add_plan_command(CLI::App& app);
+Command add_slurm_command(CLI::App& app);
 
 }  // namespace gpupart::cli

@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
         gpupart::cli::add_exporter_command(app),
         gpupart::cli::add_measure_command(app),
         gpupart::cli::add_plan_command(app),
+        gpupart::cli::add_slurm_command(app),
     };
     try {
         app.parse(argc, argv);
