@@ -77,12 +77,13 @@ std::optional<int> gpu_index_of_tpc_type(std::string_view type) {
 
 std::string slurm_conf_text(const std::vector<Gpu>& gpus, const std::string& node, const std::string& plugin) {
     std::string gres_conf;
-    std::vector<std::string> node_gres;
+    std::vector<std::string> node_gres, typed_tres;
     for (const Gpu& gpu : gpus) {
         const int tpcs = real_tpcs(gpu).count();
         gres_conf += fmt::format("NodeName={} Name=tpc Type=gpu{} Count={} Flags=CountOnly  # {} {}\n", node, gpu.index, tpcs,
                                  gpu_display_name(gpu), gpu_key(gpu));
         node_gres.push_back(fmt::format("tpc:gpu{}:{}", gpu.index, tpcs));
+        typed_tres.push_back(fmt::format("gres/tpc:gpu{}", gpu.index));
     }
     return fmt::format(
         "# gres.conf on node {0}: one tpc type per GPU (gpupart's GPU index), Count = its real TPCs\n"
@@ -92,11 +93,11 @@ std::string slurm_conf_text(const std::vector<Gpu>& gpus, const std::string& nod
         "GresTypes=tpc\n"
         "SelectType=select/cons_tres\n"
         "NodeName={0} Gres={2}  # plus the node's CPUs, RealMemory, ... as before\n"
-        "# with slurmdbd, TPCs in sacct: AccountingStorageTRES=gres/tpc\n"
+        "# with slurmdbd, TPCs in sacct (also per GPU): AccountingStorageTRES=gres/tpc,{4}\n"
         "\n"
         "# /etc/slurm/plugstack.conf.d/gpupart.conf (on every node and login node)\n"
         "required {3}\n",
-        node, gres_conf, fmt::join(node_gres, ","), plugin);
+        node, gres_conf, fmt::join(node_gres, ","), plugin, fmt::join(typed_tres, ","));
 }
 
 }  // namespace gpupart
