@@ -33,6 +33,10 @@ const Gpu& gpu_of_type(const ChosenSnapshot& chosen, const std::string& type) {
     if (!index)
         throw UserError(fmt::format("the tpc type '{}' names no GPU: gres.conf must give each GPU's TPCs Type=gpu<index> "
                                     "(`gpupart slurm conf` prints the lines)", one_line(type, 40)));
+    if (*index >= static_cast<int>(chosen.snapshot.gpus.size()))
+        throw UserError(fmt::format("the tpc type '{}' names GPU {}, but this node has {} GPU{} ({}): gres.conf does not "
+                                    "match the node (`gpupart slurm conf` prints the lines)", one_line(type, 40), *index,
+                                    chosen.snapshot.gpus.size(), chosen.snapshot.gpus.size() == 1 ? "" : "s", chosen.origin));
     const Gpu& gpu = select_gpu(chosen, *index);
     if (!mask_bits_known(gpu))
         throw UserError(fmt::format("GPU {}'s TPC mask bits are not known ({}): its TPCs cannot be placed", gpu.index,

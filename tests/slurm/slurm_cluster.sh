@@ -122,8 +122,9 @@ cluster_stepds() {
     local dir pid
     for dir in /proc/[0-9]*; do
         pid=${dir#/proc/}
-        [[ "$(tr '\0' ' ' < "$dir/cmdline" 2> /dev/null)" == slurmstepd* ]] || continue
-        tr '\0' '\n' < "$dir/environ" 2> /dev/null | grep -qxF "SLURM_CONF=$SLURM_CONF" && echo "$pid"
+        # (2> first: a process that ended meanwhile makes the < fail, quietly)
+        [[ "$(tr '\0' ' ' 2> /dev/null < "$dir/cmdline")" == slurmstepd* ]] || continue
+        tr '\0' '\n' 2> /dev/null < "$dir/environ" | grep -qxF "SLURM_CONF=$SLURM_CONF" && echo "$pid"
     done
 }
 

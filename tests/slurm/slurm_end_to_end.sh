@@ -127,6 +127,19 @@ check "set within: job b's reservation follows" [ "$(json "$work/jobs-within.jso
 "$gpupart" set "$b_pid" "$b_tpcs" "${S[@]}" > "$work/set-back.out" 2>&1; rc=$?
 check "set job b back onto its TPCs (free again): works" [ "$rc" -eq 0 ]
 
+# Grown beyond what Slurm gave it, job b leaves fewer free TPCs than Slurm counts: a job Slurm starts then
+# cannot be placed, and fails with why, rather than run unconfined (the plugin is "required").
+"$gpupart" set "$b_pid" "46 tpcs" "${S[@]}" > "$work/set-grow.out" 2>&1; rc=$?
+check "grow job b to 46 TPCs (16 + 30 free): works" [ "$rc" -eq 0 ]
+x=$(sbatch --parsable -J x -o "$work/jobs/x.out" -e "$work/jobs/x.err" --gres=tpc:10 --wrap "exec $host load:$fake launch:0x40")
+check "job x (10 TPCs; Slurm counts 34 free, 4 are): ends" await_condition 30 job_gone "$x"
+check "job x: failed" contains <(scontrol show job "$x") "JobState=FAILED"
+check "job x: its stderr says why" contains "$work/jobs/x.err" \
+    "gpupart: Slurm job $x asks 10 TPCs on GPU 0 (NVIDIA H200) but only 4 are free: Slurm job $a holds 16 ($a_tpcs); Slurm job $b holds 46"
+check "job x: its task never ran" lacks "$work/jobs/x.out" "launch version"
+"$gpupart" set "$b_pid" "$b_tpcs" "${S[@]}" > "$work/set-back2.out" 2>&1; rc=$?
+check "job b back to its 16 TPCs: works" [ "$rc" -eq 0 ]
+
 # ---- 5. a job that does not fit waits, then runs ----------------------------------------------------
 submit c --gres=tpc:40  # 66 - 16 - 16 = 34 free
 c=$job
