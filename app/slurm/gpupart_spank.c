@@ -194,7 +194,8 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char** av) {
         if (result.why[0]) append_line(result.why);
         return 0;
     }
-    for (char* line = strtok(result.out, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+    char* rest = NULL;
+    for (char* line = strtok_r(result.out, "\n", &rest); line != NULL; line = strtok_r(NULL, "\n", &rest)) {
         if (strcmp(line, "ok") == 0) continue;
         if (strncmp(line, "log ", 4) == 0) {
             slurm_info("gpupart: %s", line + 4);

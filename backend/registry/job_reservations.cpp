@@ -24,6 +24,7 @@ namespace {
 
 constexpr std::size_t kMaxRecordBytes = 1u << 20;  // thousands of jobs; anything larger is not ours
 constexpr const char* kWhat = "job reservations";
+constexpr int kRecordVersion = 1;  // a reader refuses any other: the record's meaning changed
 
 // Root's, or the reader's own (a private test registry), and writable by nobody else.
 bool trusted_owner(uid_t owner) { return owner == 0 || owner == ::geteuid(); }
@@ -53,6 +54,8 @@ std::vector<JobReservation> parse_record(const std::string& text, const std::str
     };
     const nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
     if (json.is_discarded() || !json.is_object()) throw bad("not a job reservation record (JSON object)");
+    if (!json.contains("version") || json["version"] != kRecordVersion)
+        throw bad(fmt::format("not version {} of the record (another gpupart wrote it)", kRecordVersion));
     if (json.value("gpu", "") != uuid) throw bad("it is for another GPU");
     const auto jobs = json.find("jobs");
     if (jobs == json.end() || !jobs->is_array()) throw bad("no \"jobs\" list");
@@ -161,7 +164,7 @@ void JobReservationsLock::write(const std::vector<JobReservation>& jobs) const {
         list.push_back({{"job", job.job}, {"uid", job.uid}, {"tpcs", job.tpcs.to_hex()}, {"tpc_list", job.tpcs.to_list()},
                         {"since_realtime_ns", job.since_ns}, {"holders", std::move(holders)}});
     }
-    const nlohmann::ordered_json record{{"gpu", uuid_}, {"jobs", std::move(list)}};
+    const nlohmann::ordered_json record{{"version", kRecordVersion}, {"gpu", uuid_}, {"jobs", std::move(list)}};
     std::string text;
     try {
         text = record.dump(1) + "\n";

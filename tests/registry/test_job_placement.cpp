@@ -70,7 +70,14 @@ TEST_F(JobPlacementTest, AnUntrustedRecordIsRefusedInOneLine) {
     std::filesystem::create_directory(dir);
     const std::string path = dir + "/" + kTestGpu + ".json";
     EXPECT_THROW(JobReservationsLock(registry_dir.dir, "../x"), RegistryError);  // a UUID names a file, never a path
-    std::ofstream(path) << "{\"gpu\": \"" << kTestGpu << "\", \"jobs\": [{\"job\": 3}]}";
+    std::ofstream(path) << "{\"version\": 2, \"gpu\": \"" << kTestGpu << "\", \"jobs\": []}";
+    try {
+        record();
+        FAIL() << "another version was read";
+    } catch (const RegistryError& error) {
+        EXPECT_NE(std::string(error.what()).find("not version 1 of the record"), std::string::npos) << error.what();
+    }
+    std::ofstream(path) << "{\"version\": 1, \"gpu\": \"" << kTestGpu << "\", \"jobs\": [{\"job\": 3}]}";
     try {
         record();
         FAIL() << "a malformed record was read";
