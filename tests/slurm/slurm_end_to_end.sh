@@ -182,7 +182,18 @@ check "job e: step 0 got the job's TPCs" contains "$work/jobs/e.err" "gpupart: S
 check "job e: step 1 shares them" matches "$work/jobs/e.err" "Slurm job $e step 1: TPCs .*: 8 TPCs, 16 SMs, the job's"
 check "job e: both steps launched masked" [ "$(grep -c 'launch version=0x40 callback=1 word0=0xda5a5a5a' "$work/jobs/e.out")" -eq 2 ]
 
-# ---- 8. a killed slurmstepd: its TPCs are swept at the next placement -------------------------------
+# ---- 8. a task killed: its step ends and gives the TPCs back ----------------------------------------
+submit g --gres=tpc:8
+g=$job
+check "job g: starts" started g
+list_json list-g
+kill -KILL "$(process_of list-g "slurm:$g.batch" "['pid']")"
+check "job g: ends once its task is killed" await_condition 30 job_gone "$g"
+"$gpupart" slurm jobs --json > "$work/jobs-g.json"
+check "killed task: job g's TPCs are released at its step's end" \
+    [ "$(json "$work/jobs-g.json" "[j['job'] for j in d['gpus'][0]['jobs'] if j['job'] == 'slurm:$g']")" = "[]" ]
+
+# ---- 9. a killed slurmstepd: its TPCs are swept at the next placement -------------------------------
 "$gpupart" slurm jobs --json > "$work/jobs-d.json"
 d_stepd=$(json "$work/jobs-d.json" "[j['steps'][0]['slurmstepd_pid'] for j in d['gpus'][0]['jobs'] if j['job'] == 'slurm:$d'][0]")
 d_pid=$(process_of list-d "slurm:$d.batch" "['pid']")
