@@ -38,10 +38,13 @@ int print_jobs(bool json) {
     const Registry registry(Registry::default_directory());
     nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
     bool any = false;
+    const auto row = [](std::string_view gpu, std::string_view job, std::string_view user, std::string_view count,
+                        std::string_view tpcs, std::string_view steps) {
+        fmt::print("{:<40} {:<18} {:<10} {:>4}  {:<24} {}\n", gpu, job, user, count, tpcs, steps);
+    };
     for (const std::string& uuid : job_reservation_gpus(registry.directory())) {
         nlohmann::ordered_json jobs = nlohmann::ordered_json::array();
         for (const JobReservation& job : read_job_reservations(registry.directory(), uuid)) {
-            any = true;
             nlohmann::ordered_json steps = nlohmann::ordered_json::array();
             std::vector<std::string> step_words;
             for (const JobHolder& holder : job.holders) {
@@ -52,10 +55,13 @@ int print_jobs(bool json) {
             jobs.push_back({{"job", job.job}, {"uid", job.uid}, {"user", user_name(job.uid)}, {"tpc_count", job.tpcs.count()},
                             {"tpcs", job.tpcs.to_list()}, {"mask", job.tpcs.to_hex_padded()},
                             {"since_realtime_ns", job.since_ns}, {"steps", std::move(steps)}});
-            if (!json)
-                fmt::print("{:<40} {:<18} {:<10} {:>4}  {:<24} {}\n", one_line(uuid, 40), one_line(job.job, 18),
-                           one_line(user_name(job.uid), 10), job.tpcs.count(), job.tpcs.to_list(),
-                           step_words.empty() ? "(no step: its processes still run)" : fmt::format("{}", fmt::join(step_words, " ")));
+            if (!json) {
+                if (!any) row("GPU", "JOB", "USER", "TPCS", "LIST", "STEPS (gone: its slurmstepd ended)");
+                row(one_line(uuid, 40), one_line(job.job, 18), one_line(user_name(job.uid), 10), std::to_string(job.tpcs.count()),
+                    job.tpcs.to_list(),
+                    step_words.empty() ? "(no step: its processes still run)" : fmt::format("{}", fmt::join(step_words, " ")));
+            }
+            any = true;
         }
         gpus.push_back({{"gpu_uuid", uuid}, {"jobs", std::move(jobs)}});
     }
