@@ -114,6 +114,7 @@ Json entry_json(const RegistryEntry& entry, const std::optional<std::string>& on
     out["liveness"] = std::string(to_string(entry.liveness));
     out["shim_version"] = r.shim_version;
     out["start_rule"] = r.start_rule;
+    out["job"] = r.job;  // the scheduler job step ($GPUPART_JOB: "slurm:<job>.<step>"), "" if none
     if (r.control)
         out["requested"] = Json{{"generation", r.control->generation}, {"writer_pid", r.control->writer_pid},
                                 {"writer_uid", r.control->writer_uid}, {"writer_died", r.writer_died},
@@ -171,6 +172,7 @@ const std::vector<CsvColumn<ListRow>>& list_columns() {
              return r.app.in_use && !r.app.publishing && r.app.global_set ? r.app.global_allowed().to_list() : std::string(); }); }},
         {"app_streams", [](E e) { return of_record(e, [](R r, G) { return std::to_string(r.app.streams.size() + r.app.streams_hidden); }); }},
         {"app_outside_bound", [](E e) { return of_record(e, [](R r, G) { return std::to_string(r.app.outside_bound); }); }},
+        {"job", [](E e) { return of_record(e, [](R r, G) { return r.job; }); }},
         {"command", [](E e) { return of_record(e, [](R r, G) { return r.command; }); }},
         {"slot", [](E e) { return e.entry->path; }},
         {"problem", [](E e) { return e.entry->record ? "" : e.entry->problem; }},
@@ -249,20 +251,27 @@ Command add_list_command(CLI::App& app) {
                         tpcs_width = std::max(tpcs_width, tpcs_cell(*row.entry->record, row.gpu).size());
                         applied_width = std::max(applied_width, applied_text(*row.entry->record, row.gpu).size());
                     }
-                fmt::print("{:>8} {:<10} {:<8} {:<12} {:<{}} {:<{}} {:>10} {:>12}  {:<28} {:<16} {}\n", "PID", "USER", "STATE",
-                           "GPU", "TPCS", tpcs_width, "APPLIED", applied_width, "LAUNCHES", "LAST", "SHIM", "GRAPHS", "COMMAND");
+                // A JOB column (Slurm's "slurm:<job>.<step>") only where some process belongs to a scheduler job.
+                std::size_t job_width = 0;
+                for (const ListRow& row : rows)
+                    if (row.entry->record && !row.entry->record->job.empty())
+                        job_width = std::max<std::size_t>({job_width, 3, row.entry->record->job.size()});
+                const auto job_cell = [&](const std::string& job) { return job_width ? fmt::format("{:<{}} ", job, job_width) : ""; };
+                fmt::print("{:>8} {:<10} {:<8} {:<12} {:<{}} {:<{}} {:>10} {:>12}  {:<28} {:<16} {}{}\n", "PID", "USER", "STATE",
+                           "GPU", "TPCS", tpcs_width, "APPLIED", applied_width, "LAUNCHES", "LAST", "SHIM", "GRAPHS",
+                           job_cell("JOB"), "COMMAND");
                 for (const ListRow& row : rows) {
                     if (!row.entry->record) {
                         fmt::print("{:>8} {}\n", "?", one_line(row.entry->problem));
                         continue;
                     }
                     const SlotRecord& r = *row.entry->record;
-                    fmt::print("{:>8} {:<10} {:<8} {:<12} {:<{}} {:<{}} {:>10} {:>12}  {:<28} {:<16} {}\n", r.pid,
+                    fmt::print("{:>8} {:<10} {:<8} {:<12} {:<{}} {:<{}} {:>10} {:>12}  {:<28} {:<16} {}{}\n", r.pid,
                                one_line(user_name(r.uid), 10), row.entry->liveness == Liveness::alive ? "alive" : "exited",
                                short_gpu(row.gpu), tpcs_cell(r, row.gpu), tpcs_width, applied_text(r, row.gpu),
                                applied_width, r.counters.launches, age_text(r.counters.last_launch_ns),
                                shim_text(r, row.gpu).substr(0, 28), graph_cell(graph_status(r)).substr(0, 16),
-                               one_line(r.command, 60));
+                               job_cell(r.job), one_line(r.command, 60));
                 }
                 // Graph execs that still carry an older mask, or never can follow, are said in words below the table;
                 // so are the masks a program chose itself (marked "+app" in TPCS), with what each runs on.

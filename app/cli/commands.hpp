@@ -36,5 +36,6 @@ Command add_plan_command(CLI::App& app);
 Command add_k8s_command(CLI::App& app);
 Command add_gpcs_command(CLI::App& app);
 Command add_smlp_command(CLI::App& app);
+Command add_slurm_command(CLI::App& app);
 
 }  // namespace gpupart::cli

@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
         gpupart::cli::add_plan_command(app),
         gpupart::cli::add_k8s_command(app),
         gpupart::cli::add_gpcs_command(app),
+        gpupart::cli::add_slurm_command(app),
     };
     try {
         app.parse(argc, argv);

@@ -157,7 +157,7 @@ int main(int argc, char** argv) {
     char path[512];
     if (error == 0)
         error = gpupart_slot_create(dir, ::getpid(), gpupart_process_start_time(::getpid()), ::getuid(), command.c_str(),
-                                    "demo (simulated)", "demo", &initial, &slot, path, sizeof path);
+                                    "demo (simulated)", "demo", std::getenv(GPUPART_ENV_JOB), &initial, &slot, path, sizeof path);
     if (error != 0) {
         std::fprintf(stderr, "gpupart-demo-worker: cannot register in %s: %s\n", dir[0] ? dir : root,
                      why[0] ? why : std::strerror(-error));

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "controller/audit_log.hpp"
+#include "controller/job_rules.hpp"
 #include "model/gpu_queries.hpp"
 #include "model/mask_resolve.hpp"
 #include "model/overloaded.hpp"
@@ -61,8 +62,13 @@ std::optional<TpcMask> place_request(const Gpu& gpu, const MaskExpression& expre
 
 TpcMask Controller::free_for(int pid) const {
     TpcMask taken;
-    for (const auto& process : state_.processes)
+    std::string job;  // the process's scheduler job: its own reservation is not taken from it
+    for (const auto& process : state_.processes) {
         if (process.pid != pid && process.partitioned) taken |= process.mask;
+        if (process.pid == pid) job = job_of_step(process.job);
+    }
+    for (const JobReservation& reservation : state_.jobs)
+        if (reservation.job != job) taken |= reservation.tpcs;
     return real_tpcs(state_.gpu) & ~taken;
 }
 
@@ -402,6 +408,8 @@ Applied Controller::apply(const Plan& plan) {
         applied.notes.push_back(std::move(problem));
     transaction.reset();
     refresh();
+    // A job's reservation follows what was done to its processes (job_rules.hpp).
+    for (std::string& note : follow_job_changes(registry_.directory(), state_, plan.changes)) applied.notes.push_back(std::move(note));
     return applied;
 }
 

@@ -77,7 +77,8 @@ public:
     // that cannot be written rolls the slots back.
     Applied apply(const Plan& plan);
 
-    // The TPCs no partitioned process other than `pid` holds: where its requests by size land.
+    // The TPCs no partitioned process other than `pid` holds and no scheduler job other than its own has
+    // reserved: where its requests by size land.
     TpcMask free_for(int pid) const;
     const std::string& registry_directory() const { return registry_.directory(); }
     // The same registry and journal for another GPU (a front end switching GPUs).

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "controller/job_rules.hpp"
 #include "controller/mps_findings.hpp"
 #include "model/gpu_queries.hpp"
 #include "model/user_error.hpp"
@@ -83,6 +84,7 @@ std::vector<Finding> check_change(const SystemState& state, const PlannedChange&
         findings.push_back(refusal("permission", "registry permissions",
                                  fmt::format("process {} belongs to {}: only its owner, root or members of group gpupart "
                                              "may change it", change.pid, user_name(change.uid))));
+    for (Finding& finding : check_job_tpcs(state, change)) findings.push_back(std::move(finding));
     if (change.before_partitioned == change.after_partitioned && change.before == change.after)
         findings.push_back(note("no-change", "controller", fmt::format("process {} already has TPCs {}: nothing to change", change.pid,
                                                           mask_text(change.after_partitioned, change.after))));

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "controller/job_placement.hpp"
 #include "model/gpu_queries.hpp"
 #include "model/pid.hpp"
 #include "model/user_error.hpp"
@@ -132,7 +133,15 @@ void gather_mps_log(SystemState& state, const std::string& log_directory, const 
 }
 
 SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::string& admin_group) {
-    SystemState state = gather_state(registry.list(), gpu, admin_group);
+    const std::vector<RegistryEntry> entries = registry.list();
+    SystemState state = gather_state(entries, gpu, admin_group);
+    try {
+        state.jobs = read_job_reservations(registry.directory(), state.gpu_uuid);
+        // A killed slurmstepd's reservation holds nothing until the next placement sweeps it from the file.
+        sweep_stale_jobs(state.jobs, entries);
+    } catch (const UserError& error) {
+        state.jobs_problem = one_line(error.what());
+    }
     state.smlp_read_ns = realtime_now_ns();
     try {
         state.smlp = list_smlp_components(registry.directory());
@@ -160,6 +169,7 @@ SystemState gather_state(const std::vector<RegistryEntry>& entries, const Gpu& g
         process.start_time = r.start_time;
         process.uid = r.uid;
         process.command = r.command;
+        process.job = r.job;
         if (r.control) {
             if (const GpuControl* mine = r.control->gpu(state.gpu_uuid); mine != nullptr && mine->has_mask) {
                 process.partitioned = true;

@@ -9,6 +9,7 @@
 #include "model/gpu.hpp"
 #include "platform/mps_log.hpp"
 #include "registry/graph_status.hpp"
+#include "registry/job_reservations.hpp"
 #include "registry/registry.hpp"
 #include "registry/smlp_file.hpp"
 
@@ -19,6 +20,7 @@ struct ProcessState {
     std::uint64_t start_time = 0;
     unsigned uid = 0;
     std::string command;
+    std::string job;           // the scheduler job step it belongs to ("slurm:12.0"; slot header.job), "" if none
     bool partitioned = false;  // has a mask on this state's GPU (else: may use every TPC of it)
     TpcMask mask;              // requested (control block) on this state's GPU
     std::vector<std::string> gpus;  // every GPU (UUID) it has a mask for or a context on; empty: none yet
@@ -76,6 +78,10 @@ struct SystemState {
     // give one a mask here too (`set --gpu`), after which it is.
     std::vector<ProcessState> elsewhere;
     std::vector<UnreadableSlot> unreadable;  // those of live processes, or of a process the name does not tell
+    // The TPCs scheduler jobs hold on this GPU (registry/job_reservations.hpp); read by gather_state from a
+    // Registry only. jobs_problem: why the record could not be read ("" when it could, or there is none).
+    std::vector<JobReservation> jobs;
+    std::string jobs_problem;
     bool mps_running = false;
     bool mps_static_partitioning = false;
     std::string mps_pipe_directory;               // of the daemon serving this GPU (asked for its clients)

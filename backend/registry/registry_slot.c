@@ -198,9 +198,18 @@ static uint64_t realtime_ns(void) {
     return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 }
 
+void gpupart_printable_ascii(const char* text, char* out, size_t size) {
+    size_t used = 0;
+    if (size == 0) return;
+    for (; text != NULL && *text != '\0' && used + 1 < size; ++text)
+        if (*text >= 0x20 && *text <= 0x7e) out[used++] = *text;
+    out[used] = '\0';
+}
+
 int gpupart_slot_create(const char* dir, int pid, uint64_t start_time, uint32_t uid, const char* command,
-                        const char* shim_version, const char* start_rule, const struct gpupart_control_payload* initial,
-                        struct gpupart_slot_file** mapped, char* path, size_t path_size) {
+                        const char* shim_version, const char* start_rule, const char* job,
+                        const struct gpupart_control_payload* initial, struct gpupart_slot_file** mapped, char* path,
+                        size_t path_size) {
     char temporary[512];
     char suffix[7];
     int written = snprintf(path, path_size, "%s/%d-%llu%s", dir, pid, (unsigned long long)start_time, GPUPART_SLOT_SUFFIX);
@@ -239,6 +248,7 @@ int gpupart_slot_create(const char* dir, int pid, uint64_t start_time, uint32_t 
     snprintf(slot->header.shim_version, sizeof slot->header.shim_version, "%s", shim_version ? shim_version : "");
     snprintf(slot->command, sizeof slot->command, "%s", command ? command : "");
     snprintf(slot->header.start_rule, sizeof slot->header.start_rule, "%s", start_rule ? start_rule : "");
+    gpupart_printable_ascii(job, slot->header.job, sizeof slot->header.job);
     if (initial != NULL) gpupart_control_write(&slot->control, initial);
     __atomic_store_n(&slot->status.state, (uint32_t)GPUPART_SHIM_WAITING, __ATOMIC_RELAXED);
     __atomic_store_n(&slot->header.state, (uint32_t)GPUPART_SLOT_LIVE, __ATOMIC_RELEASE);

@@ -46,10 +46,17 @@ uint64_t gpupart_process_start_time(int pid);
 
 /* Creates "<user_dir>/<pid>-<start time>.slot" fully formed (written under a random temporary name made
  * with O_EXCL, then renamed), with `initial` as its control block, and maps it. Mode 0644, or 0664 when
- * `user_dir` is setgid (the admin group of an installed registry may write it). Returns 0 or -errno. */
+ * `user_dir` is setgid (the admin group of an installed registry may write it). `job` (NULL: none) is the
+ * scheduler job ($GPUPART_JOB) for header.job: its printable ASCII characters only, at most 63 of them.
+ * Returns 0 or -errno. */
 int gpupart_slot_create(const char* dir, int pid, uint64_t start_time, uint32_t uid, const char* command,
-                        const char* shim_version, const char* start_rule, const struct gpupart_control_payload* initial,
-                        struct gpupart_slot_file** mapped, char* path, size_t path_size);
+                        const char* shim_version, const char* start_rule, const char* job,
+                        const struct gpupart_control_payload* initial, struct gpupart_slot_file** mapped, char* path,
+                        size_t path_size);
+
+/* Copies the printable ASCII characters (0x20-0x7e) of `text` into `out` (NUL-terminated, at most
+ * `size` - 1 of them); everything else is dropped. What header.job may hold (registry_layout.h). */
+void gpupart_printable_ascii(const char* text, char* out, size_t size);
 
 /* Seqlock read of a control block into a private copy (seq and current; count clamped to GPUPART_MAX_GPUS);
  * 0, or -EAGAIN if no consistent copy was seen in `tries` attempts (a write is in progress, or a writer

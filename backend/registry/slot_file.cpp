@@ -278,6 +278,13 @@ SlotRecord SlotFile::read() const {
     record.shim_version = bounded_string(page.header.shim_version, sizeof page.header.shim_version);
     record.command = bounded_string(page.command, sizeof page.command);
     record.start_rule = bounded_string(page.header.start_rule, sizeof page.header.start_rule);
+    // Printable ASCII only, whatever a forged slot holds: front ends print it and the controller compares it.
+    char job[sizeof page.header.job + 1];
+    std::memcpy(job, page.header.job, sizeof page.header.job);
+    job[sizeof page.header.job] = '\0';
+    char printable[sizeof page.header.job];
+    gpupart_printable_ascii(job, printable, sizeof printable);
+    record.job = printable;
     if (control) {
         record.control = control_of(*control);
     } else if ((page.control.seq & 1u) != 0 && !write_lock_held_by_other()) {

@@ -93,6 +93,7 @@ struct SlotRecord {
     std::string command;
     std::string shim_version;
     std::string start_rule;  // where the start mask came from ("GPUPART_TPCS", "profile P rule at line N (uid U)")
+    std::string job;         // the scheduler job it belongs to ($GPUPART_JOB: "slurm:<job>.<step>"), "" if none
     std::uint64_t created_ns = 0;
     std::optional<SlotControl> control;  // empty: a live writer was in the middle of a change
     // A writer died in the middle of a change: `control` is the block before it (saved by that writer),

@@ -276,7 +276,7 @@ static void register_process(void) {
     struct gpupart_slot_file* slot = NULL;
     if (error == 0) {
         error = gpupart_slot_create(user_dir, pid, gpupart_process_start_time(pid), getuid(), command, GPUPART_SHIM_VERSION,
-                                    start_rule, &initial, &slot, g_slot_path, sizeof g_slot_path);
+                                    start_rule, getenv(GPUPART_ENV_JOB), &initial, &slot, g_slot_path, sizeof g_slot_path);
         if (error != 0) snprintf(why, sizeof why, "cannot register in %s (%s)", user_dir, strerror(-error));
     }
     if (error == 0) gpupart_slot_guard(slot); /* from here a truncated slot cannot kill this process */

@@ -13,7 +13,7 @@ _gpupart() {
     _init_completion || return
 
     local commands="topology gpus engines copy-engines probe mask export run set list smlp mps check history undo
-                    profile demo top source exporter measure plan k8s gpcs"
+                    profile demo top source exporter measure plan k8s gpcs slurm"
     local snapshot="--snapshot --gpu"
     local csv="--format --fields"
     local command="" verb="" i
@@ -98,6 +98,14 @@ _gpupart() {
                 resource-slice) options="--snapshot --node --generation --json" ;;
             esac ;;
         gpcs) options="$snapshot --write --json" ;;
+        slurm)
+            [ -z "$verb" ] && { COMPREPLY=($(compgen -W "conf jobs place release" -- "$cur")); return; }
+            case $verb in
+                conf) options="--snapshot --node --plugin" ;;
+                jobs) options="--json" ;;
+                place) options="--snapshot --step --uid --holder --gres --no-mps" ;;
+                release) options="--holder --wait" ;;
+            esac ;;
         top) options="$snapshot -d --delay -C --no-colour -s --sort -b --batch -n --frames --size" ;;
         exporter) options="--snapshot --listen --textfile --interval --once" ;;
         source)

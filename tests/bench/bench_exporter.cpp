@@ -49,7 +49,7 @@ pid_t start_child(int bit, int hold, int hold_write) {
     gpupart_slot_file* slot = nullptr;
     if (gpupart_user_dir(g_root.c_str(), ::getuid(), 1, dir, sizeof dir) != 0 ||
         gpupart_slot_create(dir, ::getpid(), gpupart_process_start_time(::getpid()), ::getuid(),
-                            "python3 train.py --rank 7 --config /data/run.yaml", "bench", "", &initial, &slot, path, sizeof path) != 0)
+                            "python3 train.py --rank 7 --config /data/run.yaml", "bench", "", nullptr, &initial, &slot, path, sizeof path) != 0)
         ::_exit(1);
     char byte;
     while (::read(hold, &byte, 1) > 0) {

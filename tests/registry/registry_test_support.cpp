@@ -58,7 +58,7 @@ gpupart_control_payload control_with(const char* allowed_hex, const char* real_h
     return control;
 }
 
-RegisteredChild::RegisteredChild(const std::string& dir, const char* tpcs_hex, const char* gpu) {
+RegisteredChild::RegisteredChild(const std::string& dir, const char* tpcs_hex, const char* gpu, const char* job) {
     int ready[2];
     int hold[2];
     if (::pipe(ready) != 0 || ::pipe(hold) != 0) throw std::runtime_error("pipe failed");
@@ -72,7 +72,7 @@ RegisteredChild::RegisteredChild(const std::string& dir, const char* tpcs_hex, c
         char user_dir[512];
         int error = gpupart_user_dir(dir.c_str(), ::getuid(), 1, user_dir, sizeof user_dir);
         if (error == 0) error = gpupart_slot_create(user_dir, ::getpid(), gpupart_process_start_time(::getpid()), ::getuid(),
-                                              "registered-child --test", "test", "", &initial, &slot, path, sizeof path);
+                                              "registered-child --test", "test", "", job, &initial, &slot, path, sizeof path);
         const char status = error == 0 ? 'y' : 'n';
         if (::write(ready[1], &status, 1) != 1) ::_exit(3);
         char byte;

@@ -26,8 +26,8 @@ struct TempRegistry {
 // A forked child that registers in `dir` with `allowed` (empty = no mask), writes a byte to the parent
 // when registered, and exits when the parent closes the pipe. `pid` is the child.
 struct RegisteredChild {
-    // `gpu`: the GPU (UUID) the mask is for.
-    RegisteredChild(const std::string& dir, const char* tpcs_hex, const char* gpu = kTestGpu);
+    // `gpu`: the GPU (UUID) the mask is for; `job`: its slot's scheduler job ($GPUPART_JOB), none when null.
+    RegisteredChild(const std::string& dir, const char* tpcs_hex, const char* gpu = kTestGpu, const char* job = nullptr);
     ~RegisteredChild();
     void finish();  // closes the pipe and reaps the child
     pid_t pid = -1;

@@ -7,6 +7,7 @@
 #include <random>
 #include <chrono>
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
@@ -46,7 +47,7 @@ std::string register_self(const std::string& dir, std::uint64_t start_time, cons
     const gpupart_control_payload initial = control_with(allowed, "0xffffffffffffffffffffffffffffffff");
     gpupart_slot_file* slot = nullptr;
     char path[512];
-    EXPECT_EQ(gpupart_slot_create(user_dir_in(dir).c_str(), ::getpid(), start_time, ::getuid(), "test-self", "test", "", &initial, &slot,
+    EXPECT_EQ(gpupart_slot_create(user_dir_in(dir).c_str(), ::getpid(), start_time, ::getuid(), "test-self", "test", "", nullptr, &initial, &slot,
                                   path, sizeof path),
               0);
     ::munmap(slot, GPUPART_SLOT_FILE_SIZE);
@@ -80,6 +81,29 @@ TEST(Registry, ListsARegisteredLiveProcess) {
     EXPECT_TRUE(has_mask_on(*record.control));
     EXPECT_EQ(allowed_on(*record.control).to_list(), "0-3");
     EXPECT_EQ(record.control->generation, 1u);
+}
+
+// Layout 5's header.job ($GPUPART_JOB): what the shim stores and what front ends read are printable ASCII only.
+TEST(Registry, TheSchedulerJobIsPrintableAsciiOnly) {
+    TempRegistry registry_dir;
+    const gpupart_control_payload initial = control_with(nullptr, "0xffffffffffffffffffffffffffffffff");
+    gpupart_slot_file* slot = nullptr;
+    char path[512];
+    ASSERT_EQ(gpupart_slot_create(user_dir_in(registry_dir.dir).c_str(), ::getpid(), *process_start_time(::getpid()),
+                                  ::getuid(), "test-self", "test", "", "slurm:12.0\x1b[2J\t\xc3\xa9!", &initial, &slot,
+                                  path, sizeof path),
+              0);
+    EXPECT_EQ(SlotFile::open(path, false).read().job, "slurm:12.0[2J!");
+    // A forged slot's bytes (no NUL in all 64, escapes) are filtered by the reader as well.
+    std::memset(slot->header.job, 'j', sizeof slot->header.job);
+    slot->header.job[3] = '\x1b';
+    slot->header.job[4] = '\n';
+    EXPECT_EQ(SlotFile::open(path, false).read().job, std::string(62, 'j'));
+    ::munmap(slot, GPUPART_SLOT_FILE_SIZE);
+    // A job longer than the field keeps its first 63 characters.
+    char kept[64];
+    gpupart_printable_ascii(std::string(100, 'x').c_str(), kept, sizeof kept);
+    EXPECT_EQ(std::string(kept), std::string(63, 'x'));
 }
 
 TEST(Registry, SetMaskReachesTheRegisteredProcess) {
@@ -418,7 +442,7 @@ TEST(Registry, SlotClaimingItsOwnUserForAnotherUsersProcessIsIgnored) {
     gpupart_slot_file* slot = nullptr;
     char path[512];
     ASSERT_EQ(gpupart_slot_create(nobody_dir.c_str(), ::getpid(), *process_start_time(::getpid()), 65534, "forged",
-                                  "test", "", &initial, &slot, path, sizeof path), 0);
+                                  "test", "", nullptr, &initial, &slot, path, sizeof path), 0);
     ::munmap(slot, GPUPART_SLOT_FILE_SIZE);
     ASSERT_EQ(::chown(path, 65534, 65534), 0);
     const auto entries = Registry(registry_dir.dir).list();

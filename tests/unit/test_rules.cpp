@@ -324,7 +324,8 @@ TEST(Rules, EveryFindingIdHasAnEntryInTheRulesDocument) {
                            "unreadable-slot", "mps-fatal-error", "mps-log-unreadable", "no-change", "no-real-tpc", "bad-mask",
                            "permission", "no-such-process", "process-replaced", "last-tpc", "last-tpcs", "no-free-tpc",
                            "undo-process-gone", "undo-changed-since", "undo-other-gpu", "undo-rules-changed-since", "grow-choice",
-                           "journal-note", "too-many-rules", "rule-too-long", "unknown-user", "mask-bits-unknown", "interference"})
+                           "journal-note", "too-many-rules", "rule-too-long", "unknown-user", "mask-bits-unknown", "interference",
+                           "job-tpcs-taken", "job-reservations-unreadable"})
         findings.push_back({Severity::info, "", "", id});
     for (const Finding& f : findings) {
         const auto entry = rules_entry(f.id);
