@@ -64,6 +64,9 @@ std::string join_mps(const Gpu& gpu, std::vector<std::string>& lines) {
     try {
         mps_start();
     } catch (const UserError& error) {
+        // Two jobs starting together both find no daemon and both start one: the loser joins the winner's
+        // (seen on the H200: "An instance of this daemon is already running").
+        if (const MpsState state = mps_status(dirs.pipe); state.control_running) return state.pipe_directory;
         return warn(fmt::format("MPS is not running and could not be started ({})", one_line(error.what(), 160)));
     }
     const MpsState state = mps_status(dirs.pipe);

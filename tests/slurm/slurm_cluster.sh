@@ -97,13 +97,19 @@ MinJobAge=600
 NodeName=$node NodeAddr=127.0.0.1 NodeHostname=$host CPUs=8 Gres=$node_gres State=UNKNOWN
 PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
 EOF
+    # Slurm unpacked somewhere else than Debian puts it (tests/device/slurm_device.sh on the GPU machine)
+    if [ -n "${SLURM_PLUGIN_DIR:-}" ]; then echo "PluginDir=$SLURM_PLUGIN_DIR" >> "$cluster"/etc/slurm.conf; fi
+    # and a cgroup.conf where slurmd's cgroup/v2 plugin cannot reach systemd over D-Bus (a container)
+    if [ -n "${SLURM_CGROUP_CONF:-}" ]; then printf '%s\n' "$SLURM_CGROUP_CONF" > "$cluster"/etc/cgroup.conf; fi
     printf '%s\n' "$gres_conf" > "$cluster"/etc/gres.conf
     printf '%s\n' "$plugstack" > "$cluster"/etc/plugstack.conf
     export SLURM_CONF=$cluster/etc/slurm.conf
     slurmctld -D -i -f "$SLURM_CONF" > "$cluster"/log/slurmctld.out 2>&1 &
     cluster_pids+=($!)
     await_condition 20 scontrol ping || cluster_fail "slurmctld does not answer on port $ctld_port"
-    slurmd -D -f "$SLURM_CONF" -N "$node" > "$cluster"/log/slurmd.out 2>&1 &
+    local stepd=()
+    if [ -n "${SLURMSTEPD_PATH:-}" ]; then stepd=(-d "$SLURMSTEPD_PATH"); fi
+    slurmd -D -f "$SLURM_CONF" -N "$node" "${stepd[@]}" > "$cluster"/log/slurmd.out 2>&1 &
     cluster_pids+=($!)
     node_idle() { [ "$(sinfo -h -n "$node" -o %T)" = idle ]; }
     await_condition 30 node_idle || cluster_fail "node $node did not come up idle: $(sinfo -h -N -o '%N %T %E' 2>&1)"
