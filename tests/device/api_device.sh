@@ -63,7 +63,10 @@ run_three() {
         sleep 0.1
     done
     touch "$out/$name.go"
+    sleep 0.05  # while they run: the component's queues and the workers' own masks, as the views see them
     "$gp" smlp --json > "$out/$name-smlp.json" 2>&1
+    "$gp" smlp > "$out/$name-smlp.txt" 2>&1
+    "$gp" list --json > "$out/$name-list.json" 2>&1
     local status=0
     for pid in "${pids[@]}"; do wait "$pid" || status=1; done
     pids=()
