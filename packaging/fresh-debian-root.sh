@@ -8,7 +8,8 @@
 # Needs root, mmdebstrap and the Debian archive. The base root is cached as a tarball in
 # $GPUPART_FRESH_ROOT_CACHE (default /var/cache/gpupart/fresh-root; about 200 MB, rebuilt when deleted).
 # Every run unpacks a new copy and removes it afterwards, also on failure or Ctrl-C. The root gets its own
-# /proc, /sys, a minimal /dev and a private /dev/shm: nothing is shared with the host's mounts.
+# /proc, /sys, a minimal /dev and a private /dev/shm: nothing is shared with the host's mounts but its cgroup
+# hierarchy (a booted Debian has one; slurmd needs it).
 # Exits with COMMAND's status.
 set -euo pipefail
 
@@ -37,7 +38,7 @@ root=$(mktemp -d /var/tmp/gpupart-fresh-root.XXXXXX)
 mounts=()  # mount points inside the root, in the order mounted; unmounted in reverse
 cleanup() {
     local i
-    for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount "${mounts[i]}" || umount -l "${mounts[i]}" || true; done
+    for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount "${mounts[i]}" 2> /dev/null || umount -l "${mounts[i]}" || true; done
     # --one-file-system: should an unmount have failed, never follow it into the host's files.
     rm -rf --one-file-system "$root"
 }
@@ -57,6 +58,9 @@ git clone --quiet --no-hardlinks "$repo" "$root/work/gpupart"
 
 mount_in proc -t proc proc
 mount_in sys -t sysfs -o ro sysfs
+# The cgroup hierarchy, as on a booted Debian 12 (systemd mounts it): slurmd (tests/slurm) will not start
+# without one. The host's, recursively; unmounted lazily with its submounts.
+if mountpoint -q /sys/fs/cgroup; then mount_in sys/fs/cgroup --rbind /sys/fs/cgroup; fi
 mount_in dev -t tmpfs -o mode=0755,nosuid tmpfs
 for node in null zero full random urandom tty; do
     touch "$root/dev/$node"
