@@ -42,6 +42,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host_steps.h"
+
 #define DESCRIPTOR_BYTES 512
 #define V04_MASK_OFFSET 304
 #define V01_MASK_OFFSET 84
@@ -96,17 +98,6 @@ static uint32_t u32_at(const unsigned char* bytes, size_t offset) {
     uint32_t value;
     memcpy(&value, bytes + offset, sizeof value);
     return value;
-}
-
-static int starts_with(const char* text, const char* prefix) { return strncmp(text, prefix, strlen(prefix)) == 0; }
-
-static int wait_for(const char* path) {
-    const struct timespec tick = {0, 10 * 1000 * 1000};
-    for (int i = 0; i < 2000; ++i) { /* 20 s */
-        if (access(path, F_OK) == 0) return 0;
-        nanosleep(&tick, NULL);
-    }
-    return -1;
 }
 
 /* The graph index of STEP's argument after `prefix`, or -1 (after saying why) when there is no such graph. */

@@ -35,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host_steps.h"
+
 #include <gpupart/libsmctrl.h>
 
 #define DESCRIPTOR_BYTES 512
@@ -83,8 +85,6 @@ static int driver(void) {
     RESOLVE(library, launch, "cuLaunchKernel");
     return 0;
 }
-
-static int starts_with(const char* text, const char* prefix) { return strncmp(text, prefix, strlen(prefix)) == 0; }
 
 static int bad(const char* step) {
     fprintf(stderr, "smctrl_host: bad step %s\n", step);
@@ -251,15 +251,6 @@ static int info_step(const char* step) {
     }
     result_line(what, error);
     return 0;
-}
-
-static int wait_for(const char* path) {
-    const struct timespec tick = {0, 10 * 1000 * 1000};
-    for (int i = 0; i < 2000; ++i) { /* 20 s */
-        if (access(path, F_OK) == 0) return 0;
-        nanosleep(&tick, NULL);
-    }
-    return -1;
 }
 
 static int run_step(const char* step);
