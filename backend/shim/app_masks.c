@@ -19,6 +19,7 @@ struct stream_entry {
     uint32_t used;
     uint32_t shown;             /* index in slot->app.streams + 1; 0 = counted in streams_hidden */
     uint32_t disable[4];
+    uint64_t born;              /* writers only: creation order, so the oldest hidden stream is shown first */
 };
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t g_seq;
@@ -28,6 +29,7 @@ static uint32_t g_stream_count;
 static struct stream_entry g_streams[TABLE_SIZE];
 static uint32_t g_in_use;              /* relaxed: the launch path's fast exit while the API was never used */
 static uint32_t g_shown, g_hidden;     /* writers only */
+static uint64_t g_births;              /* writers only */
 static uint32_t g_real_known[GPUPART_MAX_GPUS]; /* release-stored after g_real[gpu], never changed after */
 static uint32_t g_real[GPUPART_MAX_GPUS][4];
 
@@ -226,6 +228,7 @@ int gpupart_app_set_stream(uint64_t stream, const uint32_t disable[4]) {
     }
     const uint32_t odd = gpupart_seq_write_begin(&g_seq);
     if (!e->used) gpupart_payload_store32(&g_stream_count, g_stream_count + 1);
+    if (!e->used) e->born = ++g_births;
     store_entry(e, stream, 1u, shown, disable);
     gpupart_seq_write_end(&g_seq, odd);
     publish_locked();
@@ -246,16 +249,18 @@ static void move_shown(uint32_t last, uint32_t place) {
     }
 }
 
-/* Gives the first hidden stream slot place `place` (a fresh launch count). */
+/* Gives the oldest hidden stream slot place `place` (a fresh launch count). Oldest, not first in the
+ * table: table order follows stream addresses, so which stream appeared would change from run to run. */
 static void show_hidden(uint32_t place) {
+    struct stream_entry* oldest = NULL;
     for (uint32_t i = 0; i < TABLE_SIZE; ++i) {
         struct stream_entry* e = &g_streams[i];
-        if (!e->used || e->shown != 0) continue;
-        gpupart_store64(&gpupart_shim_slot()->app.streams[place - 1].launches, 0);
-        gpupart_payload_store32(&e->shown, place);
-        --g_hidden;
-        return;
+        if (e->used && e->shown == 0 && (oldest == NULL || e->born < oldest->born)) oldest = e;
     }
+    if (oldest == NULL) return;
+    gpupart_store64(&gpupart_shim_slot()->app.streams[place - 1].launches, 0);
+    gpupart_payload_store32(&oldest->shown, place);
+    --g_hidden;
 }
 
 void gpupart_app_forget_stream(uint64_t stream) {
@@ -275,6 +280,7 @@ void gpupart_app_forget_stream(uint64_t stream) {
         const uint32_t home = home_of(g_streams[j].stream);
         if (((j - home) & (TABLE_SIZE - 1)) < ((j - hole) & (TABLE_SIZE - 1))) continue;
         store_entry(&g_streams[hole], g_streams[j].stream, 1u, g_streams[j].shown, g_streams[j].disable);
+        g_streams[hole].born = g_streams[j].born;
         store_entry(&g_streams[j], 0, 0u, 0u, none);
         hole = j;
     }

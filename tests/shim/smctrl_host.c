@@ -19,6 +19,7 @@
  *     lasterror                       gpupart_last_error()                    -> "lasterror <text>" ("none" when empty)
  *     extra:N:HEX                     N more streams, each with stream mask HEX -> "extra N ok" | the first error
  *     launchextra:I / destroyextra:I  a launch on / destroying extra stream I (0-based) -> as launch: / destroy:
+ *     whereextra:I                    where extra stream I is                 -> "extra I at 0x..."
  *     device:N, thread:A+B+C, ready:FILE, wait:FILE, pid   as in shim_host.c
  * Exit status: 0 (API errors are printed, they are results), 1 for a bad step or a driver call that failed,
  * 2 when a wait gives up.
@@ -262,7 +263,7 @@ static void* thread_steps(void* argument) {
     return (void*)status;
 }
 
-/* extra:N:HEX, launchextra:I, destroyextra:I: more streams than the app block shows (64). */
+/* extra:N:HEX, launchextra:I, destroyextra:I, whereextra:I: more streams than the app block shows (64). */
 static int extra_step(const char* step) {
     if (driver() != 0) return 1;
     char* end = NULL;
@@ -286,6 +287,8 @@ static int extra_step(const char* step) {
     } else if (starts_with(step, "destroyextra:")) {
         if (g_cu.stream_destroy(g_extra[n]) != 0) return 1;
         printf("destroyed extra %ld\n", n);
+    } else if (starts_with(step, "whereextra:")) {
+        printf("extra %ld at %p\n", n, g_extra[n]);
     } else {
         if (g_cu.launch(NULL, 1, 1, 1, 32, 1, 1, 0, g_extra[n], NULL, NULL) != 0) return 1;
         char prefix[40];
@@ -336,7 +339,8 @@ static int run_step(const char* step) {
     } else if (starts_with(step, "gpcs") || starts_with(step, "tpcs") || starts_with(step, "makemask") ||
                starts_with(step, "null:")) {
         status = info_step(step);
-    } else if (starts_with(step, "extra:") || starts_with(step, "launchextra:") || starts_with(step, "destroyextra:")) {
+    } else if (starts_with(step, "extra:") || starts_with(step, "launchextra:") || starts_with(step, "destroyextra:") ||
+               starts_with(step, "whereextra:")) {
         status = extra_step(step);
     } else if (starts_with(step, "newstream:") || starts_with(step, "destroy:") || starts_with(step, "launch") ||
                starts_with(step, "device:")) {
