@@ -87,6 +87,7 @@ JobCompType=jobcomp/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SchedulerType=sched/backfill
+SchedulerParameters=bf_interval=1
 GresTypes=tpc
 PlugStackConfig=$cluster/etc/plugstack.conf
 MpiDefault=none
