@@ -79,6 +79,12 @@ std::string slurm_conf_text(const std::vector<Gpu>& gpus, const std::string& nod
     std::string gres_conf;
     std::vector<std::string> node_gres, typed_tres;
     for (const Gpu& gpu : gpus) {
+        // A count from unknown mask bits would be 0, and Slurm would quietly offer nothing on that GPU.
+        if (!mask_bits_known(gpu))
+            throw UserError(fmt::format(
+                "GPU {}'s TPC mask bits are not known ({}), so its tpc Count cannot be written: run `gpupart probe "
+                "--gpu {}` on this node first (gpupart-probe.service probes every GPU at boot)",
+                gpu.index, mask_bits_unknown_reason(gpu), gpu.index));
         const int tpcs = real_tpcs(gpu).count();
         gres_conf += fmt::format("NodeName={} Name=tpc Type=gpu{} Count={} Flags=CountOnly  # {} {}\n", node, gpu.index, tpcs,
                                  gpu_display_name(gpu), gpu_key(gpu));

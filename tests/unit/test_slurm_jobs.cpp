@@ -92,6 +92,23 @@ TEST(SlurmGres, TheConfigurationCountsEachGpusRealTpcs) {
     EXPECT_NE(text.find("\nrequired /p/gpupart_spank.so\n"), std::string::npos);
 }
 
+TEST(SlurmGres, AGpuWhoseMaskBitsAreUnknownIsRefusedNotCountedAsZero) {
+    Gpu unprobed = h200();
+    unprobed.index = 1;
+    for (Tpc& tpc : unprobed.tpcs) {
+        tpc.mask_bit.reset();
+        tpc.mask_bit_note = "run `gpupart probe`: not probed";
+    }
+    try {
+        slurm_conf_text({h200(), unprobed}, "node7", "/p/gpupart_spank.so");
+        FAIL() << "a GPU without mask bits was written with a count";
+    } catch (const UserError& error) {
+        EXPECT_EQ(std::string(error.what()),
+                  "GPU 1's TPC mask bits are not known (run `gpupart probe`: not probed), so its tpc Count cannot be "
+                  "written: run `gpupart probe --gpu 1` on this node first (gpupart-probe.service probes every GPU at boot)");
+    }
+}
+
 TEST(SlurmJobs, StepsBelongToTheirJob) {
     EXPECT_EQ(job_of_step("slurm:12.0"), "slurm:12");
     EXPECT_EQ(job_of_step("slurm:12.batch"), "slurm:12");
