@@ -113,6 +113,8 @@ GPUPART_REGISTRY_DIR=$registries/$A "$gpupart" list --json > "$work/list-a.json"
 check "gpupart list on the claim's registry shows it with A's TPCs, applied" \
     python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["processes"]; sys.exit(not (len(p)==1 and p[0]["pid"]==int(sys.argv[2]) and p[0]["gpus"][0]["requested"]["tpcs"]==p[0]["gpus"][0]["shim"]["applied_tpcs"]==sys.argv[3]))' \
     "$work/list-a.json" "$a_pid" "$(field "$work/a.json" claim.tpcs)"
+check "gpupart list names the process's job: the claim's" \
+    [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["processes"][0].get("job"))' "$work/list-a.json")" = "$(field "$work/a.json" claim.job)" ]
 kill -KILL "$a_pid"; wait "$a_pid" 2> /dev/null  # the pod is killed; the kubelet then unprepares
 
 # ---- Unprepare: spec, registry (with the dead process's slot) and TPCs go; a second one is no error ----
