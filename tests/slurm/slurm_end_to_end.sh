@@ -8,52 +8,25 @@
 # scancel frees a job's TPCs; a killed slurmstepd's TPCs are swept; a live `gpupart set` of one job onto
 # another job's TPCs is refused, within its own or onto free ones it works and moves the job's reservation.
 #   slurm_end_to_end.sh GPUPART SPANK_SO SHIM_SO FAKE_DRIVER_DIR SHIM_HOST WORK_DIR
-set -u
-gpupart=$1 spank=$2 shim=$3 fake=$4/libcuda.so.1 host=$5 work=$6
-rm -rf "$work" && mkdir -p "$work"/jobs
-chmod 0755 "$work"
-# shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
-. "$(dirname "$0")/../lib/checks.sh"
-# shellcheck source-path=SCRIPTDIR source=slurm_cluster.sh
-. "$(dirname "$0")/slurm_cluster.sh"
-unset LD_PRELOAD GPUPART_TPCS GPUPART_REAL_TPCS GPUPART_JOB CUDA_VISIBLE_DEVICES FAKE_CUDA_GPUS CUDA_MPS_PIPE_DIRECTORY
-export GPUPART_REGISTRY_DIR=$work/registry GPUPART_JOURNAL=$work/history.jsonl
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0  # jobs preload the shim (asan preset)
-mkdir -m 1777 "$GPUPART_REGISTRY_DIR"
+# shellcheck source-path=SCRIPTDIR source=slurm_test_lib.sh
+. "$(dirname "$0")/slurm_test_lib.sh" "$@"  # gpupart, spank, shim, fake, host, work; registry, cleanup, helpers
 S=(--snapshot builtin:h200)  # the test double's GPU
 G0=GPU-00000000-0000-0000-0000-000000000001
-node=gpupart-ctest
-trap 'cluster_stop; end_background_jobs' EXIT
-trap 'exit 1' INT TERM
+node="gpupart-ctest"
 
-json() {  # json FILE EXPRESSION: EXPRESSION of the document `d`, printed
-    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
-}
-job_state() { squeue -h -j "$1" -o %T 2> /dev/null; }
-is_state() { [ "$(job_state "$1")" = "$2" ]; }
-job_gone() { [ -z "$(job_state "$1")" ]; }
 submit() {  # submit NAME SBATCH-OPTIONS... : a job whose task is the stand-in CUDA program; its id in $job
     local name=$1
     shift
     job=$(sbatch --parsable -J "$name" -o "$work/jobs/$name.out" -e "$work/jobs/$name.err" "$@" \
         --wrap "exec $host load:$fake launch:0x40 ready:$work/jobs/$name.ready wait:$work/jobs/$name.go launch:0x40")
 }
-started() { await_condition 30 test -e "$work/jobs/$1.ready"; }
-list_json() { "$gpupart" list --json > "$work/$1.json" 2> "$work/$1.err"; }
 # The process of job step $2 in list file $1: field $3 of it.
 process_of() { json "$work/$1.json" "[p for p in d['processes'] if p.get('job') == '$2'][0]$3"; }
 mask_of() { process_of "$1" "$2" "['gpus'][0]['requested']['mask']"; }
 tpcs_of() { process_of "$1" "$2" "['gpus'][0]['requested']['tpcs']"; }
-count_of() { python3 -c 'import sys; print(bin(int(sys.argv[1], 16)).count("1"))' "$1"; }
-disjoint() { python3 -c 'import sys; sys.exit(0 if int(sys.argv[1], 16) & int(sys.argv[2], 16) == 0 else 1)' "$1" "$2"; }
 # The descriptor line the task printed for its first launch carries the complement of its mask (disable bits).
 descriptor_carries() {  # descriptor_carries NAME MASK
-    local words
-    words=$(python3 -c '
-import sys
-m = ~int(sys.argv[1], 16) & (1 << 128) - 1
-print(",".join("0x%08x" % ((m >> (32 * i)) & 0xffffffff) for i in range(4)))' "$2")
-    grep -qF "launch version=0x40 callback=1 word0=0xda5a5a5a mask=$words " "$work/jobs/$1.out"
+    grep -qF "launch version=0x40 callback=1 word0=0xda5a5a5a mask=$(disable_words "$2") " "$work/jobs/$1.out"
 }
 
 # ---- 1. the configuration comes from `gpupart slurm conf`; the cluster starts ------------------------
@@ -63,10 +36,7 @@ check "slurm conf: one tpc type for the GPU, Count = its 66 real TPCs" \
     contains "$work/conf.txt" "NodeName=$node Name=tpc Type=gpu0 Count=66 Flags=CountOnly"
 check "slurm conf: the node's Gres" contains "$work/conf.txt" "NodeName=$node Gres=tpc:gpu0:66"
 check "slurm conf: the plugstack line" contains "$work/conf.txt" "required $spank"
-gres_conf=$(grep '^NodeName=.* Name=tpc ' "$work/conf.txt" | sed 's/  #.*//')
-node_gres=$(sed -n 's/^NodeName=.* Gres=\([^ ]*\).*/\1/p' "$work/conf.txt")
-cluster_start "$work/cluster" "$node" "$gres_conf" "$node_gres" \
-    "required $spank gpupart=$gpupart snapshot=builtin:h200 registry=$GPUPART_REGISTRY_DIR shim=$shim"
+cluster_from_conf "$work/conf.txt" "$node" "gpupart=$gpupart snapshot=builtin:h200 registry=$GPUPART_REGISTRY_DIR shim=$shim"
 check "cluster: the node offers 66 TPCs" contains <(scontrol show node "$node") "Gres=tpc:gpu0:66"
 
 # Where gpupart itself puts 16 TPCs on the empty GPU: the job must get exactly that.

@@ -8,18 +8,8 @@
 # jobs there, and sees both GPUs; the floorswept GPU's mask holds no hole; `gpupart slurm jobs` per GPU; a
 # request without a type that Slurm splits over two GPUs is placed on each GPU with the count Slurm gave it.
 #   slurm_multi_gpu.sh GPUPART SPANK_SO SHIM_SO FAKE_DRIVER_DIR SHIM_HOST WORK_DIR
-set -u
-gpupart=$1 spank=$2 shim=$3 fake=$4/libcuda.so.1 host=$5 work=$6
-rm -rf "$work" && mkdir -p "$work"/jobs
-chmod 0755 "$work"
-# shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
-. "$(dirname "$0")/../lib/checks.sh"
-# shellcheck source-path=SCRIPTDIR source=slurm_cluster.sh
-. "$(dirname "$0")/slurm_cluster.sh"
-unset LD_PRELOAD GPUPART_TPCS GPUPART_REAL_TPCS GPUPART_JOB CUDA_VISIBLE_DEVICES CUDA_MPS_PIPE_DIRECTORY
-export GPUPART_REGISTRY_DIR=$work/registry GPUPART_JOURNAL=$work/history.jsonl
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0  # jobs preload the shim (asan preset)
-mkdir -m 1777 "$GPUPART_REGISTRY_DIR"
+# shellcheck source-path=SCRIPTDIR source=slurm_test_lib.sh
+. "$(dirname "$0")/slurm_test_lib.sh" "$@"  # gpupart, spank, shim, fake, host, work; registry, cleanup, helpers
 snapshot=$(cd "$(dirname "$0")/../fixtures/multi-gpu" && pwd)/three-gpus.json
 S=(--snapshot "$snapshot")
 U0=GPU-e019853f-a4a4-3629-5365-9ff6caee6a2c  # GPU 0: the recorded H100, 66 TPCs
@@ -28,15 +18,7 @@ U2=GPU-3ecd459c-0b85-7603-9390-0000000000f3  # GPU 2: TPC bits 0-3 are holes the
 export FAKE_CUDA_GPUS=$U0,$U1,$U2            # the machine the test double plays; jobs inherit it (sbatch --export=ALL)
 export HOST_WAIT_SECONDS=120                 # jobs a and b must outlive the later jobs' scheduling (ended by .go files)
 node="gpupart-ctest-3gpu"
-trap 'cluster_stop; end_background_jobs' EXIT
-trap 'exit 1' INT TERM
 
-json() {  # json FILE EXPRESSION: EXPRESSION of the document `d`, printed
-    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
-}
-job_state() { squeue -h -j "$1" -o %T 2> /dev/null; }
-is_state() { [ "$(job_state "$1")" = "$2" ]; }
-job_gone() { [ -z "$(job_state "$1")" ]; }
 submit() {  # submit NAME SBATCH-OPTIONS... : the stand-in CUDA program launching on each device it sees; id in $job
     local name=$1
     shift
@@ -49,8 +31,6 @@ submit_two() {  # as submit, launching on devices 0 and 1
     job=$(sbatch --parsable -J "$name" -o "$work/jobs/$name.out" -e "$work/jobs/$name.err" "$@" --wrap \
         "echo visible=\$CUDA_VISIBLE_DEVICES; exec $host load:$fake device:0 launch:0x40 device:1 launch:0x40 ready:$work/jobs/$name.ready wait:$work/jobs/$name.go")
 }
-started() { await_condition 30 test -e "$work/jobs/$1.ready"; }
-list_json() { "$gpupart" list --json > "$work/$1.json" 2> "$work/$1.err"; }
 # The GPU entries (uuid, requested TPCs, applied TPCs) of job step $2's process in list file $1.
 gpus_of() {
     json "$work/$1.json" "[(g['uuid'], g['requested']['tpcs'], g['shim']['applied_tpcs']) for p in d['processes'] if p.get('job') == '$2' for g in p['gpus'] if g['requested']['tpcs'] != 'all']"
@@ -58,16 +38,9 @@ gpus_of() {
 mask_on() {  # mask_on LIST STEP UUID: the step's mask on that GPU (hex)
     json "$work/$1.json" "[g['requested']['mask'] for p in d['processes'] if p.get('job') == '$2' for g in p['gpus'] if g['uuid'] == '$3'][0]"
 }
-count_of() { python3 -c 'import sys; print(bin(int(sys.argv[1], 16)).count("1"))' "$1"; }
-disjoint() { python3 -c 'import sys; sys.exit(0 if int(sys.argv[1], 16) & int(sys.argv[2], 16) == 0 else 1)' "$1" "$2"; }
 # The n-th launch line (1-based) the task printed carries the complement (disable bits) of MASK.
 launch_carries() {  # launch_carries NAME N MASK
-    local words
-    words=$(python3 -c '
-import sys
-m = ~int(sys.argv[1], 16) & (1 << 128) - 1
-print(",".join("0x%08x" % ((m >> (32 * i)) & 0xffffffff) for i in range(4)))' "$3")
-    grep 'launch version=0x40' "$work/jobs/$1.out" | sed -n "$2p" | grep -qF "callback=1 word0=0xda5a5a5a mask=$words "
+    grep 'launch version=0x40' "$work/jobs/$1.out" | sed -n "$2p" | grep -qF "callback=1 word0=0xda5a5a5a mask=$(disable_words "$3") "
 }
 jobs_on() {  # jobs_on GPU-UUID: "job:count" pairs `gpupart slurm jobs --json` lists on that GPU
     "$gpupart" slurm jobs --json > "$work/jobs-now.json" &&
@@ -80,10 +53,7 @@ check "slurm conf: exits 0" [ "$rc" -eq 0 ]
 check "slurm conf: GPU 0, 66 TPCs" contains "$work/conf.txt" "NodeName=$node Name=tpc Type=gpu0 Count=66 Flags=CountOnly"
 check "slurm conf: GPU 2 counts its 62 real TPCs, not 66" contains "$work/conf.txt" "NodeName=$node Name=tpc Type=gpu2 Count=62 Flags=CountOnly"
 check "slurm conf: the node's Gres has all three" contains "$work/conf.txt" "NodeName=$node Gres=tpc:gpu0:66,tpc:gpu1:66,tpc:gpu2:62"
-gres_conf=$(grep '^NodeName=.* Name=tpc ' "$work/conf.txt" | sed 's/  #.*//')
-node_gres=$(sed -n 's/^NodeName=.* Gres=\([^ ]*\).*/\1/p' "$work/conf.txt")
-cluster_start "$work/cluster" "$node" "$gres_conf" "$node_gres" \
-    "required $spank gpupart=$gpupart snapshot=$snapshot registry=$GPUPART_REGISTRY_DIR shim=$shim"
+cluster_from_conf "$work/conf.txt" "$node" "gpupart=$gpupart snapshot=$snapshot registry=$GPUPART_REGISTRY_DIR shim=$shim"
 check "cluster: the node offers the three GPUs' TPCs" contains <(scontrol show node "$node") "Gres=tpc:gpu0:66,tpc:gpu1:66,tpc:gpu2:62"
 
 # ---- 2. 16 TPCs of GPU 1: there only, and the job sees only GPU 1 ------------------------------------
