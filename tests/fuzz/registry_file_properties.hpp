@@ -1,9 +1,9 @@
 #pragma once
 // What must hold for ANY bytes a local user can write into a registry file (issue 15): a slot file, a
-// profile rules table or an SMLP component file (issue 22). Shared by the libFuzzer target
+// profile rules table, an SMLP component file or a GPC map (issue 22). Shared by the libFuzzer target
 // (fuzz_registry_files.cpp) and the corpus replay in every build (test_fuzz_corpus.cpp). Input: one
-// selector byte (odd: rules table; even below 0x80: slot file; even from 0x80: SMLP component), then the
-// file's bytes. The file is written for real into a private registry, then read as the front ends
+// selector byte (odd: rules table; even below 0x80: slot file; even 0x80-0xDE: SMLP component; even from
+// 0xE0: GPC map of the GPU kFuzzGpu), then the file's bytes. The file is written for real into a private registry, then read as the front ends
 // and the shim read it. Returns "" when every property holds, else what broke.
 #include <cstdint>
 #include <cstdio>
@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "controller/rules_table.hpp"
+#include "registry/gpcs_file.h"
 #include "registry/registry.hpp"
 #include "registry/registry_slot.h"
 #include "registry/slot_file.hpp"
@@ -134,6 +135,49 @@ inline std::string check_smlp_bytes(const FuzzRegistry& registry, std::string_vi
     return "";
 }
 
+// The GPU whose map the GPC-map inputs are read as (GPU-00010203-0405-0607-0809-0a0b0c0d0e0f).
+inline gpupart_gpu_uuid fuzz_gpu() {
+    const unsigned char bytes[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    gpupart_gpu_uuid uuid{};
+    gpupart_uuid_from_bytes(bytes, &uuid);
+    return uuid;
+}
+
+// A GPC map as libgpupart reads it (libsmctrl_get_gpc_info): either refused with a documented error, or
+// a map of this GPU whose GPCs are non-empty, disjoint and make up exactly its real TPCs.
+inline std::string check_gpcs_bytes(const FuzzRegistry& registry, std::string_view bytes) {
+    const gpupart_gpu_uuid uuid = fuzz_gpu();
+    char path[600];
+    if (gpupart_gpcs_path(registry.user_dir.c_str(), &uuid, path, sizeof path) != 0) return "no GPC map path";
+    { std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size())); }
+    gpupart_gpcs_file map{};
+    const int error = gpupart_gpcs_read(registry.user_dir.c_str(), static_cast<std::uint32_t>(::getuid()), &uuid, &map);
+    std::filesystem::remove(path);
+    if (error != 0) {
+        if (error == -EPERM || error == -EPROTO || error == -EINVAL || error == -EIO) return "";
+        return "a GPC map refused with an undocumented error " + std::to_string(error);
+    }
+    if (bytes.size() != sizeof map) return "a GPC map of the wrong size accepted";
+    if (std::memcmp(&map.uuid, &uuid, sizeof uuid) != 0) return "another GPU's map accepted";
+    if (map.gpc_count == 0 || map.gpc_count > GPUPART_MAX_GPCS) return "a map of no GPC or too many accepted";
+    std::uint32_t seen[4] = {0, 0, 0, 0};
+    unsigned tpcs = 0;
+    for (std::uint32_t g = 0; g < map.gpc_count; ++g) {
+        std::uint32_t any = 0;
+        for (int w = 0; w < 4; ++w) {
+            if ((seen[w] & map.gpc_tpcs[g][w]) != 0) return "two GPCs share a TPC in an accepted map";
+            seen[w] |= map.gpc_tpcs[g][w];
+            any |= map.gpc_tpcs[g][w];
+            tpcs += static_cast<unsigned>(__builtin_popcount(map.gpc_tpcs[g][w]));
+        }
+        if (any == 0) return "an empty GPC in an accepted map";
+    }
+    for (int w = 0; w < 4; ++w)
+        if (seen[w] != map.real_tpcs[w]) return "GPCs that do not make up the real TPCs in an accepted map";
+    if (tpcs != map.tpc_count) return "a TPC count that is not the real TPCs' in an accepted map";
+    return "";
+}
+
 inline std::string check_registry_file_properties(std::string_view input) {
     static const FuzzRegistry registry;
     if (registry.user_dir.empty()) return "cannot make the fuzz registry";
@@ -141,6 +185,7 @@ inline std::string check_registry_file_properties(std::string_view input) {
     const auto selector = static_cast<unsigned char>(input[0]);
     input.remove_prefix(1);
     if ((selector & 1u) != 0) return check_rules_bytes(registry, input);
+    if (selector >= 0xE0) return check_gpcs_bytes(registry, input);
     return selector >= 0x80 ? check_smlp_bytes(registry, input) : check_slot_bytes(registry, input);
 }
 

@@ -42,3 +42,25 @@ TEST(RegistryFilesFuzzCorpus, EveryFileKeepsTheProperties) {
     }
     EXPECT_GE(files, 6);
 }
+
+// The GPC-map seeds reach both sides of the reader: the valid one is accepted (so the fuzzer starts from
+// a map whose properties are checked), the broken ones are refused.
+TEST(RegistryFilesFuzzCorpus, TheGpcMapSeedsAreAcceptedAndRefusedAsNamed) {
+    static const gpupart::fuzz::FuzzRegistry registry;
+    ASSERT_FALSE(registry.user_dir.empty());
+    const gpupart_gpu_uuid uuid = gpupart::fuzz::fuzz_gpu();
+    char path[600];
+    ASSERT_EQ(gpupart_gpcs_path(registry.user_dir.c_str(), &uuid, path, sizeof path), 0);
+    for (const auto& [seed, expected] : {std::pair<const char*, int>{"gpcs-valid", 0}, {"gpcs-gpcs-overlap", -EPROTO},
+                                         {"gpcs-other-gpu", -EPROTO}, {"gpcs-truncated", -EPERM},
+                                         {"gpcs-count-wrong", -EPROTO}}) {
+        std::ifstream in(std::string(GPUPART_FUZZ_REGISTRY_CORPUS) + "/" + seed, std::ios::binary);
+        std::stringstream bytes;
+        bytes << in.rdbuf();
+        const std::string file = bytes.str().substr(1);  // after the selector byte
+        std::ofstream(path, std::ios::binary | std::ios::trunc) << file;
+        gpupart_gpcs_file map{};
+        EXPECT_EQ(gpupart_gpcs_read(registry.user_dir.c_str(), static_cast<std::uint32_t>(::getuid()), &uuid, &map), expected)
+            << seed;
+    }
+}
