@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Inside a brand-new Debian 12 root (.ci/run): the README's test command, then checks that its build made
-# the app of the first command and that the app starts, then the .deb from that same build, into /share.
+# the app of the first command and that the app starts, then the .debs from that same build, into /share.
 set -euo pipefail
 start=$(date +%s)
 # One command a line: under `set -e` a failure inside an `a && b && c` list does not stop the script.
@@ -16,7 +16,8 @@ echo "== README app command: its build made build/default/app/gpupart-gui, and i
 
 echo "== .deb (cpack) from the same build"
 (cd build/default && cpack -G DEB)
-cp build/default/gpupart_*_amd64.deb build/default/gpupart-dbgsym_*_amd64.ddeb /share/
+cp build/default/gpupart_*_amd64.deb build/default/libgpupart1_*_amd64.deb build/default/libgpupart-dev_*_amd64.deb \
+   build/default/gpupart-dbgsym_*_amd64.ddeb build/default/libgpupart1-dbgsym_*_amd64.ddeb /share/
 mkdir -p /share/fake-driver
 cp build/default/tests/shim/fake-driver/libcuda.so.1 /share/fake-driver/
 cp build/default/tests/shim/gpupart_shim_host /share/

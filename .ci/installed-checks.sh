@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
-# Inside a brand-new Debian 12 root (.ci/run): installs the .deb from /share the way a user would, then runs
+# Inside a brand-new Debian 12 root (.ci/run): installs the .debs from /share the way a user would, then runs
 # the installed programs from their installed paths only (never the clone's build tree, which is not
 # there): the postinst's group and registry, the systemd units (systemd-analyze verify), topology, list,
-# run under the fake CUDA driver, the man pages, bash completion, the GUI offscreen.
-#   .ci/installed-checks.sh   (/share holds gpupart_*.deb, and fake-driver/libcuda.so.1 and gpupart_shim_host
+# run under the fake CUDA driver, the man pages, bash completion, a program built against libgpupart-dev,
+# the GUI offscreen.
+#   .ci/installed-checks.sh   (/share holds the three .debs, and fake-driver/libcuda.so.1 and gpupart_shim_host
 #                              from tests/shim)
 set -euo pipefail
 shopt -s nullglob
-debs=(/share/gpupart_*_amd64.deb)
-[ ${#debs[@]} -eq 1 ] || { echo "installed-checks: expected one /share/gpupart_*_amd64.deb, found ${#debs[@]}" >&2; exit 1; }
+debs=(/share/gpupart_*_amd64.deb /share/libgpupart1_*_amd64.deb /share/libgpupart-dev_*_amd64.deb)
+[ ${#debs[@]} -eq 3 ] || { echo "installed-checks: expected gpupart, libgpupart1 and libgpupart-dev in /share, found ${debs[*]}" >&2; exit 1; }
 fail() { echo "installed-checks: $*" >&2; exit 1; }
 
-echo "== apt-get install ${debs[0]##*/} (and man-db, to read its man pages; systemd, to verify its units)"
+echo "== apt-get install ${debs[*]##*/} (and man-db, to read its man pages; systemd, to verify its units; gcc, to build against libgpupart-dev)"
 apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${debs[0]}" man-db systemd > /tmp/apt.log \
-    || { cat /tmp/apt.log; fail "apt-get install failed"; }
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${debs[@]}" man-db systemd gcc libc6-dev \
+    > /tmp/apt.log || { cat /tmp/apt.log; fail "apt-get install failed"; }
 cd /tmp  # from here on only installed files run (and the clone's .ci/gui-starts.sh); no build tree exists
 [ "$(command -v gpupart)" = /usr/bin/gpupart ] || fail "gpupart is not /usr/bin/gpupart"
 
@@ -77,6 +78,17 @@ head -4 /tmp/man.txt
 
 echo "== bash completion"
 bash -c '. /usr/share/bash-completion/completions/gpupart && complete -p gpupart'
+
+echo "== a program written against libsmctrl's names, built with the installed <gpupart/libsmctrl.h> and -lgpupart"
+# tests/shim/libsmctrl_style.c from the clone, linked with the test double of libcuda: the installed
+# libgpupart.so.1 must apply each kind of mask it sets ("relinked unchanged", docs/api.md).
+gcc -Wall -Werror -I/usr/include/gpupart -o /tmp/libsmctrl_style /work/gpupart/tests/shim/libsmctrl_style.c -lgpupart \
+    /share/fake-driver/libcuda.so.1 || fail "cannot build against libgpupart-dev"
+ldd /tmp/libsmctrl_style | grep -q "libgpupart.so.1 => /usr/lib/x86_64-linux-gnu/libgpupart.so.1" ||
+    fail "the program does not use the installed libgpupart.so.1: $(ldd /tmp/libsmctrl_style)"
+LD_LIBRARY_PATH=/share/fake-driver /tmp/libsmctrl_style > /tmp/style.txt || { cat /tmp/style.txt; fail "libsmctrl_style failed"; }
+cat /tmp/style.txt
+grep -qx "All tests passed!" /tmp/style.txt || fail "libsmctrl_style did not pass"
 
 echo "== gpupart-gui offscreen"
 /work/gpupart/.ci/gui-starts.sh /usr/bin/gpupart-gui
