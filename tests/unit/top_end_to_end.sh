@@ -8,41 +8,9 @@ set -u
 gpupart=$1
 work=$2
 shots=${3:-}
-if ! command -v tmux > /dev/null; then
-    echo "SKIP: tmux is not installed (apt-get install tmux): the terminal view is not tested"
-    exit 77
-fi
-rm -rf "$work" && mkdir -p "$work"
-export GPUPART_REGISTRY_DIR=$work/registry GPUPART_JOURNAL=$work/history.jsonl  # never the machine's or the user's
-export XDG_CONFIG_HOME=$(cd "$work" && pwd)/config  # nor the user's toprc (absolute: XDG ignores a relative one)
-export LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color PS1='$ '
 socket=gpupart-top-test-$$
-tmx() { tmux -L "$socket" -f /dev/null "$@"; }
-cleanup() {
-    tmx kill-server > /dev/null 2>&1
-    "$gpupart" demo stop > /dev/null 2>&1  # no demo worker outlives the test
-}
-trap cleanup EXIT
-# A test killed outright (a ctest timeout) runs no trap: this watcher cleans up once the test is gone.
-( while kill -0 $$ 2> /dev/null; do sleep 1; done; cleanup ) > /dev/null 2>&1 &
-# shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
-. "$(dirname "$0")/../lib/checks.sh"  # check, contains, lacks, matches, checks_summary
-
-screen=$work/screen.txt
-capture() { tmx capture-pane -p -t top > "$screen"; }
-# wait_for TEXT: until the screen shows TEXT (20 s at most: sanitizer builds on a loaded machine are slow);
-# the screen is left in $screen.
-wait_for() {
-    for _ in $(seq 1 200); do
-        capture
-        grep -qF -- "$1" "$screen" && return 0
-        sleep 0.1
-    done
-    echo "--- screen while waiting for '$1':" >&2
-    cat "$screen" >&2
-    return 1
-}
-save() { if [ -n "$shots" ]; then mkdir -p "$shots" && cp "$screen" "$shots/$1"; fi; }
+# shellcheck source-path=SCRIPTDIR source=top_tmux_lib.sh
+. "$(dirname "$0")/top_tmux_lib.sh"  # skip without tmux, private registry, tmx, cleanup, checks, capture, wait_for, save
 # laid_out_for ROWS: the frame was laid out for this size: header on the first row, footer on row ROWS
 # (a frame of the old size would be cropped or short).
 laid_out_for() { [ "$(sed -n 1p "$screen" | cut -c1-11)" = "gpupart top" ] && [ "$(sed -n "$1p" "$screen" | cut -c1-6)" = "F1Help" ]; }

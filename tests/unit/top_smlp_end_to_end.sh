@@ -10,38 +10,9 @@ gpupart=$1
 fixture=$2
 work=$3
 shots=${4:-}
-if ! command -v tmux > /dev/null; then
-    echo "SKIP: tmux is not installed (apt-get install tmux): the terminal view is not tested"
-    exit 77
-fi
-rm -rf "$work" && mkdir -p "$work"
-export GPUPART_REGISTRY_DIR=$work/registry GPUPART_JOURNAL=$work/history.jsonl
-export XDG_CONFIG_HOME=$(cd "$work" && pwd)/config
-export LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color PS1='$ '
 socket=gpupart-top-smlp-test-$$
-tmx() { tmux -L "$socket" -f /dev/null "$@"; }
-cleanup() {
-    tmx kill-server > /dev/null 2>&1
-    "$gpupart" demo stop > /dev/null 2>&1
-}
-trap cleanup EXIT
-( while kill -0 $$ 2> /dev/null; do sleep 1; done; cleanup ) > /dev/null 2>&1 &
-# shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
-. "$(dirname "$0")/../lib/checks.sh"
-
-screen=$work/screen.txt
-capture() { tmx capture-pane -p -t top > "$screen"; }
-wait_for() {
-    for _ in $(seq 1 200); do
-        capture
-        grep -qF -- "$1" "$screen" && return 0
-        sleep 0.1
-    done
-    echo "--- screen while waiting for '$1':" >&2
-    cat "$screen" >&2
-    return 1
-}
-save() { if [ -n "$shots" ]; then mkdir -p "$shots" && cp "$screen" "$shots/$1"; fi; }
+# shellcheck source-path=SCRIPTDIR source=top_tmux_lib.sh
+. "$(dirname "$0")/top_tmux_lib.sh"  # skip without tmux, private registry, tmx, cleanup, checks, capture, wait_for, save
 
 snapshot=()
 for vendor in /sys/bus/pci/devices/*/vendor; do grep -q 0x10de "$vendor" 2> /dev/null && snapshot=(--snapshot builtin:h200); done

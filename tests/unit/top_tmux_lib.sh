@@ -1,0 +1,40 @@
+# shellcheck shell=bash disable=SC2034,SC2154,SC2155  # screen for, and gpupart, work, shots, socket from, the sourcing test
+# What the `gpupart top` terminal tests (top_end_to_end.sh, top_smlp_end_to_end.sh) share, sourced after they
+# set gpupart, work (emptied here), shots (a screenshot directory, or "") and socket (their tmux socket's name).
+# Exits 77 (ctest: skipped) when tmux is missing. Gives a private registry, journal and config under $work;
+# tmx (tmux on the private socket); cleanup of tmux and the demo workers on exit, also when the test is killed
+# outright; tests/lib/checks.sh; and capture, wait_for and save for the screen, kept in $screen.
+if ! command -v tmux > /dev/null; then
+    echo "SKIP: tmux is not installed (apt-get install tmux): the terminal view is not tested"
+    exit 77
+fi
+rm -rf "$work" && mkdir -p "$work"
+export GPUPART_REGISTRY_DIR=$work/registry GPUPART_JOURNAL=$work/history.jsonl  # never the machine's or the user's
+export XDG_CONFIG_HOME=$(cd "$work" && pwd)/config  # nor the user's toprc (absolute: XDG ignores a relative one)
+export LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color PS1='$ '
+tmx() { tmux -L "$socket" -f /dev/null "$@"; }
+cleanup() {
+    tmx kill-server > /dev/null 2>&1
+    "$gpupart" demo stop > /dev/null 2>&1  # no demo worker outlives the test
+}
+trap cleanup EXIT
+# A test killed outright (a ctest timeout) runs no trap: this watcher cleans up once the test is gone.
+( while kill -0 $$ 2> /dev/null; do sleep 1; done; cleanup ) > /dev/null 2>&1 &
+# shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"  # check, contains, lacks, matches, checks_summary
+
+screen=$work/screen.txt
+capture() { tmx capture-pane -p -t top > "$screen"; }
+# wait_for TEXT: until the screen shows TEXT (20 s at most: sanitizer builds on a loaded machine are slow);
+# the screen is left in $screen.
+wait_for() {
+    for _ in $(seq 1 200); do
+        capture
+        grep -qF -- "$1" "$screen" && return 0
+        sleep 0.1
+    done
+    echo "--- screen while waiting for '$1':" >&2
+    cat "$screen" >&2
+    return 1
+}
+save() { if [ -n "$shots" ]; then mkdir -p "$shots" && cp "$screen" "$shots/$1"; fi; }
