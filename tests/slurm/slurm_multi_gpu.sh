@@ -19,18 +19,14 @@ export FAKE_CUDA_GPUS=$U0,$U1,$U2            # the machine the test double plays
 export HOST_WAIT_SECONDS=120                 # jobs a and b must outlive the later jobs' scheduling (ended by .go files)
 node="gpupart-ctest-3gpu"
 
-submit() {  # submit NAME SBATCH-OPTIONS... : the stand-in CUDA program launching on each device it sees; id in $job
-    local name=$1
-    shift
+submit_steps() {  # submit_steps NAME STEPS SBATCH-OPTIONS...: the stand-in CUDA program running STEPS; id in $job
+    local name=$1 steps=$2
+    shift 2
     job=$(sbatch --parsable -J "$name" -o "$work/jobs/$name.out" -e "$work/jobs/$name.err" "$@" --wrap \
-        "echo visible=\$CUDA_VISIBLE_DEVICES; exec $host load:$fake device:0 launch:0x40 ready:$work/jobs/$name.ready wait:$work/jobs/$name.go")
+        "echo visible=\$CUDA_VISIBLE_DEVICES; exec $host load:$fake $steps ready:$work/jobs/$name.ready wait:$work/jobs/$name.go")
 }
-submit_two() {  # as submit, launching on devices 0 and 1
-    local name=$1
-    shift
-    job=$(sbatch --parsable -J "$name" -o "$work/jobs/$name.out" -e "$work/jobs/$name.err" "$@" --wrap \
-        "echo visible=\$CUDA_VISIBLE_DEVICES; exec $host load:$fake device:0 launch:0x40 device:1 launch:0x40 ready:$work/jobs/$name.ready wait:$work/jobs/$name.go")
-}
+submit() { submit_steps "$1" "device:0 launch:0x40" "${@:2}"; }                          # launches on device 0
+submit_two() { submit_steps "$1" "device:0 launch:0x40 device:1 launch:0x40" "${@:2}"; }  # on devices 0 and 1
 # The GPU entries (uuid, requested TPCs, applied TPCs) of job step $2's process in list file $1.
 gpus_of() {
     json "$work/$1.json" "[(g['uuid'], g['requested']['tpcs'], g['shim']['applied_tpcs']) for p in d['processes'] if p.get('job') == '$2' for g in p['gpus'] if g['requested']['tpcs'] != 'all']"
