@@ -50,14 +50,18 @@ const std::vector<SourceStatus>& sources_of(const ChosenSnapshot& chosen, int in
     return chosen.sources[static_cast<std::size_t>(index)];
 }
 
-ChosenSnapshot partition_topology(const SnapshotOptions& options) {
-    ChosenSnapshot chosen = load_chosen(options);
-    if (!chosen.live) return chosen;
+void require_mask_bits(const ChosenSnapshot& chosen, const SnapshotOptions& options) {
+    if (!chosen.live) return;
     // A partition is a set of launch-mask bits: without them a mask could allow only holes and hang kernels.
     const Gpu& gpu = selected_gpu(chosen, options);
     if (!mask_bits_known(gpu))
         throw UserError(fmt::format("GPU {}'s TPC mask bits are not known ({}); or pass --snapshot with a recording of this GPU",
                                     gpu.index, mask_bits_unknown_reason(gpu)));
+}
+
+ChosenSnapshot partition_topology(const SnapshotOptions& options) {
+    ChosenSnapshot chosen = load_chosen(options);
+    require_mask_bits(chosen, options);
     return chosen;
 }
 

@@ -39,6 +39,8 @@ const std::vector<SourceStatus>& sources_of(const ChosenSnapshot& chosen, int in
 // and only once its TPC mask bits are known (the probe gives them); the built-in recording is not this
 // GPU (mask-bit holes differ between chips), so it is used there only when named with --snapshot.
 ChosenSnapshot partition_topology(const SnapshotOptions& options);
+// The check partition_topology makes, on a topology already loaded: the selected GPU's mask bits are known.
+void require_mask_bits(const ChosenSnapshot& chosen, const SnapshotOptions& options);
 
 // The controller over this machine's registry, the user's journal and the GPU that --snapshot/--gpu name.
 Controller make_controller(const SnapshotOptions& options, int* gpu_index_out = nullptr);

@@ -47,9 +47,11 @@ public:
         std::vector<prometheus::MetricFamily> families;
         std::vector<SystemState> states;
         try {
-            const auto entries = Registry(Registry::default_directory()).list();  // one read for every GPU
+            const Registry registry(Registry::default_directory());
+            const auto entries = registry.list();  // one read for every GPU
             for (const Gpu& gpu : gpus_) {
                 states.push_back(gather_state(entries, gpu));
+                gather_jobs(states.back(), registry.directory(), entries);
                 latency_.observe(states.back());
             }
             families = gpupart_metrics(states, latency_, ExpositionContext{hostname_, realtime_ns()});

@@ -12,6 +12,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "gpc_maps.hpp"
+#include "run_gpu_choice.hpp"
 #include "model/gpu_queries.hpp"
 #include "model/mask_resolve.hpp"
 #include "model/user_error.hpp"
@@ -45,8 +46,10 @@ Command add_run_command(CLI::App& app) {
                                            "command opens run unconfined");
     run->add_option("command", options->command, "The command and its arguments (after --)")->required();
     return {run, [options] {
-                const ChosenSnapshot topology = partition_topology(options->snapshot);
-                const Gpu& gpu = selected_gpu(topology, options->snapshot);
+                SnapshotOptions snapshot = options->snapshot;
+                const ChosenSnapshot topology = run_topology(snapshot, options->only);
+                const Gpu& gpu = selected_gpu(topology, snapshot);
+                const std::size_t sees = visible_gpu_count(topology, options->only);
                 const Registry registry(Registry::default_directory());
                 const Controller controller(registry, gpu, Journal(Journal::default_path()));
                 // The new process as the controller would see it: counts land on TPCs nobody holds.
@@ -96,7 +99,7 @@ Command add_run_command(CLI::App& app) {
                 ::setenv(GPUPART_ENV_REAL_TPCS, fmt::format("{}={}", key, real_tpcs(gpu).to_hex()).c_str(), 1);
                 if (options->only) {
                     ::setenv("CUDA_VISIBLE_DEVICES", key.c_str(), 1);
-                } else if (topology.snapshot.gpus.size() > 1) {
+                } else if (sees > 1) {
                     fmt::print(stderr, "gpupart: confined on GPU {} ({}) only; other GPUs it opens run unconfined "
                                "(--only shows it this GPU alone)\n", gpu.index, key);
                 }

@@ -106,8 +106,8 @@ std::vector<std::string> placement_warnings(const JobPlacement& placed, const Sl
 
 int run_slurm_place(const SlurmPlaceRequest& request) {
     const std::vector<TpcGres> gres = parse_tpc_gres(request.gres);
-    if (gres.empty()) {  // no TPCs here (a count of 0): the plugin leaves the step alone
-        fmt::print("ok\n");
+    if (gres.empty()) {  // no TPCs here (a count of 0): the plugin treats the step as one that asked none
+        fmt::print("notpc\nok\n");
         return kExitOk;
     }
     const auto start = process_start_time(request.holder_pid);

@@ -10,9 +10,12 @@
  *    placement was refused every task fails, so a job never runs unconfined by mistake;
  *  - at step end (exit, as root; also after a task was killed): `gpupart slurm release`, which gives the
  *    step's TPCs back and sweeps those of jobs whose slurmstepd is gone.
+ *  - a step of a job that got no TPCs on this node (and no GPUs of Slurm's gpu GRES, which confine
+ *    themselves) gets what notpc= says: its tasks see no GPU (hide, the default), fail (refuse), or run
+ *    unconfined over every partition (run).
  * plugstack.conf arguments: gpupart=PATH (default /usr/bin/gpupart), snapshot=SNAPSHOT (a recorded or
  * built-in topology instead of the live one), registry=DIR (GPUPART_REGISTRY_DIR), shim=PATH
- * (GPUPART_SHIM), mps=off, timeout=SECONDS (default 60).
+ * (GPUPART_SHIM), mps=off, timeout=SECONDS (default 60), notpc=hide|refuse|run.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -39,7 +42,8 @@ static struct {
     char shim[512];
     int mps;
     int timeout_s;
-} g_config = {"/usr/bin/gpupart", "", "", "", 1, 60};
+    enum { NOTPC_HIDE, NOTPC_REFUSE, NOTPC_RUN } notpc;
+} g_config = {"/usr/bin/gpupart", "", "", "", 1, 60, NOTPC_HIDE};
 
 static char g_lines[8192]; /* gpupart's lines for the job's stderr */
 static int g_refused;      /* the placement failed: every task fails with g_lines */
@@ -62,8 +66,12 @@ static int parse_arguments(int ac, char** av) {
         else if (strcmp(arg, "mps=off") == 0) g_config.mps = 0;
         else if (strcmp(arg, "mps=auto") == 0) g_config.mps = 1;
         else if (strncmp(arg, "timeout=", 8) == 0 && atoi(arg + 8) > 0) g_config.timeout_s = atoi(arg + 8);
+        else if (strcmp(arg, "notpc=hide") == 0) g_config.notpc = NOTPC_HIDE;
+        else if (strcmp(arg, "notpc=refuse") == 0) g_config.notpc = NOTPC_REFUSE;
+        else if (strcmp(arg, "notpc=run") == 0) g_config.notpc = NOTPC_RUN;
         else {
-            slurm_error("gpupart: unknown plugstack argument '%s' (gpupart=, snapshot=, registry=, shim=, mps=off, timeout=)", arg);
+            slurm_error("gpupart: unknown plugstack argument '%s' (gpupart=, snapshot=, registry=, shim=, mps=off, "
+                        "timeout=, notpc=hide|refuse|run)", arg);
             return -1;
         }
         if (rc != 0) return rc;
@@ -143,6 +151,59 @@ static void refuse(const char* format, const char* detail) {
     g_refused = 1;
 }
 
+/* Slurm's name for this node. slurmd passes SLURMD_NODENAME to every slurmstepd it starts (the job's own
+ * environment has it only in a batch step); failing that, this node's place in the step's node list. */
+static void node_name(spank_t sp, char* node, size_t size) {
+    node[0] = '\0';
+    const char* own = getenv("SLURMD_NODENAME");
+    if (own != NULL && own[0] != '\0' && strlen(own) < size) {
+        snprintf(node, size, "%s", own);
+        return;
+    }
+    if (spank_getenv(sp, "SLURMD_NODENAME", node, (int)size) == ESPANK_SUCCESS && node[0] != '\0') return;
+    node[0] = '\0';
+    char list[1024];
+    uint32_t node_id = 0;
+    if (spank_getenv(sp, "SLURM_STEP_NODELIST", list, sizeof list) != ESPANK_SUCCESS ||
+        spank_get_item(sp, S_JOB_NODEID, &node_id) != ESPANK_SUCCESS)
+        return;
+    hostlist_t nodes = slurm_hostlist_create(list);
+    if (nodes == NULL) return;
+    char* name = NULL;
+    for (uint32_t i = 0; (name = slurm_hostlist_shift(nodes)) != NULL; ++i) {
+        const int here = i == node_id;
+        if (here) snprintf(node, size, "%s", name);
+        free(name);
+        if (here) break;
+    }
+    slurm_hostlist_destroy(nodes);
+}
+
+/* A step with no TPCs on this node, on a node whose GPUs gpupart partitions: what notpc= says. */
+static void no_tpcs(spank_t sp, uint32_t job) {
+    char line[512];
+    switch (g_config.notpc) {
+    case NOTPC_RUN:
+        return;
+    case NOTPC_REFUSE:
+        snprintf(line, sizeof line, "gpupart: Slurm job %u asked no TPCs of this node's GPUs, which are shared by TPC: "
+                 "its tasks do not start (ask --gres=tpc:COUNT, or tpc:gpuN:COUNT for GPU N)", job);
+        refuse("%s", line);
+        return;
+    case NOTPC_HIDE:
+        if (spank_setenv(sp, "CUDA_VISIBLE_DEVICES", "", 1) != ESPANK_SUCCESS) {
+            snprintf(line, sizeof line, "gpupart: Slurm job %u asked no TPCs, and this node's GPUs could not be hidden "
+                     "from it (CUDA_VISIBLE_DEVICES): its tasks do not start", job);
+            refuse("%s", line);
+            return;
+        }
+        snprintf(line, sizeof line, "gpupart: Slurm job %u asked no TPCs: this node's GPUs, shared by TPC, are hidden from "
+                 "it (CUDA_VISIBLE_DEVICES=); ask --gres=tpc:COUNT to use them", job);
+        append_line(line);
+        return;
+    }
+}
+
 int slurm_spank_init_post_opt(spank_t sp, int ac, char** av) {
     (void)ac;
     (void)av;
@@ -153,13 +214,25 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char** av) {
         spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS)
         return 0;
     if (step == SLURM_EXTERN_CONT) return 0; /* the job's container step runs no task of the job */
-    char node[256] = "", detail[4096], why[512];
-    spank_getenv(sp, "SLURMD_NODENAME", node, sizeof node);
-    if (gpupart_spank_node_gres(job, node, step == SLURM_BATCH_SCRIPT, detail, sizeof detail, why, sizeof why) != 0) {
-        refuse("gpupart: %s: the job's TPCs cannot be placed", why);
+    char node[256], why[512];
+    node_name(sp, node, sizeof node);
+    static struct gpupart_job_gres gres; /* 4 KiB: off the stack */
+    if (gpupart_spank_job_gres(job, node, step == SLURM_BATCH_SCRIPT, &gres, why, sizeof why) != 0) {
+        refuse("gpupart: %s: whether the job may use this node's GPUs cannot be told", why);
         return 0;
     }
-    if (strstr(detail, "tpc") == NULL) return 0; /* no TPCs asked for: not gpupart's step */
+    if (gres.job_has_tpc && !gres.node_found) {
+        char line[768];
+        snprintf(line, sizeof line, "node %s is not among job %u's nodes (%s)", node[0] ? node : "(unknown)", job, gres.nodes);
+        refuse("gpupart: %s: the job's TPCs cannot be placed", line);
+        return 0;
+    }
+    char* detail = gres.node_detail;
+    if (!gpupart_gres_has(detail, "tpc")) {
+        /* Slurm's own gpu GRES gives a job whole GPUs and sets their CUDA_VISIBLE_DEVICES itself. */
+        if (!gpupart_gres_has(detail, "gpu")) no_tpcs(sp, job);
+        return 0;
+    }
     char step_name[64], step_id[32], uid_text[16], holder[16];
     if (step == SLURM_BATCH_SCRIPT) snprintf(step_id, sizeof step_id, "batch");
     else if (step == SLURM_INTERACTIVE_STEP) snprintf(step_id, sizeof step_id, "interactive");
@@ -197,6 +270,12 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char** av) {
     char* rest = NULL;
     for (char* line = strtok_r(result.out, "\n", &rest); line != NULL; line = strtok_r(NULL, "\n", &rest)) {
         if (strcmp(line, "ok") == 0) continue;
+        if (strcmp(line, "notpc") == 0) { /* tpc:0: no TPCs here after all */
+            g_placed = 0;
+            no_tpcs(sp, job);
+            if (g_refused) return 0;
+            continue;
+        }
         if (strncmp(line, "log ", 4) == 0) {
             slurm_info("gpupart: %s", line + 4);
             continue;

@@ -7,9 +7,33 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
-int gpupart_spank_node_gres(uint32_t job, const char* node, int batch_step, char* detail, size_t detail_size, char* why,
-                            size_t why_size) {
-    detail[0] = '\0';
+int gpupart_gres_has(const char* detail, const char* name) {
+    const size_t length = strlen(name);
+    int depth = 0;
+    for (const char* item = detail; item != NULL && *item != '\0';) {
+        /* An item starts the list or follows a comma outside parentheses (IDX:0,2 has commas inside). */
+        if (strncmp(item, name, length) == 0 && (item[length] == ':' || item[length] == '(' || item[length] == ',' ||
+                                                 item[length] == '\0'))
+            return 1;
+        const char* next = item;
+        for (; *next != '\0'; ++next) {
+            if (*next == '(') ++depth;
+            else if (*next == ')' && depth > 0) --depth;
+            else if (*next == ',' && depth == 0) break;
+        }
+        item = *next == ',' ? next + 1 : NULL;
+    }
+    return 0;
+}
+
+/* A TRES list ("gres:tpc:16", "gres/tpc:gpu0:8;cpu=2") that asks for tpc. */
+static int tres_asks_tpc(const char* tres) {
+    return tres != NULL && (strstr(tres, "gres:tpc") != NULL || strstr(tres, "gres/tpc") != NULL);
+}
+
+int gpupart_spank_job_gres(uint32_t job, const char* node, int batch_step, struct gpupart_job_gres* gres, char* why,
+                           size_t why_size) {
+    memset(gres, 0, sizeof *gres);
     job_info_msg_t* message = NULL;
     if (slurm_load_job(&message, job, SHOW_DETAIL) != 0 || message == NULL) {
         snprintf(why, why_size, "cannot ask slurmctld about job %u: %s", job, slurm_strerror(slurm_get_errno()));
@@ -23,6 +47,12 @@ int gpupart_spank_node_gres(uint32_t job, const char* node, int batch_step, char
         snprintf(why, why_size, "slurmctld does not know job %u", job);
         rc = -1;
     } else {
+        snprintf(gres->nodes, sizeof gres->nodes, "%s", info->nodes ? info->nodes : "none");
+        for (uint32_t i = 0; i < info->gres_detail_cnt; ++i)
+            if (info->gres_detail_str[i] != NULL && gpupart_gres_has(info->gres_detail_str[i], "tpc")) gres->job_has_tpc = 1;
+        if (tres_asks_tpc(info->tres_per_node) || tres_asks_tpc(info->tres_per_job) ||
+            tres_asks_tpc(info->tres_per_socket) || tres_asks_tpc(info->tres_per_task))
+            gres->job_has_tpc = 1;
         /* gres_detail_str[i] is the i-th node of the job's node list. */
         const char* name = node != NULL && node[0] != '\0' ? node : (batch_step ? info->batch_host : NULL);
         int index = -1;
@@ -33,15 +63,12 @@ int gpupart_spank_node_gres(uint32_t job, const char* node, int batch_step, char
                 slurm_hostlist_destroy(nodes);
             }
         }
-        if (index < 0) {
-            snprintf(why, why_size, "node %s is not among job %u's nodes (%s)", name ? name : "(unknown)", job,
-                     info->nodes ? info->nodes : "none");
+        gres->node_found = index >= 0;
+        if (index >= 0 && (uint32_t)index < info->gres_detail_cnt && info->gres_detail_str[index] != NULL &&
+            (size_t)snprintf(gres->node_detail, sizeof gres->node_detail, "%s", info->gres_detail_str[index]) >=
+                sizeof gres->node_detail) {
+            snprintf(why, why_size, "job %u's GRES on %s is too long to read", job, name);
             rc = -1;
-        } else if ((uint32_t)index < info->gres_detail_cnt && info->gres_detail_str[index] != NULL) {
-            if ((size_t)snprintf(detail, detail_size, "%s", info->gres_detail_str[index]) >= detail_size) {
-                snprintf(why, why_size, "job %u's GRES on %s is too long to read", job, name);
-                rc = -1;
-            }
         }
     }
     slurm_free_job_info_msg(message);

@@ -20,11 +20,24 @@ std::uint64_t realtime_ns() {
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
 }
 
-bool job_has_live_process(const std::vector<RegistryEntry>& entries, const std::string& job) {
+// A live process of the job: one that names it and is its user's (any user can name any job in GPUPART_JOB).
+bool job_has_live_process(const std::vector<RegistryEntry>& entries, const JobReservation& reservation) {
     return std::any_of(entries.begin(), entries.end(), [&](const RegistryEntry& entry) {
         return entry.record && entry.liveness == Liveness::alive && !entry.record->job.empty() &&
-               job_of_step(entry.record->job) == job;
+               job_of_step(entry.record->job) == reservation.job && entry.record->uid == reservation.uid &&
+               entry.record->file_owner == reservation.uid;
     });
+}
+
+// ", 30 more than the 16 Slurm gave it (grown live; its processes 812, 813)" for a job grown beyond its allocation.
+std::string overrun_text(const SystemState& state, const JobReservation& reservation) {
+    if (reservation.allocated <= 0 || reservation.tpcs.count() <= reservation.allocated) return "";
+    std::vector<int> pids;
+    for (const ProcessState& process : state.processes)
+        if (!process.job.empty() && job_of_step(process.job) == reservation.job) pids.push_back(process.pid);
+    return fmt::format(", {} more than the {} Slurm gave it (grown live{})", reservation.tpcs.count() - reservation.allocated,
+                       reservation.allocated, pids.empty() ? "" : fmt::format("; its process{} {}", pids.size() == 1 ? "" : "es",
+                                                                                   fmt::join(pids, ", ")));
 }
 
 // Who holds the TPCs a job cannot have, in a few words each: for the refusal.
@@ -32,8 +45,8 @@ std::string holders_text(const SystemState& state, const std::string& job) {
     std::vector<std::string> parts;
     for (const JobReservation& reservation : state.jobs)
         if (reservation.job != job)
-            parts.push_back(fmt::format("{} holds {} ({})", job_display(reservation.job), reservation.tpcs.count(),
-                                        reservation.tpcs.to_list()));
+            parts.push_back(fmt::format("{} holds {} ({}{})", job_display(reservation.job), reservation.tpcs.count(),
+                                        reservation.tpcs.to_list(), overrun_text(state, reservation)));
     for (const ProcessState& process : state.processes)
         if (process.partitioned && job_of_step(process.job) != job &&
             std::none_of(state.jobs.begin(), state.jobs.end(),
@@ -57,7 +70,7 @@ std::vector<std::string> sweep_stale_jobs(std::vector<JobReservation>& jobs, con
         std::erase_if(reservation.holders, [](const JobHolder& holder) {
             return holder.pid <= 0 || process_liveness(holder.pid, holder.start_time) != Liveness::alive;
         });
-        if (!reservation.holders.empty() || job_has_live_process(entries, reservation.job)) return false;
+        if (!reservation.holders.empty() || job_has_live_process(entries, reservation)) return false;
         lines.push_back(fmt::format("{}: TPCs {} released (none of its steps and processes runs here any more)",
                                     job_display(reservation.job), reservation.tpcs.to_list()));
         return true;
@@ -82,6 +95,7 @@ JobPlacement place_job(const Registry& registry, const Gpu& gpu, const JobStep& 
     placed.swept = sweep_stale_jobs(jobs, entries);
     placed.state = gather_state(entries, gpu);
     placed.state.jobs = jobs;
+    trust_job_claims(placed.state);
     const auto mine = std::find_if(jobs.begin(), jobs.end(), [&](const JobReservation& r) { return r.job == job; });
     if (mine != jobs.end()) {
         // Another step of the job placed them: the job's TPCs are shared by its steps.
@@ -101,7 +115,7 @@ JobPlacement place_job(const Registry& registry, const Gpu& gpu, const JobStep& 
             throw UserError(fmt::format("{} asks {} TPCs on GPU {} ({}) but only {} are free: {}", job_display(job), count,
                                         gpu.index, gpu_display_name(gpu), free.count(), holders_text(placed.state, job)));
         placed.tpcs = place_tpcs_packed(gpu, count, free);
-        jobs.push_back(JobReservation{job, step.uid, placed.tpcs, realtime_ns(), {step.holder}});
+        jobs.push_back(JobReservation{job, step.uid, placed.tpcs, count, realtime_ns(), {step.holder}});
     }
     lock.write(jobs);
     placed.state.jobs = jobs;

@@ -26,6 +26,16 @@ TpcMask tpcs_of_other_jobs(const SystemState& state, const std::string& job);
 // A job whose reservations cannot be read gets a warning instead (its live processes are still checked).
 std::vector<Finding> check_job_tpcs(const SystemState& state, const PlannedChange& change);
 
+// Checks each process's job against the job reservations in `state.jobs`: a process naming a job that is
+// another user's (GPUPART_JOB is the process's own word) is no job's (job cleared, claimed_job kept); one whose
+// job step no longer runs (no live slurmstepd holds it: killed with slurmstepd still alive) is marked
+// job_step_gone. Call after state.jobs was read and swept.
+void trust_job_claims(SystemState& state);
+
+// What the job rules say of the state: processes naming another user's job, processes of a job step that
+// ended, jobs using more TPCs than Slurm gave them.
+std::vector<Finding> job_findings(const SystemState& state);
+
 // After `changes` were applied (`after` is the state re-read since): each touched job's reservation on the
 // GPU becomes the union of its live processes' masks there. Notes, one line each, for what could not be
 // done (not root: the record stays; placements still avoid the TPCs the job's processes use).

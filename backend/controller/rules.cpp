@@ -172,6 +172,19 @@ std::vector<Finding> check_result(const SystemState& after) {
                                    "and gpupart's masks can only narrow a client within them"));
     const auto mps = mps_findings(after);
     findings.insert(findings.end(), mps.begin(), mps.end());
+    // A process no mask holds runs over every partition: worth saying once the GPU is partitioned at all.
+    const bool partitioned_gpu = !after.jobs.empty() || std::any_of(processes.begin(), processes.end(),
+                                                                   [](const ProcessState& p) { return p.partitioned; });
+    if (partitioned_gpu)
+        for (const UnconfinedProcess& process : after.unconfined)
+            findings.push_back(warning("unconfined", "Bakita & Anderson, ECRTS 2025, section 5",
+                                       fmt::format("process {} ({}{}) uses the GPU without a gpupart partition: it runs on "
+                                                   "every TPC, over the partitions of the others (a job that asked no "
+                                                   "TPCs, or a program started without `gpupart run`)", process.pid,
+                                                   process.uid ? user_name(static_cast<unsigned>(*process.uid)) + ", " : "",
+                                                   one_line(process.command.empty() ? "?" : process.command, 40))));
+    const auto jobs = job_findings(after);
+    findings.insert(findings.end(), jobs.begin(), jobs.end());
     if (processes.size() > 1)
         for (const auto& pair : shared_copy_engines(after.gpu))
             findings.push_back(warning("shared-copy-engines", "Bakita & Anderson, RTAS 2024, rule R8",

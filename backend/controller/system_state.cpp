@@ -11,12 +11,14 @@
 #include <fmt/format.h>
 
 #include "controller/job_placement.hpp"
+#include "controller/job_rules.hpp"
 #include "model/gpu_queries.hpp"
 #include "model/pid.hpp"
 #include "model/user_error.hpp"
 #include "platform/mps_control.hpp"
 #include "platform/mps_log.hpp"
 #include "platform/mps_units.hpp"
+#include "platform/process_identity.hpp"
 
 namespace gpupart {
 
@@ -55,6 +57,31 @@ std::optional<UnreadableSlot> unreadable_slot(const RegistryEntry& entry) {
     std::from_chars(start.data(), start.data() + start.size(), start_time);
     if (process_liveness(*slot.pid, start_time) != Liveness::alive) return std::nullopt;
     return slot;
+}
+
+}  // namespace
+
+namespace {
+
+// The GPU's processes by the live driver's or NVML's word (never a recording's: those pids are another
+// machine's) that are alive and have no slot: no mask holds them. MPS servers run clients' kernels under
+// the clients' masks, so they are not among them.
+std::vector<UnconfinedProcess> unconfined_processes(const SystemState& state, const std::vector<RegistryEntry>& entries) {
+    std::vector<UnconfinedProcess> out;
+    for (const Process& process : state.gpu.processes) {
+        if (process.from.source == Source::recorded || process.from.source == Source::literature || process.pid <= 0) continue;
+        const bool registered = std::any_of(entries.begin(), entries.end(), [&](const RegistryEntry& entry) {
+            return entry.record && entry.liveness == Liveness::alive && entry.record->pid == process.pid;
+        });
+        const bool mps_server = std::find(state.mps_server_pids.begin(), state.mps_server_pids.end(), process.pid) !=
+                                state.mps_server_pids.end();
+        if (registered || mps_server) continue;
+        const bool alive = process.start_time ? process_liveness(process.pid, *process.start_time) == Liveness::alive
+                                              : std::filesystem::exists(fmt::format("/proc/{}", process.pid));
+        if (!alive) continue;
+        out.push_back({process.pid, process.uid, process.command});
+    }
+    return out;
 }
 
 }  // namespace
@@ -132,16 +159,21 @@ void gather_mps_log(SystemState& state, const std::string& log_directory, const 
     }
 }
 
-SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::string& admin_group) {
-    const std::vector<RegistryEntry> entries = registry.list();
-    SystemState state = gather_state(entries, gpu, admin_group);
+void gather_jobs(SystemState& state, const std::string& registry_root, const std::vector<RegistryEntry>& entries) {
     try {
-        state.jobs = read_job_reservations(registry.directory(), state.gpu_uuid);
+        state.jobs = read_job_reservations(registry_root, state.gpu_uuid);
         // A killed slurmstepd's reservation holds nothing until the next placement sweeps it from the file.
         sweep_stale_jobs(state.jobs, entries);
+        trust_job_claims(state);
     } catch (const UserError& error) {
         state.jobs_problem = one_line(error.what());
     }
+}
+
+SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::string& admin_group) {
+    const std::vector<RegistryEntry> entries = registry.list();
+    SystemState state = gather_state(entries, gpu, admin_group);
+    gather_jobs(state, registry.directory(), entries);
     state.smlp_read_ns = realtime_now_ns();
     try {
         state.smlp = list_smlp_components(registry.directory());
@@ -190,6 +222,7 @@ SystemState gather_state(const std::vector<RegistryEntry>& entries, const Gpu& g
     state.mps_server_pids = mps.server_pids;
     state.mps_static_partitioning = mps.static_partitioning;
     if (mps.control_running) gather_mps_log(state, mps_dirs.log, mps.server_pids);
+    state.unconfined = unconfined_processes(state, entries);
     state.caller_uid = ::geteuid();
     state.caller_admin = state.caller_uid == 0 || in_group(admin_group);
     return state;

@@ -21,6 +21,8 @@ struct ProcessState {
     unsigned uid = 0;
     std::string command;
     std::string job;           // the scheduler job step it belongs to ("slurm:12.0"; slot header.job), "" if none
+    std::string claimed_job;   // a job step it names but is not of (another user's job: trust_job_claims); job is ""
+    bool job_step_gone = false;  // its job step ended (its slurmstepd is gone) while it runs on: trust_job_claims
     bool partitioned = false;  // has a mask on this state's GPU (else: may use every TPC of it)
     TpcMask mask;              // requested (control block) on this state's GPU
     std::vector<std::string> gpus;  // every GPU (UUID) it has a mask for or a context on; empty: none yet
@@ -67,6 +69,15 @@ struct UnreadableSlot {
     std::optional<int> pid; // from the file name <pid>-<start>.slot; nullopt when that is not one
 };
 
+// A process the driver or NVML says uses the GPU, with no slot in the registry: no gpupart mask holds it,
+// so it runs on every TPC, over every partition (a job that asked no TPCs, a program started without
+// `gpupart run`).
+struct UnconfinedProcess {
+    int pid = 0;
+    std::optional<int> uid;
+    std::string command;
+};
+
 struct SystemState {
     Gpu gpu;
     std::string gpu_uuid;                 // the registry's name for `gpu` (gpu_key)
@@ -78,6 +89,7 @@ struct SystemState {
     // give one a mask here too (`set --gpu`), after which it is.
     std::vector<ProcessState> elsewhere;
     std::vector<UnreadableSlot> unreadable;  // those of live processes, or of a process the name does not tell
+    std::vector<UnconfinedProcess> unconfined;  // live, on this GPU by the driver's or NVML's word, not registered
     // The TPCs scheduler jobs hold on this GPU (registry/job_reservations.hpp); read by gather_state from a
     // Registry only. jobs_problem: why the record could not be read ("" when it could, or there is none).
     std::vector<JobReservation> jobs;
@@ -102,6 +114,11 @@ struct SystemState {
 SystemState gather_state(const Registry& registry, const Gpu& gpu, const std::string& admin_group = "gpupart");
 // The same from a registry already listed (Registry::list): one read serves every GPU of a machine.
 SystemState gather_state(const std::vector<RegistryEntry>& entries, const Gpu& gpu, const std::string& admin_group = "gpupart");
+
+// Fills state's jobs (or jobs_problem) from the job reservations under `registry_root`, swept of steps that
+// are gone, and checks the processes' jobs against them (trust_job_claims): what gather_state(Registry)
+// does, for front ends that list the registry once for every GPU (the exporter).
+void gather_jobs(SystemState& state, const std::string& registry_root, const std::vector<RegistryEntry>& entries);
 
 // Fills state's mps_fatal_errors (of the servers `server_pids`), mps_log_directory and mps_log_problem from
 // the MPS logs in `log_directory`: what gather_state does when MPS runs, for front ends that read no other

@@ -102,6 +102,13 @@ void gpu_metrics(Families& out, const SystemState& state, const Labels& labels) 
     out.gauge("gpupart_gpu_processes", "Registered live processes on the GPU (or on no GPU yet)", labels,
               static_cast<double>(state.processes.size()));
     out.gauge("gpupart_gpu_processes_partitioned", "Processes with a TPC mask on the GPU", labels, partitioned);
+    out.gauge("gpupart_gpu_processes_unconfined",
+              "Processes using the GPU (driver or NVML) with no gpupart slot: they run on every TPC", labels,
+              static_cast<double>(state.unconfined.size()));
+    out.gauge("gpupart_gpu_processes_job_step_gone",
+              "Processes of a scheduler job step that ended (its slurmstepd is gone) still running", labels,
+              static_cast<double>(std::count_if(state.processes.begin(), state.processes.end(),
+                                                [](const ProcessState& p) { return p.job_step_gone; })));
     out.gauge("gpupart_mps_running", "1 when an MPS control daemon serves the GPU", labels, state.mps_running ? 1 : 0);
     if (state.mps_running) {
         // Its clients, from the daemon itself (NVML counts an MPS client's work as the server's). A daemon

@@ -41,6 +41,26 @@ void check_directory(const std::string& dir) {
                                         one_line(dir), info.st_uid, info.st_mode & 07777));
 }
 
+// Makes `dir` (mode 0755) for the records. In a shared root (/dev/shm, a 1777 registry) a user may have made
+// a directory of that name first, to stop every placement: root moves such a squatter's directory aside
+// (root may rename anything in a sticky directory) and makes its own, rather than fail every job.
+void make_own_directory(const std::string& dir) {
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+            throw RegistryError(fmt::format("cannot make {}: {}", one_line(dir), std::strerror(errno)));
+        struct stat info {};
+        if (::lstat(dir.c_str(), &info) != 0)
+            throw RegistryError(fmt::format("{}: {}", one_line(dir), std::strerror(errno)));
+        const bool squatted = !S_ISDIR(info.st_mode) || !trusted_owner(info.st_uid) || (info.st_mode & 022) != 0;
+        if (!squatted || ::geteuid() != 0) break;  // check_directory below says why it cannot be used
+        const std::string aside = fmt::format("{}.untrusted-uid{}-{}", dir, info.st_uid, ::getpid());
+        if (::rename(dir.c_str(), aside.c_str()) != 0)
+            throw RegistryError(fmt::format("{}: owned by uid {} with mode {:o}, and it cannot be moved aside: {}", one_line(dir),
+                                            info.st_uid, info.st_mode & 07777, std::strerror(errno)));
+    }
+    check_directory(dir);
+}
+
 std::string record_path(const std::string& root, const std::string& uuid) {
     // The UUID comes from gpupart's own topology, but it names a file: never a path.
     if (uuid.empty() || uuid.find('/') != std::string::npos || uuid.starts_with("."))
@@ -69,6 +89,7 @@ std::vector<JobReservation> parse_record(const std::string& text, const std::str
             if (!tpcs) throw bad(fmt::format("job {}: tpcs is not a hex mask", one_line(job.job, 64)));
             job.tpcs = *tpcs;
             job.since_ns = item.at("since_realtime_ns").get<std::uint64_t>();
+            job.allocated = item.value("allocated", 0);  // absent from records of an older gpupart
             for (const auto& holder : item.at("holders"))
                 job.holders.push_back({holder.at("pid").get<int>(), holder.at("start_time").get<std::uint64_t>(),
                                        holder.at("step").get<std::string>()});
@@ -127,9 +148,7 @@ std::vector<std::string> job_reservation_gpus(const std::string& registry_root) 
 JobReservationsLock::JobReservationsLock(const std::string& registry_root, const std::string& gpu_uuid, int timeout_ms)
     : root_(registry_root), uuid_(gpu_uuid) {
     const std::string dir = job_reservations_directory(root_);
-    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
-        throw RegistryError(fmt::format("cannot make {}: {}", one_line(dir), std::strerror(errno)));
-    check_directory(dir);
+    make_own_directory(dir);
     const std::string path = dir + "/" + uuid_ + ".lock";
     record_path(root_, uuid_);  // refuses a UUID that is not a file name
     RegularFile lock = *open_regular(path, O_RDWR | O_CREAT, Links::refuse, "job reservations lock", false, 0600);
@@ -162,7 +181,7 @@ void JobReservationsLock::write(const std::vector<JobReservation>& jobs) const {
         for (const JobHolder& holder : job.holders)
             holders.push_back({{"pid", holder.pid}, {"start_time", holder.start_time}, {"step", holder.step}});
         list.push_back({{"job", job.job}, {"uid", job.uid}, {"tpcs", job.tpcs.to_hex()}, {"tpc_list", job.tpcs.to_list()},
-                        {"since_realtime_ns", job.since_ns}, {"holders", std::move(holders)}});
+                        {"allocated", job.allocated}, {"since_realtime_ns", job.since_ns}, {"holders", std::move(holders)}});
     }
     const nlohmann::ordered_json record{{"version", kRecordVersion}, {"gpu", uuid_}, {"jobs", std::move(list)}};
     std::string text;

@@ -31,6 +31,7 @@ struct JobReservation {
     std::string job;   // "slurm:<job id>" (job_of_step of its steps' names)
     unsigned uid = 0;  // the job's user
     TpcMask tpcs;
+    int allocated = 0;           // the TPCs Slurm gave the job here (0: not recorded, an older gpupart placed it)
     std::uint64_t since_ns = 0;  // realtime of the placement
     std::vector<JobHolder> holders;
     bool operator==(const JobReservation&) const = default;

@@ -17,7 +17,7 @@
  *
  * Devices, for multi-GPU tests: $FAKE_CUDA_GPUS lists the machine's GPUs by UUID, comma-separated
  * ("GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx,..."; default one GPU, FAKE_CUDA_DEFAULT_UUID). As the real
- * driver does, $CUDA_VISIBLE_DEVICES (indexes or full UUIDs, comma-separated) picks and orders the ones
+ * driver does, $CUDA_VISIBLE_DEVICES (indexes, UUIDs or unique UUID prefixes, comma-separated) picks and orders the ones
  * the process sees, and ordinals count those. Each thread's current device starts at ordinal 0 and is
  * changed by fake_cuda_set_device (the test's cudaSetDevice). cuCtxGetDevice and cuDeviceGetUuid_v2
  * answer from that; $FAKE_CUDA_CTX_FAIL=1 makes cuCtxGetDevice fail (a driver that cannot say).
@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "fake_libcuda.h"
 
@@ -152,8 +153,14 @@ static void take_machine(const char* item, size_t length) {
 
 static void take_visible(const char* item, size_t length) {
     if (g_visible_count >= FAKE_MAX_DEVICES) return;
+    /* A UUID or, as CUDA takes it, a prefix of exactly one ("GPU-3ecd459c"). */
+    int match = -1, matches = 0;
     for (int m = 0; m < g_machine_count; ++m)
-        if (length == UUID_TEXT && memcmp(item, g_machine[m], UUID_TEXT) == 0) g_visible[g_visible_count++] = m;
+        if (length >= 5 && length <= UUID_TEXT && strncasecmp(item, g_machine[m], length) == 0) {
+            match = m;
+            ++matches;
+        }
+    if (matches == 1) g_visible[g_visible_count++] = match;
     if (length > 0 && length < 3 && item[0] >= '0' && item[0] <= '9') {
         const int index = atoi(item);
         if (index < g_machine_count) g_visible[g_visible_count++] = index;

@@ -122,7 +122,8 @@ check "the GPU 1 rule: GPU 1 launch carries 18-25" line_is "$work/rule.out" 5 "$
 "$gpupart" profile disarm > /dev/null 2>&1
 
 # ---- 4. CUDA_VISIBLE_DEVICES: ordinals move, masks follow the UUID ---------------------------------
-env CUDA_VISIBLE_DEVICES=2,0 "$gpupart" run "${S[@]}" --gpu 0 --tpcs 9-16 -- "$host" load:"$fake" \
+# (The fixture's GPUs are of different models: CUDA numbers them fastest first unless told bus order.)
+env CUDA_VISIBLE_DEVICES=2,0 CUDA_DEVICE_ORDER=PCI_BUS_ID "$gpupart" run "${S[@]}" --gpu 0 --tpcs 9-16 -- "$host" load:"$fake" \
     device:0 launch:0x40 device:1 launch:0x40 > "$work/cvd.out" 2> "$work/cvd.err"; rc=$?
 check "CUDA_VISIBLE_DEVICES=2,0: runs" [ "$rc" -eq 0 ]
 check "CUDA_VISIBLE_DEVICES=2,0: ordinal 0 is GPU 2, untouched" line_is "$work/cvd.out" 3 "$(untouched 0x40)"
@@ -132,6 +133,37 @@ check "CUDA_VISIBLE_DEVICES=2,0: ordinal 1 is GPU 0, masked" line_is "$work/cvd.
 check "--only: the process sees one GPU (device:1 fails)" [ "$rc" -eq 1 ]
 check "--only: its ordinal 0 is GPU 2, masked" line_is "$work/only.out" 3 "$(v04_mask $M9_16)"
 check "--only: says nothing about other GPUs" lacks "$work/only.err" "confined on GPU"
+
+# ---- 4b. without --gpu, run confines the GPU the command will see, never one it cannot open ----------
+cvd_run() {  # cvd_run NAME CUDA_VISIBLE_DEVICES [ENV...] -- RUN-ARGS: rc in $rc
+    local name=$1 value=$2
+    shift 2
+    env CUDA_VISIBLE_DEVICES="$value" "$@" > "$work/$name.out" 2> "$work/$name.err"; rc=$?
+}
+cvd_run cvd1 1 CUDA_DEVICE_ORDER=PCI_BUS_ID "$gpupart" run "${S[@]}" --tpcs 9-16 -- "$host" load:"$fake" device:0 launch:0x40
+check "CUDA_VISIBLE_DEVICES=1: runs" [ "$rc" -eq 0 ]
+check "CUDA_VISIBLE_DEVICES=1: its only GPU (ordinal 0, GPU 1) is masked" line_is "$work/cvd1.out" 3 "$(v04_mask $M9_16)"
+check "CUDA_VISIBLE_DEVICES=1: nothing said of other GPUs (it sees one)" lacks "$work/cvd1.err" "confined on GPU"
+cvd_run cvd-uuid "$U2" "$gpupart" run "${S[@]}" --tpcs 9-16 -- "$host" load:"$fake" device:0 launch:0x40
+check "CUDA_VISIBLE_DEVICES=UUID: GPU 2 is masked" line_is "$work/cvd-uuid.out" 3 "$(v04_mask $M9_16)"
+cvd_run cvd-prefix "${U2:0:12},$U0" "$gpupart" run "${S[@]}" --tpcs 9-16 -- "$host" load:"$fake" \
+    device:0 launch:0x40 device:1 launch:0x40
+check "CUDA_VISIBLE_DEVICES=UUID prefix,UUID: its first GPU (GPU 2) is masked" line_is "$work/cvd-prefix.out" 3 "$(v04_mask $M9_16)"
+check "CUDA_VISIBLE_DEVICES=UUID prefix,UUID: its second (GPU 0) is not" line_is "$work/cvd-prefix.out" 5 "$(untouched 0x40)"
+check "CUDA_VISIBLE_DEVICES=two GPUs: says which one is confined" contains "$work/cvd-prefix.err" \
+    "gpupart: confined on GPU 2 ($U2) only; other GPUs it opens run unconfined"
+cvd_run cvd-mixed 1 "$gpupart" run "${S[@]}" --tpcs 9-16 -- "$host" load:"$fake" device:0 launch:0x40
+check "CUDA_VISIBLE_DEVICES=1 on GPUs of different models, no bus order: refused" [ "$rc" -eq 1 ]
+check "refused: one line saying why" lines "$work/cvd-mixed.err" 1
+check "refused: names the way out" contains "$work/cvd-mixed.err" "CUDA_DEVICE_ORDER=PCI_BUS_ID"
+check "refused: nothing started" lacks "$work/cvd-mixed.out" "launch"
+cvd_run cvd-none "" "$gpupart" run "${S[@]}" --tpcs 9-16 -- "$host" load:"$fake" device:0 launch:0x40
+check "CUDA_VISIBLE_DEVICES empty: refused" [ "$rc" -eq 1 ]
+check "CUDA_VISIBLE_DEVICES empty: says the command sees no GPU" contains "$work/cvd-none.err" "lets the command see no GPU"
+cvd_run cvd-hidden "$U2" "$gpupart" run "${S[@]}" --gpu 0 --tpcs 9-16 -- "$host" load:"$fake" device:0 launch:0x40
+check "--gpu 0 hidden by CUDA_VISIBLE_DEVICES: refused" [ "$rc" -eq 1 ]
+check "--gpu 0 hidden: says so" contains "$work/cvd-hidden.err" "which CUDA_VISIBLE_DEVICES=$U2 hides from the command"
+check "--gpu 0 hidden: nothing started" lacks "$work/cvd-hidden.out" "launch"
 
 # ---- 5. a driver that does not say which GPU launched: never another GPU's mask --------------------
 start u env FAKE_CUDA_CTX_FAIL=1 "$gpupart" run "${S[@]}" --gpu 0 --tpcs 9-16 -- "$host" load:"$fake" launch:0x40 \

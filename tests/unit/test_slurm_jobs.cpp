@@ -49,8 +49,8 @@ SystemState two_jobs() {
     state.processes = {job_process(10, "slurm:1.batch", TpcMask::range(9, 16)), job_process(11, "slurm:2.0", TpcMask::range(18, 25)),
                        job_process(12, "", TpcMask::range(54, 62))};
     // Job 1 holds gpc0 too, between steps: no process of it runs there now.
-    JobReservation one{"slurm:1", 1000, TpcMask::range(9, 16) | TpcMask::range(0, 3), 0, {}};
-    state.jobs = {one, JobReservation{"slurm:2", 1000, TpcMask::range(18, 25), 0, {}}};
+    JobReservation one{"slurm:1", 1000, TpcMask::range(9, 16) | TpcMask::range(0, 3), 0, 0, {}};
+    state.jobs = {one, JobReservation{"slurm:2", 1000, TpcMask::range(18, 25), 0, 0, {}}};
     return state;
 }
 
@@ -141,8 +141,9 @@ TEST(SlurmJobs, AJobsProcessNeverGetsAnotherJobsTpcs) {
     EXPECT_FALSE(refused(check_job_tpcs(state, change_of(of_two, TpcMask::range(54, 62)))));
     // Unconfined, it could run on every TPC, job 1's included.
     EXPECT_TRUE(refused(check_job_tpcs(state, change_of(of_two, {}, false))));
-    // A process of no job is not held to it.
-    EXPECT_TRUE(check_job_tpcs(state, change_of(state.processes[2], TpcMask::range(9, 16))).empty());
+    // A process of no job may not take a job's TPCs either (Slurm gave them to the job alone); free ones it may.
+    EXPECT_TRUE(refused(check_job_tpcs(state, change_of(state.processes[2], TpcMask::range(9, 16)))));
+    EXPECT_TRUE(check_job_tpcs(state, change_of(state.processes[2], TpcMask::range(27, 34))).empty());
     // The rule is one of check_change's: every front end's plan gets it.
     EXPECT_TRUE(refused(check_change(state, change_of(of_two, TpcMask::range(9, 16)))));
 }
