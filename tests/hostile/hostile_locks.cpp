@@ -80,13 +80,14 @@ TEST(HostileLocks, ReadLocksOnSlotsAndRulesNeverBlockSetOrProfileApply) {
         args.insert(args.end(), h200.begin(), h200.end());
         return as ? gpupart(args, victim_env, as->uid, as->gid, 20000) : gpupart(args, root_env, std::nullopt, std::nullopt, 20000);
     };
+    const std::vector<const TestUser*> users = {nullptr, &victim};  // root, the victim
     // Rules of root and of the victim, armed before the attack; a second profile of each to apply during it.
-    for (const TestUser* as : {static_cast<const TestUser*>(nullptr), &victim})
+    for (const TestUser* as : users)
         for (const std::string name : {"first", "second"}) {
             const Outcome saved = cli({"profile", "save", name}, as);
             ASSERT_EQ(saved.exit_code, 0) << saved.out << saved.err;
         }
-    for (const TestUser* as : {static_cast<const TestUser*>(nullptr), &victim}) {
+    for (const TestUser* as : users) {
         const Outcome applied = cli({"profile", "apply", "first"}, as);
         ASSERT_EQ(applied.exit_code, 0) << applied.out << applied.err;
     }
@@ -106,7 +107,7 @@ TEST(HostileLocks, ReadLocksOnSlotsAndRulesNeverBlockSetOrProfileApply) {
     EXPECT_EQ(by_victim.exit_code, 0) << by_victim.out << by_victim.err;
     const Outcome listed = gpupart({"list", "--json"}, root_env);
     EXPECT_NE(listed.out.find("\"requested\""), std::string::npos) << listed.out << listed.err;
-    for (const TestUser* as : {static_cast<const TestUser*>(nullptr), &victim}) {
+    for (const TestUser* as : users) {
         const Outcome applied = cli({"profile", "apply", "second"}, as);
         EXPECT_EQ(applied.exit_code, 0) << (as ? "victim: " : "root: ") << applied.out << applied.err;
     }
