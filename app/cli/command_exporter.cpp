@@ -108,6 +108,12 @@ Command add_exporter_command(CLI::App& app) {
         std::string textfile;
         double interval = 15;
         bool once = false;
+        // civetweb serves one connection per thread and waits for a request's bytes up to its request timeout:
+        // with prometheus-cpp's defaults (2 threads, 30 s) two idle connections keep every scrape out. Enough
+        // threads for a few stuck clients and a timeout well under Prometheus's 10 s scrape timeout bound what
+        // a local user who opens connections and sends nothing (or half a request) can hold up.
+        int http_threads = 32;
+        int http_timeout_ms = 3000;
     };
     auto options = std::make_shared<ExporterOptions>();
     CLI::App* exporter = app.add_subcommand("exporter", "Prometheus metrics of every GPU's partitions and processes "
@@ -116,6 +122,12 @@ Command add_exporter_command(CLI::App& app) {
     exporter->add_option("--textfile", options->textfile, "Write the metrics to this file (replaced atomically), for "
                                                          "node_exporter's textfile collector");
     exporter->add_option("--interval", options->interval, "With --textfile: seconds between writes")->check(CLI::Range(1.0, 3600.0));
+    exporter->add_option("--http-threads", options->http_threads, "With --listen: connections served at once (each "
+                                                                  "idle or slow client holds one until the timeout)")
+        ->check(CLI::Range(4, 1024));
+    exporter->add_option("--http-timeout-ms", options->http_timeout_ms, "With --listen: milliseconds a client has to "
+                                                                        "send its whole request (and to take the answer)")
+        ->check(CLI::Range(100, 60000));
     exporter->add_flag("--once", options->once, "Write the metrics once (to --textfile, else to stdout) and exit");
     add_snapshot_options(*exporter, options->snapshot);
     return {exporter, [options] {
@@ -143,7 +155,10 @@ Command add_exporter_command(CLI::App& app) {
                 std::unique_ptr<prometheus::Exposer> exposer;
                 if (!options->listen.empty()) {
                     try {
-                        exposer = std::make_unique<prometheus::Exposer>(options->listen);
+                        const std::string timeout = std::to_string(options->http_timeout_ms);
+                        exposer = std::make_unique<prometheus::Exposer>(std::vector<std::string>{
+                            "listening_ports", options->listen, "num_threads", std::to_string(options->http_threads),
+                            "request_timeout_ms", timeout, "enable_keep_alive", "no"});
                     } catch (const std::exception& error) {
                         throw UserError(fmt::format("gpupart exporter: cannot listen on {}: {}", one_line(options->listen),
                                                     one_line(error.what())));

@@ -171,7 +171,15 @@ int run_k8s_unprepare(const std::string& claim, const K8sPaths& paths, bool json
             spec_removed = true;
         }
     }
-    const bool registry_removed = remove_claim_registry(paths.registry_root, claim);
+    // A registry that cannot be removed whole (a container left more than gpupart can remove) still lets the
+    // TPCs go: the spec is gone, so nothing new starts with them; what is left is said, and the exit is 1.
+    bool registry_removed = false;
+    std::string registry_left;
+    try {
+        registry_removed = remove_claim_registry(paths.registry_root, claim);
+    } catch (const UserError& error) {
+        registry_left = error.what();
+    }
     std::optional<Claim> released;
     std::string on_gpu;
     for (const std::string& key : store.gpu_keys()) {
@@ -188,7 +196,8 @@ int run_k8s_unprepare(const std::string& claim, const K8sPaths& paths, bool json
                                 {"gpu", released ? Json(on_gpu) : Json()},
                                 {"tpcs", released ? Json(released->tpcs.to_list()) : Json()},
                                 {"cdi_spec_removed", spec_removed},
-                                {"registry_removed", registry_removed}}
+                                {"registry_removed", registry_removed},
+                                {"left", registry_left.empty() ? Json::array() : Json::array({registry_left})}}
                                .dump(2, ' ', false, kJsonUtf8Errors));
     } else if (released) {
         fmt::print("claim {} released: TPCs {} of GPU {} are free\n", claim, released->tpcs.to_list(), on_gpu);
@@ -196,7 +205,14 @@ int run_k8s_unprepare(const std::string& claim, const K8sPaths& paths, bool json
         // The kubelet retries an unprepare whose answer it did not get: a second one is no error.
         fmt::print("claim {} is not prepared on this node: nothing to release\n", claim);
     }
-    return 0;
+    if (registry_left.empty()) return 0;
+    std::vector<std::string> done;
+    if (spec_removed) done.push_back("its CDI spec was removed");
+    if (released) done.push_back(fmt::format("its TPCs {} were released", released->tpcs.to_list()));
+    fmt::print(stderr, "gpupart: claim {}: left behind: {}; {}; remove what is left by hand, or unprepare again\n", claim,
+               registry_left, done.empty() ? std::string("nothing else was left to release")
+                                           : fmt::format("{}", fmt::join(done, ", ")));
+    return 1;
 }
 
 }  // namespace gpupart::cli

@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
+#include "platform/mps_directories_check.hpp"
 #include "platform/mps_log.hpp"
 #include "platform/proc_file.hpp"
 
@@ -213,9 +214,11 @@ std::string mps_start() {
     if (before.control_running) return "MPS is already " + before.detail;
     const std::string pipe = mps_pipe_directory();
     const std::string log = mps_log_directory();  // where gpupart looks for fatal errors (mps_log.hpp)
+    // The daemon runs as us with these: a directory another user made first (NVIDIA's defaults are in /tmp)
+    // would let them replace its control socket or its logs.
+    prepare_mps_directory(pipe, "pipe");
+    prepare_mps_directory(log, "log");
     std::error_code ignored;
-    std::filesystem::create_directories(pipe, ignored);
-    std::filesystem::create_directories(log, ignored);
     ::setenv("CUDA_MPS_PIPE_DIRECTORY", pipe.c_str(), 1);
     ::setenv("CUDA_MPS_LOG_DIRECTORY", log.c_str(), 1);
     const CommandResult result = run_command({kControl, "-d"}, "", 20000);

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "model/user_error.hpp"
+#include "platform/mps_directories_check.hpp"
 #include "platform/mps_log.hpp"
 #include "platform/safe_file.hpp"
 
@@ -30,15 +31,11 @@ enum class PipeCheck { missing, trusted, untrusted };
 PipeCheck check_pipe_directory(const std::string& path, uid_t owner, std::string& why) {
     struct stat st {};
     // lstat: a symlink planted in its place is not followed to somebody's directory.
-    if (::lstat(path.c_str(), &st) != 0) {
-        if (errno == ENOENT) return PipeCheck::missing;
-        why = fmt::format("{}: {}", path, std::strerror(errno));
-        return PipeCheck::untrusted;
-    }
-    if (!S_ISDIR(st.st_mode)) why = fmt::format("{}: is {}, not a directory", path, file_kind(st.st_mode));
-    else if (st.st_uid != owner) why = fmt::format("{}: owned by uid {}, not {}", path, st.st_uid, owner);
-    else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) why = fmt::format("{}: writable by others (mode {:o})", path, st.st_mode & 07777);
-    return why.empty() ? PipeCheck::trusted : PipeCheck::untrusted;
+    if (::lstat(path.c_str(), &st) != 0 && errno == ENOENT) return PipeCheck::missing;
+    const auto problem = mps_directory_problem(path, owner);
+    if (!problem) return PipeCheck::trusted;
+    why = *problem;
+    return PipeCheck::untrusted;
 }
 
 }  // namespace

@@ -22,8 +22,11 @@
  *
  * Concurrency:
  *  - header: written once by the shim before `state` is set LIVE with a release store; immutable after.
- *  - control: written by controllers (gpupart set) that hold an OFD write lock on the file (released by
- *    the kernel if the writer dies) and publish through the `seq` seqlock; read lock-free by the shim.
+ *  - control: written by controllers (gpupart set) that hold an OFD write lock on the user directory's
+ *    "writers.lock" (mode 0600, 0660 under a setgid root: only the slots' writers can open it, so no
+ *    reader's lock can keep them out; released by the kernel if the writer dies) and then, unless a
+ *    reader's read lock is in the way, on the slot file too (the marker readers look for), and publish
+ *    through the `seq` seqlock; read lock-free by the shim. The shim makes "writers.lock" with the slot.
  *    Before making `seq` odd a writer saves the block it replaces in `saved`. A writer killed after that
  *    leaves `seq` odd and `saved` whole: readers keep what they had (the shim) or read `saved` (front
  *    ends, once no live writer holds the lock), and the next writer, holding the lock, first restores
@@ -58,6 +61,7 @@ extern "C" {
 #define GPUPART_SHM_ROOT "/dev/shm"
 #define GPUPART_SHM_USER_DIR_PREFIX "gpupart-u"  /* "/dev/shm/gpupart-u<uid>" */
 #define GPUPART_RULES_FILE "rules"               /* "<user dir>/rules" */
+#define GPUPART_WRITERS_LOCK_FILE "writers.lock" /* "<user dir>/writers.lock": see below */
 
 /* Environment understood by the shim (set by `gpupart run`). GPUs are named by UUID, as NVML and
  * `nvidia-smi -L` print them, because CUDA device ordinals change with CUDA_VISIBLE_DEVICES:

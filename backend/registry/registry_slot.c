@@ -259,7 +259,29 @@ int gpupart_slot_create(const char* dir, int pid, uint64_t start_time, uint32_t 
         return error;
     }
     *mapped = slot;
+    /* The writers' lock beside it, so the admin group (who cannot add files here) finds it made. A slot
+     * without it still works: its owner's or root's gpupart makes it on the first change. */
+    (void)gpupart_writers_lock_make(dir);
     return 0;
+}
+
+int gpupart_writers_lock_make(const char* dir) {
+    char path[512];
+    struct stat directory;
+    if (snprintf(path, sizeof path, "%s/%s", dir, GPUPART_WRITERS_LOCK_FILE) >= (int)sizeof path) return -ENAMETOOLONG;
+    if (lstat(dir, &directory) != 0) return -errno;
+    /* Nobody but the slots' writers may open it: a reader's lock on it would keep every writer out. */
+    const mode_t mode = (directory.st_mode & S_ISGID) != 0 ? 0660 : 0600;
+    const int fd = open(path, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, mode);
+    if (fd < 0) return errno == EEXIST ? 0 : -errno;
+    int error = 0;
+    /* Root making it for a user: the user's, as everything in the directory (the group comes from a setgid
+     * directory by itself). */
+    if (geteuid() != directory.st_uid && fchown(fd, directory.st_uid, (gid_t)-1) != 0) error = -errno;
+    if (error == 0 && fchmod(fd, mode) != 0) error = -errno;
+    close(fd);
+    if (error != 0) unlink(path);
+    return error;
 }
 
 /* Copies a control payload field by field with atomic loads and stores: the seqlock's payload accesses
@@ -454,15 +476,23 @@ static int open_rules(const char* path, int flags, struct stat* info) {
 }
 
 int gpupart_rules_write(const char* user_dir, const struct gpupart_rules_file* rules) {
+    /* Written whole under a random name, then renamed over "rules": readers see the old table or the new
+     * one, and no lock is taken, so nobody who can only read the table can hold its writers up. */
     char path[512];
-    struct stat info;
+    char temporary[512];
+    char suffix[7];
     rules_path(path, sizeof path, user_dir);
-    int fd = open_rules(path, O_RDWR | O_CREAT, &info);
-    if (fd < 0) return fd;
-    int error = lock_file(fd, F_WRLCK);
-    if (error == 0 && (fchmod(fd, 0644) != 0 || ftruncate(fd, (off_t)sizeof *rules) != 0)) error = -errno;
+    if (random_suffix(suffix) != 0) return -EIO;
+    if (snprintf(temporary, sizeof temporary, "%s/.%s.%s.new", user_dir, GPUPART_RULES_FILE, suffix) >= (int)sizeof temporary)
+        return -ENAMETOOLONG;
+    int fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
+    if (fd < 0) return -errno;
+    int error = 0;
+    if (fchmod(fd, 0644) != 0) error = -errno;
     if (error == 0 && pwrite(fd, rules, sizeof *rules, 0) != (ssize_t)sizeof *rules) error = errno ? -errno : -EIO;
-    close(fd); /* closing drops the OFD lock */
+    if (close(fd) != 0 && error == 0) error = -errno;
+    if (error == 0 && rename(temporary, path) != 0) error = -errno;
+    if (error != 0) unlink(temporary);
     return error;
 }
 

@@ -93,11 +93,17 @@ int gpupart_uuid_parse(const char* text, struct gpupart_gpu_uuid* uuid);
  * `max` entries; returns how many, or -EINVAL (malformed, empty, a GPU named twice, more than `max`). */
 int gpupart_parse_gpu_masks(const char* text, struct gpupart_gpu_uuid uuids[], uint32_t masks[][4], int max);
 
-/* Writes "<user_dir>/rules" whole under an OFD write lock (mode 0644). A FIFO, device or symlink in its
- * place is refused (-EINVAL, -ELOOP), never blocked on or written through. 0 or -errno. */
+/* Writes "<user_dir>/rules" whole (mode 0644): a temporary file under a random name, renamed over it, so
+ * no reader's lock can hold the writer up and no reader sees half a table. Whatever is in its place (a
+ * FIFO, a symlink) is replaced, never opened or written through. 0 or -errno. */
 int gpupart_rules_write(const char* user_dir, const struct gpupart_rules_file* rules);
 
-/* Reads "<user_dir>/rules" under an OFD read lock into `rules`, if it exists, is a regular file owned by
+/* Makes "<dir>/writers.lock" (mode 0600, 0660 in a setgid directory; owned by the directory's owner) if it
+ * is not there: the lock the writers of the directory's slots take (registry_layout.h). 0 or -errno. */
+int gpupart_writers_lock_make(const char* dir);
+
+/* Reads "<user_dir>/rules" under an OFD read lock (against a writer of the version before, which wrote it
+ * in place) into `rules`, if it exists, is a regular file owned by
  * `uid` of the right size, and has this layout. Never blocks (a FIFO is -EINVAL). 0, -ENOENT (no rules),
  * or another -errno. */
 int gpupart_rules_read(const char* user_dir, uint32_t uid, struct gpupart_rules_file* rules);

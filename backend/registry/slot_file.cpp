@@ -126,11 +126,13 @@ SlotFile::SlotFile(std::string path, int fd, bool writable, unsigned owner)
     : path_(std::move(path)), fd_(fd), writable_(writable), owner_(owner) {}
 
 SlotFile::SlotFile(SlotFile&& other) noexcept
-    : path_(std::move(other.path_)), fd_(other.fd_), writable_(other.writable_), owner_(other.owner_) {
+    : path_(std::move(other.path_)), fd_(other.fd_), writable_(other.writable_), owner_(other.owner_),
+      lock_(std::move(other.lock_)) {
     other.fd_ = -1;
 }
 
 SlotFile::~SlotFile() {
+    lock_.reset();  // before the slot's descriptor it marks
     if (fd_ >= 0) ::close(fd_);
 }
 
@@ -219,15 +221,9 @@ SlotFile SlotFile::open(const std::string& path, bool writable) {
 
 void SlotFile::read_page(gpupart_slot_file& page) const { pread_exact(fd_, &page, sizeof page, 0, path_); }
 
-// Whether a live process holds the slot's write lock: then an odd seq is a change in progress, not a
-// writer that died (the kernel drops a dead writer's OFD lock).
-bool SlotFile::write_lock_held_by_other() const {
-    struct flock probe {};
-    probe.l_type = F_WRLCK;
-    probe.l_whence = SEEK_SET;
-    if (::fcntl(fd_, F_OFD_GETLK, &probe) != 0) return true;  // cannot tell: assume a live writer
-    return probe.l_type != F_UNLCK;
-}
+// Whether a live writer is changing the slot: then an odd seq is a change in progress, not a writer that
+// died (the kernel drops a dead writer's OFD locks).
+bool SlotFile::write_lock_held_by_other() const { return WriterLock::writer_active(path_, fd_); }
 
 SlotRecord SlotFile::read() const {
     // A seqlock read through pread: the sequence numbers, then the page, then the sequence numbers
@@ -328,26 +324,9 @@ SlotRecord SlotFile::read() const {
     return record;
 }
 
-void SlotFile::lock(int timeout_ms) {
-    struct flock request {};
-    request.l_type = F_WRLCK;
-    request.l_whence = SEEK_SET;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-    while (::fcntl(fd_, F_OFD_SETLK, &request) != 0) {
-        if (errno != EAGAIN && errno != EACCES && errno != EINTR)
-            throw RegistryError(fmt::format("{}: cannot lock: {}", one_line(path_), std::strerror(errno)));
-        if (std::chrono::steady_clock::now() > deadline)
-            throw RegistryError(fmt::format("{}: another gpupart is changing this process; try again", one_line(path_)));
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-}
+void SlotFile::lock(int timeout_ms) { lock_ = std::make_unique<WriterLock>(path_, fd_, timeout_ms); }
 
-void SlotFile::unlock() {
-    struct flock request {};
-    request.l_type = F_UNLCK;
-    request.l_whence = SEEK_SET;
-    ::fcntl(fd_, F_OFD_SETLK, &request);
-}
+void SlotFile::unlock() { lock_.reset(); }
 
 // One store of the write protocol. The fences order it against the stores before and after it as the
 // shim, reading the same page through its mapping with acquire loads, must see them.

@@ -4,6 +4,7 @@
 // map a slot: they read and write it with pread/pwrite, so a slot truncated or replaced by someone is an
 // error message, never a SIGBUS, and a FIFO in its place is refused without blocking.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 #include "model/user_error.hpp"
 #include "registry/app_masks.hpp"
 #include "registry/registry_layout.h"
+#include "registry/writer_lock.hpp"
 
 namespace gpupart {
 
@@ -137,8 +139,8 @@ public:
 
     SlotRecord read() const;
 
-    // Takes the file's OFD write lock (waiting up to `lock_timeout_ms`; the kernel drops the lock of a
-    // writer that dies), completes a dead writer's change (restores its saved block), then publishes the
+    // Takes the writers' lock (writer_lock.hpp; waiting up to `lock_timeout_ms`; the kernel drops the lock
+    // of a writer that dies, and no reader's lock holds it up), completes a dead writer's change (restores its saved block), then publishes the
     // new control block through the seqlock. With `expected_generation`, refuses (RegistryError) when the
     // block's generation is another one by the time the lock is held: a compare-and-set, so a plan made
     // earlier never overwrites a newer change. Returns true when it completed a dead writer's change.
@@ -166,6 +168,7 @@ private:
     int fd_ = -1;
     bool writable_ = false;
     unsigned owner_ = 0;
+    std::unique_ptr<WriterLock> lock_;
 };
 
 }  // namespace gpupart

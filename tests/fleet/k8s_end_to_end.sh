@@ -155,4 +155,46 @@ check "a claims directory others may write: exits 1" [ "$rc" -eq 1 ]
 check "and says so" contains "$work/mode.err" "writable by others"
 chmod 0755 "$state"
 
+# ---- A claim's registry: no other user of the node reaches it; nesting of any depth is removed; an unprepare
+# that cannot remove everything still releases the TPCs and says what is left (never "nothing changed") ---------
+prep --claim c-deep --tpcs 4 --json > "$work/deep.json" 2> /dev/null
+check "the claim registries' root is closed to other users (0700)" [ "$(stat -c %a "$registries")" = 700 ]
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
+    userdel gpk8smallory > /dev/null 2>&1
+    useradd --no-create-home --shell /usr/sbin/nologin gpk8smallory
+    as_mallory() { setpriv --reuid=gpk8smallory --regid=gpk8smallory --clear-groups "$@"; }
+    as_mallory mkdir "$registries/c-deep/planted" 2> /dev/null
+    check "another user of the node cannot plant in a claim's registry" [ ! -e "$registries/c-deep/planted" ]
+    userdel gpk8smallory
+else
+    echo "not root (or no setpriv): the real-user check of the claim registry is skipped"
+fi
+# What a container's process may do inside its own registry: nest far deeper than gpupart makes.
+mkdir -p "$registries/c-deep/u1000/$(printf 'd/%.0s' $(seq 1 40))"
+unprep --claim c-deep > "$work/deep-un.out" 2> "$work/deep-un.err"; rc=$?
+check "unprepare of a 40-deep registry exits 0" [ "$rc" -eq 0 ]
+check "and removes it whole" [ ! -e "$registries/c-deep" ]
+check "and releases the TPCs" contains "$work/deep-un.out" "claim c-deep released: TPCs"
+check "and leaves nothing behind it moved up" [ -z "$(ls -A "$registries" | grep gpupart-removing)" ]
+prep --claim c-busy --tpcs 4 > /dev/null 2>&1
+mkdir -p "$registries/c-busy/u1000/mnt"
+if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=1m gpupart-test "$registries/c-busy/u1000/mnt" 2> /dev/null; then
+    unprep --claim c-busy > "$work/busy-un.out" 2> "$work/busy-un.err"; rc=$?
+    umount "$registries/c-busy/u1000/mnt"
+    check "an unprepare that cannot remove a mount point exits 1" [ "$rc" -eq 1 ]
+    check "its TPCs are released anyway" contains "$work/busy-un.out" "claim c-busy released: TPCs"
+    check "its spec is gone" [ ! -e "$(spec_of c-busy)" ]
+    check "it says what is left, in one line" [ "$(grep -c . "$work/busy-un.err")" -eq 1 ]
+    check "naming the mount point" contains "$work/busy-un.err" "left behind: claim registry $registries/c-busy/u1000/mnt: cannot remove it"
+    check "and what was done" contains "$work/busy-un.err" "its CDI spec was removed, its TPCs"
+    check "never 'nothing changed'" lacks "$work/busy-un.err" "nothing changed"
+    k8s claims --state-dir "$state" --json > "$work/claims-after.json"
+    check "the claim is no longer recorded" lacks "$work/claims-after.json" "c-busy"
+    unprep --claim c-busy > "$work/busy-un2.out" 2>&1; rc=$?
+    check "a second unprepare removes the rest and exits 0" [ "$rc" -eq 0 ] && [ ! -e "$registries/c-busy" ]
+else
+    echo "not root (or no tmpfs mount): the partial unprepare check is skipped"
+    unprep --claim c-busy > /dev/null 2>&1
+fi
+
 checks_summary k8s_end_to_end && rm -rf "$work"

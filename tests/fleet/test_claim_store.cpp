@@ -197,10 +197,17 @@ TEST_F(ClaimStoreTest, ClaimRegistriesAreMadeStickyAndRemovedWithoutFollowingLin
     EXPECT_TRUE(std::filesystem::exists(root_ + "/outside/keep"));
     EXPECT_FALSE(remove_claim_registry(registries, "u-1"));  // a second unprepare
     EXPECT_THROW(make_claim_registry(registries, "../x"), UserError);
-    // Deeper than gpupart ever makes: refused, not recursed without end.
+    // Deeper than gpupart ever makes (what a container's process may leave): removed whole, with at most 8
+    // levels open at once (deeper ones are moved up first), and nothing moved up is left beside it.
     const std::string deep = make_claim_registry(registries, "deep");
-    std::filesystem::create_directories(deep + "/1/2/3/4/5/6/7/8/9");
-    EXPECT_THROW(remove_claim_registry(registries, "deep"), UserError);
+    std::filesystem::create_directories(deep + "/1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17/18/19/20");
+    write(deep + "/1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17/18/19/20/f", "x");
+    std::filesystem::create_directories(deep + "/.gpupart-removing-1/x");  // a name taken before: not replaced
+    EXPECT_TRUE(remove_claim_registry(registries, "deep"));
+    EXPECT_FALSE(std::filesystem::exists(deep));
+    struct stat top {};
+    ASSERT_EQ(::stat(registries.c_str(), &top), 0);
+    EXPECT_EQ(top.st_mode & 0777, 0700u) << "only the claims' containers reach their registries";
     // A claim registry that is a link is not removed through it.
     std::filesystem::create_directory_symlink(root_ + "/outside", registries + "/linked");
     EXPECT_THROW(remove_claim_registry(registries, "linked"), UserError);
