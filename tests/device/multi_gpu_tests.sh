@@ -92,6 +92,49 @@ if [ "$n" -ge 2 ]; then
         expect "$out/cvd-swap.txt" "0" "${uuids[0]}=${gpc1[0]};${uuids[1]}=all"
 fi
 
+echo "== 2b. without --gpu, run confines the GPU CUDA_VISIBLE_DEVICES lets the command see"
+env CUDA_VISIBLE_DEVICES="$last" "$gp" run --tpcs gpc6 -- "$mctx" --rounds 1 > "$out/cvd-nogpu.txt" 2> "$out/cvd-nogpu.err"; rc=$?
+cat "$out/cvd-nogpu.txt" "$out/cvd-nogpu.err"
+check "CUDA_VISIBLE_DEVICES=$last, no --gpu: exits 0, one device seen" grep -q "devices 1$" "$out/cvd-nogpu.txt"
+check "CUDA_VISIBLE_DEVICES=$last, no --gpu: its launches on GPU $last's gpc6" expect "$out/cvd-nogpu.txt" "0" "${uuids[last]}=${gpc6[last]}"
+env CUDA_VISIBLE_DEVICES="${uuids[last]}" "$gp" run --tpcs gpc6 -- "$mctx" --rounds 1 > "$out/cvd-uuid.txt" 2>&1
+check "CUDA_VISIBLE_DEVICES=<uuid of GPU $last>, no --gpu: on its gpc6" expect "$out/cvd-uuid.txt" "0" "${uuids[last]}=${gpc6[last]}"
+env CUDA_VISIBLE_DEVICES= "$gp" run --tpcs gpc6 -- "$mctx" --rounds 1 > "$out/cvd-none.txt" 2>&1; rc=$?
+cat "$out/cvd-none.txt"
+check "CUDA_VISIBLE_DEVICES empty: refused in one line, nothing run" [ "$rc" -eq 1 ] && [ "$(wc -l < "$out/cvd-none.txt")" -eq 1 ]
+env CUDA_VISIBLE_DEVICES= "$mctx" --rounds 1 > "$out/hidden.txt" 2>&1; rc=$?
+cat "$out/hidden.txt"
+check "CUDA_VISIBLE_DEVICES empty (the Slurm plugin's notpc=hide): CUDA shows the program no GPU" \
+    bash -c "[ $rc -ne 0 ] && ! grep -q '^device ' '$out/hidden.txt'"
+if [ "$n" -ge 2 ]; then
+    env CUDA_VISIBLE_DEVICES=1,0 "$gp" run --tpcs gpc1 -- "$mctx" --rounds 1 > "$out/cvd-swap-nogpu.txt" 2> "$out/cvd-swap-nogpu.err"; rc=$?
+    cat "$out/cvd-swap-nogpu.txt" "$out/cvd-swap-nogpu.err"
+    check "CUDA_VISIBLE_DEVICES=1,0, no --gpu: GPU 1 (its ordinal 0) confined, GPU 0 whole" \
+        expect "$out/cvd-swap-nogpu.txt" "0" "${uuids[1]}=${gpc1[1]};${uuids[0]}=all"
+    check "CUDA_VISIBLE_DEVICES=1,0, no --gpu: says GPU 1 is the confined one" grep -q "confined on GPU 1 (${uuids[1]}) only" "$out/cvd-swap-nogpu.err"
+fi
+
+echo "== 2c. a process no mask holds, beside a partitioned one: the unconfined finding and gauge"
+"$gp" run --gpu 0 --tpcs gpc1 -- "$mctx" --rounds 2 --pause-after 1 --resume-file "$out/resume-p" > "$out/part.txt" 2>&1 &
+started+=($!)
+"$mctx" --rounds 2 --pause-after 1 --resume-file "$out/resume-b" > "$out/bare.txt" 2>&1 &
+bare=$!
+started+=($bare)
+wait_for_line "$out/part.txt" PAUSED
+wait_for_line "$out/bare.txt" PAUSED
+"$gp" check --gpu 0 --json > "$out/check-unconfined.json" 2> "$out/check-unconfined.err"
+"$gp" exporter --once > "$out/metrics-unconfined.txt" 2>&1
+grep -E '^gpupart_gpu_processes_unconfined|id="unconfined"' "$out/metrics-unconfined.txt"
+check "check: the bare CUDA process is unconfined, by pid" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+hits = [f["message"] for f in d["findings"] if f["id"] == "unconfined"]
+print(hits)
+sys.exit(0 if any(f"process {sys.argv[2]} (" in m for m in hits) else 1)' "$out/check-unconfined.json" "$bare"
+check "exporter: gpupart_gpu_processes_unconfined counts it on GPU 0" grep -qE '^gpupart_gpu_processes_unconfined\{gpu="0".*\} [1-9]' "$out/metrics-unconfined.txt"
+touch "$out/resume-p" "$out/resume-b"
+wait "$bare"
+
 echo "== 3. set moves one GPU of a running process at its next launch there"
 resume=$out/resume
 "$gp" run --gpu 0 --tpcs gpc1 -- "$mctx" --rounds 2 --pause-after 1 --resume-file "$resume" > "$out/set.txt" 2>&1 &
