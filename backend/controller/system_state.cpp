@@ -38,6 +38,7 @@ bool in_group(const std::string& group) {
 namespace {
 
 std::optional<UnreadableSlot> unreadable_slot(const RegistryEntry& entry) {
+    if (entry.stranger) return std::nullopt;  // another user's file named after a process: not its slot
     UnreadableSlot slot{entry.path, entry.problem, std::nullopt};
     // The name is <pid>-<start time>.slot: where it is one, a slot of an exited process is only garbage.
     const std::string name = std::filesystem::path(entry.path).filename().string();
