@@ -279,6 +279,10 @@ static void register_process(void) {
     const int pid = getpid();
     int error = gpupart_registry_dir(root, sizeof root);
     /* A root named by $GPUPART_REGISTRY_DIR may be made here; /run/gpupart and /dev/shm are never made. */
+    if (error != 0) { /* nothing was written to `root`: say why without it */
+        root[0] = '\0';
+        snprintf(why, sizeof why, "%s is longer than %zu characters: no registry", GPUPART_ENV_REGISTRY_DIR, sizeof root - 1);
+    }
     if (error == 0) error = gpupart_registry_root_check(root, getenv(GPUPART_ENV_REGISTRY_DIR) != NULL, why, sizeof why);
     if (error == 0) {
         error = gpupart_user_dir(root, (uint32_t)getuid(), 1, user_dir, sizeof user_dir);

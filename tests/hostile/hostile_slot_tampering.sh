@@ -58,6 +58,15 @@ for size in 1 100 300 1000 2500 4095 4096 4097 6000 8191; do
     fi
 done
 
+# ---- A registry name too long for the shim: said in words (never a buffer it did not fill), mask kept --
+long_dir=$work/$(printf 'd%.0s' $(seq 1 300))
+GPUPART_REGISTRY_DIR=$long_dir env LD_PRELOAD="$shim" GPUPART_TPCS=$G0=0xf GPUPART_REAL_TPCS=$G0=0xff "$host" \
+    load:"$fake" launch:0x40 > "$work/long.out" 2> "$work/long.err"
+check "long registry name: the host finished normally" [ $? -eq 0 ]
+check "long registry name: said so" grep -q "GPUPART_REGISTRY_DIR is longer than 255 characters: no registry: the start mask applies" "$work/long.err"
+check "long registry name: stderr is printable text" bash -c "! LC_ALL=C grep -q '[^[:print:]]' '$work/long.err'"
+check "long registry name: the launch kept TPCs 0-3" [ "$(masked_0_3 "$work/long.out")" -eq 1 ]
+
 # ---- A shimmed process whose slot is rewritten in place with garbage, again and again ----------------
 env LD_PRELOAD="$shim" GPUPART_TPCS=$G0=0xf GPUPART_REAL_TPCS=$G0=0xff "$host" load:"$fake" launch:0x40 ready:"$work/s1" \
     wait:"$work/h1" launch:0x40 launch:0x40 launch:0x40 > "$work/garbage.out" 2> "$work/garbage.err" &
