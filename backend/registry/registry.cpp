@@ -169,8 +169,10 @@ std::vector<RegistryEntry> one_per_process(std::vector<RegistryEntry> entries) {
         if (stranger) {
             entry.stranger = true;
             entry.record.reset();
-            entry.problem = fmt::format("{}: named after process {} of {}, but in the directory of {}: not its slot, ignored",
-                                        one_line(entry.path), named->first, user_name(*runner->second), user_name(*entry.dir_uid));
+            if (entry.problem.empty())  // else its own problem (a forged owner, not a slot...) says what it is
+                entry.problem = fmt::format("{}: named after process {} of {}, but in the directory of {}: not its "
+                                            "slot, ignored", one_line(entry.path), named->first, user_name(*runner->second),
+                                            user_name(*entry.dir_uid));
         }
         const unsigned owner = runner->second && !stranger ? *runner->second : *entry.dir_uid;
         const auto key = std::tuple{named->first, named->second, owner, stranger};
