@@ -205,8 +205,8 @@ std::string Registry::slot_path_for(int pid) const {
     const std::string name = fmt::format("/{}-{}{}", pid, *start, GPUPART_SLOT_SUFFIX);
     for (const auto& entry : list()) {
         // This process's slot that cannot be used: say why (a version, a truncation, a forgery). A file
-        // with its name in another user's directory is not its slot and changes nothing here.
-        if (entry.stranger) continue;
+        // with its name in another user's directory, or outside any, is not its slot and changes nothing.
+        if (entry.stranger || !entry.dir_uid) continue;
         if (!entry.record && entry.path.ends_with(name)) throw RegistryError(entry.problem);
         if (!entry.record || entry.record->pid != pid) continue;
         if (entry.record->start_time == *start) return entry.path;

@@ -141,6 +141,7 @@ TEST(HostilePlantedCopies, AFileNamedAfterAnotherUsersProcessInThePlantersDirect
     ASSERT_TRUE(as_user(mallory, [&] {
         std::error_code error;
         { std::ofstream(dir + "/" + name) << "not a slot"; }  // a regular file
+        { std::ofstream(root + "/" + name) << "not a slot"; }  // and one in the sticky root, outside any user directory
         std::filesystem::create_directory(dir + ".fifo", error);
         ::chmod((dir + ".fifo").c_str(), 0755);
         if (::mkfifo((dir + ".fifo/" + name).c_str(), 0644) != 0) return false;  // a FIFO
