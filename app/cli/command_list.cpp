@@ -5,6 +5,7 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "app_masks_output.hpp"
@@ -42,9 +43,11 @@ struct ShownEntries {
     std::size_t exited_left_out = 0;
     std::size_t problems_left_out = 0;
     std::string left_out_line() const {  // "" when nothing was left out
-        if (exited_left_out == 0 && problems_left_out == 0) return "";
-        return fmt::format("and {} more slots of exited processes and {} more files that cannot be used: not shown "
-                           "(at most {} of each)", exited_left_out, problems_left_out, kShownPlanted);
+        std::vector<std::string> parts;
+        if (exited_left_out > 0) parts.push_back(fmt::format("{} more slots of exited processes", exited_left_out));
+        if (problems_left_out > 0) parts.push_back(fmt::format("{} more files that cannot be used", problems_left_out));
+        if (parts.empty()) return "";
+        return fmt::format("and {}: not shown (at most {} of each)", fmt::join(parts, " and "), kShownPlanted);
     }
 };
 
