@@ -12,6 +12,10 @@
 
 namespace gpupart::cli {
 
+std::string json_answer(const nlohmann::ordered_json& answer) {
+    return escape_hidden_in_json(answer.dump(2, ' ', false, kJsonUtf8Errors));
+}
+
 void add_snapshot_options(CLI::App& command, SnapshotOptions& options) {
     command.add_option("--snapshot", options.snapshot,
                        "Snapshot to read: a JSON file, or builtin:h200 / builtin:gtx1060 / builtin:rtx6000ada "

@@ -18,6 +18,11 @@ namespace gpupart::cli {
 // failing the whole answer with an internal error. Everything else is kept exact (JSON escapes it).
 inline constexpr auto kJsonUtf8Errors = nlohmann::ordered_json::error_handler_t::replace;
 
+// Every --json answer as printed: dumped as above, with C1 controls and bidi formatting characters written
+// as \uNNNN escapes (escape_hidden_in_json, the rules one_line follows on a terminal): the same JSON value,
+// which a terminal showing it neither acts on nor reorders.
+std::string json_answer(const nlohmann::ordered_json& answer);
+
 struct SnapshotOptions {
     std::optional<std::string> snapshot;
     std::string gpu;  // an index, a UUID (or prefix) or a PCI bus id: resolved by gpu_index(); "" = not given (GPU 0)

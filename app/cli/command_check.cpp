@@ -63,11 +63,10 @@ Command add_check_command(CLI::App& app) {
                     return code;
                 }
                 if (options->json) {
-                    fmt::print("{}\n", nlohmann::ordered_json{{"processes", state.processes.size()},
+                    fmt::print("{}\n", json_answer(nlohmann::ordered_json{{"processes", state.processes.size()},
                                                               {"unreadable_slots", state.unreadable.size()},
                                                               {"mps_running", state.mps_running},
-                                                              {"findings", findings_json(findings)}}
-                                           .dump(2, ' ', false, kJsonUtf8Errors));
+                                                              {"findings", findings_json(findings)}}));
                     return code;
                 }
                 fmt::print("{} partitioned process{}{} · MPS {}\n", state.processes.size(), state.processes.size() == 1 ? "" : "es",

@@ -52,7 +52,7 @@ Command add_copy_engines_command(CLI::App& app) {
                 const ChosenSnapshot chosen = load_chosen(options->snapshot);
                 const Gpu& gpu = selected_gpu(chosen, options->snapshot);
                 if (options->json) {
-                    fmt::print("{}\n", copy_engines_json(chosen, gpu).dump(2, ' ', false, kJsonUtf8Errors));
+                    fmt::print("{}\n", json_answer(copy_engines_json(chosen, gpu)));
                 } else {
                     print_origin(chosen);
                     fmt::print("{}", copy_engines_text(gpu));

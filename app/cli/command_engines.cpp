@@ -34,7 +34,7 @@ Command add_engines_command(CLI::App& app) {
                 out["runlists"] = nlohmann::ordered_json::array();
                 for (const Runlist& runlist : gpu.runlists) out["runlists"].push_back(runlist_to_json(runlist));
                 out["fifo"] = fifo_to_json(gpu.fifo);
-                fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
+                fmt::print("{}\n", json_answer(out));
                 return 0;
             }};
 }

@@ -58,7 +58,7 @@ Command add_gpcs_command(CLI::App& app) {
                     }
                     out["written"] = path.empty() ? Json(nullptr) : Json(path);
                     out["unavailable_reason"] = gpc_map_unavailable_reason(gpu);
-                    fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
+                    fmt::print("{}\n", json_answer(out));
                     return 0;
                 }
                 print_origin(chosen);

@@ -112,7 +112,7 @@ Command add_gpus_command(CLI::App& app) {
                 if (options->csv.wanted()) {
                     print_csv(options->csv, gpu_columns(), kGpusDefaultFields, chosen.snapshot.gpus);
                 } else if (options->json) {
-                    fmt::print("{}\n", gpus_json(chosen).dump(2, ' ', false, kJsonUtf8Errors));
+                    fmt::print("{}\n", json_answer(gpus_json(chosen)));
                 } else {
                     print_origin(chosen);
                     fmt::print("{}", gpus_text(chosen));

@@ -23,7 +23,7 @@ Command add_history_command(CLI::App& app) {
                 if (*json) {
                     auto out = nlohmann::ordered_json{{"journal", journal.path()}, {"entries", nlohmann::ordered_json::array()}};
                     for (const auto& entry : entries) out["entries"].push_back(journal_entry_json(entry));
-                    fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
+                    fmt::print("{}\n", json_answer(out));
                     return 0;
                 }
                 if (entries.empty()) {

@@ -51,7 +51,7 @@ int print_claims(const K8sPaths& paths, bool json) {
         }
         if (!json) fmt::print("{}: {} of {} TPCs free\n", key, book.free().count(), book.real_tpcs().count());
     }
-    if (json) fmt::print("{}\n", Json{{"claims", all}}.dump(2, ' ', false, kJsonUtf8Errors));
+    if (json) fmt::print("{}\n", json_answer(Json{{"claims", all}}));
     else if (all.empty()) fmt::print("no claims prepared on this node\n");
     return kExitOk;
 }
@@ -125,7 +125,7 @@ Command add_k8s_command(CLI::App& app) {
                 const ChosenSnapshot topology = partition_topology(options->slice_snapshot);
                 const std::string node = options->node.empty() ? node_host_name() : options->node;
                 const Json object = resource_slice(topology.snapshot.gpus, SliceOptions{node, options->generation});
-                if (options->json) fmt::print("{}\n", object.dump(2, ' ', false, kJsonUtf8Errors));
+                if (options->json) fmt::print("{}\n", json_answer(object));
                 else fmt::print("{}", yaml_text(object));
                 return kExitOk;
             }};

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "app_masks_output.hpp"
@@ -33,17 +34,51 @@ struct ListRow {
     std::string gpu;
 };
 
-std::vector<ListRow> list_rows(const std::vector<RegistryEntry>& entries, const std::optional<std::string>& only_gpu) {
-    std::vector<ListRow> rows;
+// Live processes are rows whatever their number (each is a real process); slots of exited processes and
+// files that cannot be used are anybody's to plant, so at most this many of each are shown, then a count.
+constexpr std::size_t kShownPlanted = 50;
+
+struct ShownEntries {
+    std::vector<const RegistryEntry*> entries;
+    std::size_t exited_left_out = 0;
+    std::size_t problems_left_out = 0;
+    std::string left_out_line() const {  // "" when nothing was left out
+        std::vector<std::string> parts;
+        if (exited_left_out > 0) parts.push_back(fmt::format("{} more slots of exited processes", exited_left_out));
+        if (problems_left_out > 0) parts.push_back(fmt::format("{} more files that cannot be used", problems_left_out));
+        if (parts.empty()) return "";
+        return fmt::format("and {}: not shown (at most {} of each)", fmt::join(parts, " and "), kShownPlanted);
+    }
+};
+
+ShownEntries shown_entries(const std::vector<RegistryEntry>& entries) {
+    ShownEntries shown;
+    std::size_t exited = 0, problems = 0;
     for (const auto& entry : entries) {
-        if (!entry.record) {
-            rows.push_back({&entry, ""});
+        if (!entry.record && ++problems > kShownPlanted) {
+            ++shown.problems_left_out;
             continue;
         }
-        const std::vector<std::string> gpus = gpus_of(*entry.record);
-        if (gpus.empty()) rows.push_back({&entry, ""});  // not on a GPU yet: it may open any, so every --gpu lists it
+        if (entry.record && entry.liveness != Liveness::alive && ++exited > kShownPlanted) {
+            ++shown.exited_left_out;
+            continue;
+        }
+        shown.entries.push_back(&entry);
+    }
+    return shown;
+}
+
+std::vector<ListRow> list_rows(const std::vector<const RegistryEntry*>& entries, const std::optional<std::string>& only_gpu) {
+    std::vector<ListRow> rows;
+    for (const RegistryEntry* entry : entries) {
+        if (!entry->record) {
+            rows.push_back({entry, ""});
+            continue;
+        }
+        const std::vector<std::string> gpus = gpus_of(*entry->record);
+        if (gpus.empty()) rows.push_back({entry, ""});  // not on a GPU yet: it may open any, so every --gpu lists it
         for (const auto& uuid : gpus)
-            if (!only_gpu || *only_gpu == uuid) rows.push_back({&entry, uuid});
+            if (!only_gpu || *only_gpu == uuid) rows.push_back({entry, uuid});
     }
     return rows;
 }
@@ -115,6 +150,7 @@ Json entry_json(const RegistryEntry& entry, const std::optional<std::string>& on
     out["shim_version"] = r.shim_version;
     out["start_rule"] = r.start_rule;
     out["job"] = r.job;  // the scheduler job step ($GPUPART_JOB: "slurm:<job>.<step>"), "" if none
+    out["copies"] = entry.copies;  // other files of its owner's naming this process: ignored
     if (r.control)
         out["requested"] = Json{{"generation", r.control->generation}, {"writer_pid", r.control->writer_pid},
                                 {"writer_uid", r.control->writer_uid}, {"writer_died", r.writer_died},
@@ -212,9 +248,11 @@ Command add_list_command(CLI::App& app) {
                         only_gpu = gpu_key(select_gpu(chosen, gpu_index(chosen, options->gpu)));
                     }
                 }
-                const std::vector<ListRow> rows = list_rows(entries, only_gpu);
+                const ShownEntries shown = shown_entries(entries);
+                const std::vector<ListRow> rows = list_rows(shown.entries, only_gpu);
                 if (options->csv.wanted()) {
                     print_csv(options->csv, list_columns(), kListDefaultFields, rows);
+                    if (!shown.left_out_line().empty()) fmt::print(stderr, "gpupart: {}\n", shown.left_out_line());
                     return 0;
                 }
                 const MpsState mps = mps_status();
@@ -228,11 +266,13 @@ Command add_list_command(CLI::App& app) {
                              {"mps", Json{{"running", mps.control_running}, {"detail", mps.detail},
                                           {"findings", findings_json(mps_problems)}}}};
                     out["processes"] = Json::array();
-                    for (const auto& entry : entries) {
-                        if (only_gpu && entry.record && !counts_on_gpu(*entry.record, *only_gpu)) continue;
-                        out["processes"].push_back(entry_json(entry, only_gpu));
+                    for (const RegistryEntry* entry : shown.entries) {
+                        if (only_gpu && entry->record && !counts_on_gpu(*entry->record, *only_gpu)) continue;
+                        out["processes"].push_back(entry_json(*entry, only_gpu));
                     }
-                    fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
+                    out["exited_left_out"] = shown.exited_left_out;
+                    out["problems_left_out"] = shown.problems_left_out;
+                    fmt::print("{}\n", json_answer(out));
                     return 0;
                 }
                 fmt::print("registry {} · MPS {}{}\n", registry.directory(), mps.detail,
@@ -273,10 +313,16 @@ Command add_list_command(CLI::App& app) {
                                shim_text(r, row.gpu).substr(0, 28), graph_cell(graph_status(r)).substr(0, 16),
                                job_cell(r.job), one_line(r.command, 60));
                 }
+                if (!shown.left_out_line().empty()) fmt::print("{:>8} {}\n", "", shown.left_out_line());
                 // Graph execs that still carry an older mask, or never can follow, are said in words below the table;
-                // so are the masks a program chose itself (marked "+app" in TPCS), with what each runs on.
+                // so are the masks a program chose itself (marked "+app" in TPCS), with what each runs on, and
+                // copies of a slot (one line per process, however many there are).
                 for (const auto& entry : entries)
                     if (entry.record && entry.liveness == Liveness::alive) {
+                        if (entry.copies > 0)
+                            fmt::print("  process {}: {} more file{} of {} name{} it too: copies, ignored\n", entry.record->pid,
+                                       entry.copies, entry.copies == 1 ? "" : "s", one_line(user_name(entry.record->uid)),
+                                       entry.copies == 1 ? "s" : "");
                         const GraphStatus g = graph_status(*entry.record);
                         if (g.older > 0 || g.unfollowable > 0 || graphs_not_followed(g))
                             fmt::print("  process {}: {}\n", entry.record->pid, graph_sentence(g));

@@ -31,7 +31,7 @@ Command add_mask_command(CLI::App& app) {
                 if (options->json) {
                     nlohmann::ordered_json out{{"snapshot", chosen.origin}};
                     out.update(mask_report_json(options->expression, resolved, gpu));
-                    fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
+                    fmt::print("{}\n", json_answer(out));
                 } else {
                     print_origin(chosen);
                     fmt::print("{}", mask_report_text(options->expression, resolved, gpu));

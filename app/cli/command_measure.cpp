@@ -176,7 +176,7 @@ int run_measure(const MeasureOptions& options) {
         out["restored"] = !walk.started || walk.ended.has_value();
         out["restore_problem"] = walk.restore_problem.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(walk.restore_problem);
         out["findings"] = findings_json(walk.findings);
-        fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
+        fmt::print("{}\n", json_answer(out));
     } else {
         fmt::print("\n{}\n", kRateNote);
         if (fit) {

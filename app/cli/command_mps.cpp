@@ -39,12 +39,11 @@ Command add_mps_command(CLI::App& app) {
                                                {"pipe_directory", unit.state.pipe_directory},
                                                {"server_pids", unit.state.server_pids},
                                                {"detail", unit.state.detail}});
-                        fmt::print("{}\n", nlohmann::ordered_json{{"running", state.control_running},
+                        fmt::print("{}\n", json_answer(nlohmann::ordered_json{{"running", state.control_running},
                                                                   {"pipe_directory", state.pipe_directory},
                                                                   {"server_pids", state.server_pids},
                                                                   {"detail", state.detail},
-                                                                  {"units", per_gpu}}
-                                               .dump(2, ' ', false, kJsonUtf8Errors));
+                                                                  {"units", per_gpu}}));
                     } else {
                         fmt::print("MPS {}\n", state.detail);
                         for (const MpsUnitStatus& unit : units)

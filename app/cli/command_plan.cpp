@@ -153,7 +153,7 @@ int run_plan(const PlanOptionsCli& options) {
     if (!plan.feasible) {
         if (options.json) {
             out["applied"] = false;
-            fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
+            fmt::print("{}\n", json_answer(out));
         }
         std::fflush(stdout);  // the table first, then why nothing was applied, also into one file
         fmt::print(stderr, "gpupart: the targets cannot all be met; nothing applied{}: ask for at most {:.1f}% of them\n",
@@ -164,7 +164,7 @@ int run_plan(const PlanOptionsCli& options) {
         if (options.json) {
             out["change"] = plan_json(change, state.gpu);
             out["applied"] = false;
-            fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
+            fmt::print("{}\n", json_answer(out));
             return kExitOk;
         }
         fmt::print("\nwhat --apply would do:\n");
@@ -180,14 +180,14 @@ int run_plan(const PlanOptionsCli& options) {
         if (change.refused()) {
             out["change"] = plan_json(change, state.gpu);
             out["applied"] = false;
-            fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
+            fmt::print("{}\n", json_answer(out));
             return kExitRefused;
         }
         const Applied applied = controller.apply(change);
         out["change"] = plan_json(applied.plan, state.gpu);
         out["applied"] = true;
         out["journal_id"] = applied.entry.id;
-        fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
+        fmt::print("{}\n", json_answer(out));
         return kExitOk;
     }
     return plan_and_apply(controller, change, false, false);

@@ -132,7 +132,7 @@ int run_probe_command(const ProbeOptions& options) {
     if (options.json) {
         nlohmann::ordered_json json = probe_json(run, map, cache);
         json["sm_order_join"] = join_json(joined);
-        fmt::print("{}\n", json.dump(2, ' ', false, kJsonUtf8Errors));
+        fmt::print("{}\n", json_answer(json));
     } else {
         print_text(run, map, cache);
         print_join(joined);

@@ -53,7 +53,7 @@ int run_profile(const ProfileOptions& options) {
             for (const auto& p : profiles)
                 out.push_back({{"name", p.profile.name}, {"path", p.path}, {"system", p.system},
                                {"rules", p.profile.rules.size()}, {"description", p.profile.description}});
-            fmt::print("{}\n", nlohmann::ordered_json{{"profiles", out}, {"problems", problems}}.dump(2, ' ', false, kJsonUtf8Errors));
+            fmt::print("{}\n", json_answer(nlohmann::ordered_json{{"profiles", out}, {"problems", problems}}));
             return 0;
         }
         if (profiles.empty()) fmt::print("no profile yet (in {} or {}): `gpupart profile save NAME` captures the current partitions\n",
@@ -102,7 +102,7 @@ int run_profile(const ProfileOptions& options) {
         const ProfileDrift drift = profile_drift(controller, stored.profile, gpu_index);
         const int code = drift.drifted ? kExitRefused : kExitOk;
         if (options.json) {
-            fmt::print("{}\n", drift_json(stored, drift).dump(2, ' ', false, kJsonUtf8Errors));
+            fmt::print("{}\n", json_answer(drift_json(stored, drift)));
             return code;
         }
         const auto lines = profile_diff(controller, stored.profile, gpu_index);

@@ -66,8 +66,7 @@ int print_jobs(bool json) {
         gpus.push_back({{"gpu_uuid", uuid}, {"jobs", std::move(jobs)}});
     }
     if (json) {
-        fmt::print("{}\n", nlohmann::ordered_json{{"registry", registry.directory()}, {"gpus", std::move(gpus)}}
-                               .dump(2, ' ', false, kJsonUtf8Errors));
+        fmt::print("{}\n", json_answer(nlohmann::ordered_json{{"registry", registry.directory()}, {"gpus", std::move(gpus)}}));
     } else if (!any) {
         fmt::print("no job holds TPCs (registry {})\n", one_line(registry.directory()));
     }

@@ -123,7 +123,7 @@ Command add_smlp_command(CLI::App& app) {
                         else
                             out["problems"].push_back(Json{{"path", entry.path}, {"problem", entry.problem}});
                     }
-                    fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
+                    fmt::print("{}\n", json_answer(out));
                     return 0;
                 }
                 fmt::print("registry {}\n", one_line(registry.directory()));

@@ -153,7 +153,7 @@ int run_source(const SourceOptions& options) {
         json = to_json(facts);
         if (!options.json) print_mmio(facts);
     }
-    if (options.json) fmt::print("{}\n", json.dump(2, ' ', false, kJsonUtf8Errors));
+    if (options.json) fmt::print("{}\n", json_answer(json));
     return 0;
 }
 

@@ -84,7 +84,7 @@ Command add_topology_command(CLI::App& app) {
                             for (const char* key : {"snapshot", "live", "builtin", "why", "captured"}) one.erase(key);
                             out["gpus"].push_back(std::move(one));
                         }
-                        fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
+                        fmt::print("{}\n", json_answer(out));
                         return 0;
                     }
                     print_origin(chosen);
@@ -98,7 +98,7 @@ Command add_topology_command(CLI::App& app) {
                 }
                 const Gpu& gpu = selected_gpu(chosen, options->snapshot);
                 if (options->json) {
-                    fmt::print("{}\n", (options->sources ? sources_json(chosen, gpu) : topology_json(chosen, gpu)).dump(2, ' ', false, kJsonUtf8Errors));
+                    fmt::print("{}\n", json_answer((options->sources ? sources_json(chosen, gpu) : topology_json(chosen, gpu))));
                     return 0;
                 }
                 print_origin(chosen);

@@ -127,13 +127,12 @@ int run_k8s_prepare(const K8sPrepareOptions& options) {
                    key, mps_missing, key);
 
     if (options.json) {
-        fmt::print("{}\n", Json{{"claim", claim_json(prepared.claim, gpu)},
+        fmt::print("{}\n", json_answer(Json{{"claim", claim_json(prepared.claim, gpu)},
                                 {"gpu", Json{{"index", gpu.index}, {"uuid", key}, {"name", gpu_display_name(gpu)}}},
                                 {"already_prepared", prepared.already},
                                 {"cdi_device", cdi_device_id(prepared.claim.uid)},
                                 {"cdi_spec_file", spec_file ? Json(*spec_file) : Json()},
-                                {"cdi_spec", spec}}
-                               .dump(2, ' ', false, kJsonUtf8Errors));
+                                {"cdi_spec", spec}}));
         return 0;
     }
     const Claim& claim = prepared.claim;
@@ -191,14 +190,13 @@ int run_k8s_unprepare(const std::string& claim, const K8sPaths& paths, bool json
         }
     }
     if (json) {
-        fmt::print("{}\n", Json{{"claim", claim},
+        fmt::print("{}\n", json_answer(Json{{"claim", claim},
                                 {"released", released.has_value()},
                                 {"gpu", released ? Json(on_gpu) : Json()},
                                 {"tpcs", released ? Json(released->tpcs.to_list()) : Json()},
                                 {"cdi_spec_removed", spec_removed},
                                 {"registry_removed", registry_removed},
-                                {"left", registry_left.empty() ? Json::array() : Json::array({registry_left})}}
-                               .dump(2, ' ', false, kJsonUtf8Errors));
+                                {"left", registry_left.empty() ? Json::array() : Json::array({registry_left})}}));
     } else if (released) {
         fmt::print("claim {} released: TPCs {} of GPU {} are free\n", claim, released->tpcs.to_list(), on_gpu);
     } else {

@@ -40,7 +40,7 @@ int report_plan(const Plan& plan, const Gpu& gpu, bool json, bool dry_run, const
         out["dry_run"] = dry_run;
         out["applied"] = applied.has_value();
         out["journal_id"] = applied ? nlohmann::ordered_json(applied->id) : nlohmann::ordered_json(nullptr);
-        fmt::print("{}\n", out.dump(2, ' ', false, kJsonUtf8Errors));
+        fmt::print("{}\n", json_answer(out));
         return plan.refused() ? 1 : 0;
     }
     if (plan.refused()) {

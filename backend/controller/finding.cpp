@@ -1,6 +1,7 @@
 #include "controller/finding.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -23,6 +24,29 @@ Finding refusal(std::string id, std::string rule, std::string message) {
 
 bool has_error(const std::vector<Finding>& findings) {
     return std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == Severity::error; });
+}
+
+std::vector<Finding> bounded(std::vector<Finding> findings, std::size_t per_id) {
+    std::map<std::string, std::size_t> seen;  // by id
+    std::map<std::string, std::pair<Finding, std::size_t>> left_out;  // by id: the first left out, how many
+    std::vector<Finding> kept;
+    for (Finding& finding : findings) {
+        if (++seen[finding.id] <= per_id) {
+            kept.push_back(std::move(finding));
+            continue;
+        }
+        auto [it, fresh] = left_out.try_emplace(finding.id, finding, 0);
+        ++it->second.second;
+        if (finding.is_new) it->second.first.is_new = true;
+        if (finding.severity < it->second.first.severity) it->second.first.severity = finding.severity;  // error first
+    }
+    for (auto& [id, more] : left_out) {
+        Finding summary = more.first;
+        summary.message = fmt::format("and {} more {} finding{} like the above: not shown (at most {} of each)", more.second,
+                                      id.empty() ? "such" : id, more.second == 1 ? "" : "s", per_id);
+        kept.push_back(std::move(summary));
+    }
+    return kept;
 }
 
 std::string finding_line(const Finding& finding) {

@@ -24,6 +24,11 @@ struct Finding {
 };
 
 bool has_error(const std::vector<Finding>& findings);
+// At most `per_id` findings of each id (the first ones), and for each id with more, one more finding of
+// its severity that says how many were left out: a finding per pair of processes stays readable, and
+// bounded, however many processes there are.
+inline constexpr std::size_t kFindingsPerId = 20;
+std::vector<Finding> bounded(std::vector<Finding> findings, std::size_t per_id = kFindingsPerId);
 // An error finding: what refuses a plan.
 Finding refusal(std::string id, std::string rule, std::string message);
 std::string finding_line(const Finding& finding);  // "warning: ... [no-mps; Bakita & Anderson, RTAS 2024, rule R4]"

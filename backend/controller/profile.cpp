@@ -451,7 +451,9 @@ std::string profile_text(const Profile& profile) {
     document["description"] = profile.description;
     document["rules"] = std::move(rules);
     try {
-        return document.dump(2) + "\n";
+        // Profile names and command-line patterns are anybody's text: a file read back means the same, and
+        // one shown (save --dry-run, cat) neither drives nor reorders the terminal.
+        return escape_hidden_in_json(document.dump(2)) + "\n";
     } catch (const OrderedJson::type_error& error) {  // a string that is not UTF-8
         std::string what = error.what();
         if (auto at = what.find("] "); what.starts_with("[json.exception.") && at != std::string::npos)

@@ -1,6 +1,7 @@
 #include "controller/rules.hpp"
 
 #include <algorithm>
+#include <set>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -93,7 +94,14 @@ std::vector<Finding> check_change(const SystemState& state, const PlannedChange&
     return findings;
 }
 
-std::vector<Finding> check_result(const SystemState& after) {
+namespace {
+std::vector<Finding> every_result_finding(const SystemState& after);
+}  // namespace
+
+std::vector<Finding> check_result(const SystemState& after) { return bounded(every_result_finding(after)); }
+
+namespace {
+std::vector<Finding> every_result_finding(const SystemState& after) {
     std::vector<Finding> findings;
     const TpcMask real = real_tpcs(after.gpu);
     const auto& processes = after.processes;
@@ -192,6 +200,7 @@ std::vector<Finding> check_result(const SystemState& after) {
                                                    "still interfere there", pair.lce_a, pair.lce_b, pair.pce_list())));
     return findings;
 }
+}  // namespace
 
 std::vector<Finding> check_plan(const SystemState& state, const std::vector<PlannedChange>& changes) {
     std::vector<Finding> findings;
@@ -201,15 +210,15 @@ std::vector<Finding> check_plan(const SystemState& state, const std::vector<Plan
         findings.insert(findings.end(), more.begin(), more.end());
     }
     // The same rules as for the state as it is, on the state after: what they find now too is not new.
-    const std::vector<Finding> already = check_result(state);
-    for (Finding& finding : check_result(state_after(state, changes))) {
+    // Compared whole (a finding left out of one list may be in the other), by a set: not pair by pair.
+    std::set<std::pair<std::string, std::string>> already;
+    for (const Finding& old : every_result_finding(state)) already.emplace(old.id, old.message);
+    for (Finding& finding : every_result_finding(state_after(state, changes))) {
         if (!belongs_in_plan(finding)) continue;
-        finding.is_new = std::none_of(already.begin(), already.end(), [&](const Finding& old) {
-            return old.id == finding.id && old.message == finding.message;
-        });
+        finding.is_new = !already.contains({finding.id, finding.message});
         findings.push_back(std::move(finding));
     }
-    return findings;
+    return bounded(std::move(findings));
 }
 
 }  // namespace gpupart

@@ -1,6 +1,7 @@
 #include "controller/system_state.hpp"
 
 #include <grp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -40,6 +41,7 @@ bool in_group(const std::string& group) {
 namespace {
 
 std::optional<UnreadableSlot> unreadable_slot(const RegistryEntry& entry) {
+    if (entry.stranger) return std::nullopt;  // another user's file named after a process: not its slot
     UnreadableSlot slot{entry.path, entry.problem, std::nullopt};
     // The name is <pid>-<start time>.slot: where it is one, a slot of an exited process is only garbage.
     const std::string name = std::filesystem::path(entry.path).filename().string();
@@ -56,6 +58,14 @@ std::optional<UnreadableSlot> unreadable_slot(const RegistryEntry& entry) {
     std::uint64_t start_time = 0;
     std::from_chars(start.data(), start.data() + start.size(), start_time);
     if (process_liveness(*slot.pid, start_time) != Liveness::alive) return std::nullopt;
+    // Outside any user directory (the sticky root: anybody's), a file is that process's only if its
+    // user (or root) made it: an older shim's slot, not one planted after another user's process.
+    if (!entry.dir_uid) {
+        struct stat info {};
+        const auto runner = process_uid(*slot.pid);
+        if (::lstat(entry.path.c_str(), &info) != 0 || (info.st_uid != 0 && (!runner || *runner != info.st_uid)))
+            return std::nullopt;
+    }
     return slot;
 }
 

@@ -55,6 +55,25 @@ std::string valid_utf8(std::string_view text) {
     return out;
 }
 
+std::string escape_hidden_in_json(std::string_view json) {
+    std::string out;
+    out.reserve(json.size());
+    for (std::size_t i = 0; i < json.size();) {
+        char32_t code = 0;
+        const std::size_t length = static_cast<unsigned char>(json[i]) < 0x80 ? 1 : utf8_sequence(json, i, code);
+        if (length > 1 && hidden_control(code)) {
+            // Outside strings JSON is ASCII: such a character is always inside one, where \uNNNN means it.
+            out += fmt::format("\\u{:04x}", static_cast<std::uint32_t>(code));
+            i += length;
+        } else {
+            const std::size_t kept = length == 0 ? 1 : length;
+            out.append(json.substr(i, kept));
+            i += kept;
+        }
+    }
+    return out;
+}
+
 std::string one_line(std::string_view text, std::size_t max_chars) {
     std::string out;
     out.reserve(text.size());

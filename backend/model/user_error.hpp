@@ -24,6 +24,12 @@ std::string one_line(std::string_view text);
 // one_line(text), cut after `max_chars` characters (code points, never inside one): for fixed columns.
 std::string one_line(std::string_view text, std::size_t max_chars);
 
+// `json` (the text a JSON writer made, valid UTF-8) with every character one_line escapes as \u{NNNN}
+// (C1 controls, bidi embeddings, overrides and isolates) written as a JSON escape \uNNNN instead: the same
+// JSON value, but a terminal that shows the answer neither acts on nor reorders it. For every JSON answer
+// (list, history, profile documents) that carries other processes' text.
+std::string escape_hidden_in_json(std::string_view json);
+
 // `text` with every byte that is not UTF-8 replaced by U+FFFD, all else exact: for records kept as JSON
 // (the journal), which cannot carry such bytes and would fail whole. Not for display: that is one_line.
 std::string valid_utf8(std::string_view text);

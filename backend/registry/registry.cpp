@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -87,6 +89,7 @@ void Registry::list_user_dir(const std::string& dir, unsigned dir_uid, std::vect
         if (!name.ends_with(GPUPART_SLOT_SUFFIX)) continue;
         RegistryEntry entry;
         entry.path = dir + "/" + name;
+        entry.dir_uid = dir_uid;
         try {
             const SlotFile slot = SlotFile::open(entry.path, false);
             entry.record = slot.read();
@@ -113,7 +116,7 @@ void Registry::list_user_dir(const std::string& dir, unsigned dir_uid, std::vect
     }
 }
 
-std::vector<RegistryEntry> Registry::list() const {
+std::vector<RegistryEntry> Registry::every_file() const {
     std::vector<RegistryEntry> entries;
     if (!check_root()) return entries;
     for (const auto& name : names_in(directory_)) {
@@ -124,11 +127,11 @@ std::vector<RegistryEntry> Registry::list() const {
         if (verdict == 0) {
             list_user_dir(path, uid, entries);
         } else if (verdict != -ENOENT) {
-            entries.push_back(RegistryEntry{path, std::nullopt, Liveness::gone, one_line(why[0] ? why : path)});
+            entries.push_back(RegistryEntry{path, std::nullopt, Liveness::gone, one_line(why[0] ? why : path), std::nullopt, 0, false});
         } else if (name.ends_with(GPUPART_SLOT_SUFFIX)) {
             // Not in a user directory: an older shim's slot (layout 2) or something planted. Read it only
             // to say what it is (a FIFO cannot block the read); never trusted, never collected.
-            RegistryEntry entry{path, std::nullopt, Liveness::gone, ""};
+            RegistryEntry entry{path, std::nullopt, Liveness::gone, "", std::nullopt, 0, false};
             try {
                 SlotFile::open(path, false);
                 entry.problem = fmt::format("{}: a slot outside any user directory: ignored", one_line(path));
@@ -138,6 +141,54 @@ std::vector<RegistryEntry> Registry::list() const {
             entries.push_back(std::move(entry));
         }
     }
+    return entries;
+}
+
+namespace {
+// One entry per process, whatever the number of files naming it (anybody can copy a slot into twin
+// directories of their own, or plant files named after another user's process in theirs). A file
+// named after a running process lies either in the directories of the user running it (the plain one,
+// then its twins by name: the order in which the shim chooses where to register, gpupart_user_dir), or
+// in a stranger's, where it is never taken for the process's slot. The first file in that order is the
+// process's; later ones are counted as copies. Files of processes that are gone are grouped by
+// directory owner (who ran them can no longer be told). `entries` come in directory order.
+std::vector<RegistryEntry> one_per_process(std::vector<RegistryEntry> entries) {
+    std::map<std::pair<int, std::uint64_t>, std::optional<unsigned>> runners;  // of live processes, by name
+    std::map<std::tuple<int, std::uint64_t, unsigned, bool>, std::size_t> chosen;   // -> index in `kept`
+    std::vector<RegistryEntry> kept;
+    for (RegistryEntry& entry : entries) {
+        const auto named = entry.dir_uid ? slot_name(std::filesystem::path(entry.path).filename().string()) : std::nullopt;
+        if (!named) {
+            kept.push_back(std::move(entry));
+            continue;
+        }
+        auto [runner, fresh] = runners.try_emplace(*named);
+        if (fresh && process_liveness(named->first, named->second) == Liveness::alive) runner->second = process_uid(named->first);
+        const bool root_made = entry.record && entry.record->file_owner == 0;
+        const bool stranger = runner->second && *runner->second != *entry.dir_uid && !root_made;
+        if (stranger) {
+            entry.stranger = true;
+            entry.record.reset();
+            if (entry.problem.empty())  // else its own problem (a forged owner, not a slot...) says what it is
+                entry.problem = fmt::format("{}: named after process {} of {}, but in the directory of {}: not its "
+                                            "slot, ignored", one_line(entry.path), named->first, user_name(*runner->second),
+                                            user_name(*entry.dir_uid));
+        }
+        const unsigned owner = runner->second && !stranger ? *runner->second : *entry.dir_uid;
+        const auto key = std::tuple{named->first, named->second, owner, stranger};
+        if (const auto found = chosen.find(key); found != chosen.end()) {
+            ++kept[found->second].copies;
+            continue;
+        }
+        chosen.emplace(key, kept.size());
+        kept.push_back(std::move(entry));
+    }
+    return kept;
+}
+}  // namespace
+
+std::vector<RegistryEntry> Registry::list() const {
+    std::vector<RegistryEntry> entries = one_per_process(every_file());
     std::sort(entries.begin(), entries.end(), [](const RegistryEntry& a, const RegistryEntry& b) {
         const int pid_a = a.record ? a.record->pid : 0;
         const int pid_b = b.record ? b.record->pid : 0;
@@ -153,7 +204,9 @@ std::string Registry::slot_path_for(int pid) const {
     bool older = false;
     const std::string name = fmt::format("/{}-{}{}", pid, *start, GPUPART_SLOT_SUFFIX);
     for (const auto& entry : list()) {
-        // This process's slot that cannot be used: say why (a version, a truncation, a forgery).
+        // This process's slot that cannot be used: say why (a version, a truncation, a forgery). A file
+        // with its name in another user's directory, or outside any, is not its slot and changes nothing.
+        if (entry.stranger || !entry.dir_uid) continue;
         if (!entry.record && entry.path.ends_with(name)) throw RegistryError(entry.problem);
         if (!entry.record || entry.record->pid != pid) continue;
         if (entry.record->start_time == *start) return entry.path;
@@ -192,7 +245,7 @@ SlotRecord Registry::set_mask(int pid, const std::string& gpu_uuid, bool has_mas
 
 int Registry::collect_garbage() const {
     int removed = 0;
-    for (const auto& entry : list()) {
+    for (const auto& entry : every_file()) {  // copies of an exited process's slot too
         if (!entry.record || entry.liveness == Liveness::alive) continue;
         std::error_code error;
         if (std::filesystem::remove(entry.path, error)) ++removed;

@@ -15,6 +15,13 @@ struct RegistryEntry {
     std::optional<SlotRecord> record;  // empty when the slot could not be read: see problem
     Liveness liveness = Liveness::gone;
     std::string problem;               // one line, e.g. an unknown layout version
+    std::optional<unsigned> dir_uid;   // the user directory it lies in; nullopt: outside any
+    // Other files in its owner's directories that name the same process (pid and start time): copies,
+    // never shown as rows of their own (one process is one row whatever the number of files naming it).
+    std::size_t copies = 0;
+    // Named after a running process of another user: a file in a stranger's directory, which never
+    // stands in for that process's slot nor blocks it (shown, with its problem, as what it is).
+    bool stranger = false;
 };
 
 // Why a slot cannot be trusted as its process's own (file owner differs from the user it claims, or
@@ -37,9 +44,12 @@ public:
     // by another user, writable without the sticky bit (registry_layout.h). False when it does not exist.
     bool check_root() const;
 
-    // Every *.slot file in every user directory, sorted by pid; squatted or unsafe user directories and
-    // slot files outside user directories are entries with a problem. A missing root is an empty
-    // registry; an unsafe one throws RegistryError.
+    // Every process named by *.slot files in user directories, once, sorted by pid; squatted or unsafe
+    // user directories and slot files outside user directories are entries with a problem. The slot of a
+    // process is the file in its owner's directories that the shim's order finds first (the plain
+    // "<prefix><uid>", then its twins by name: gpupart_user_dir); other files naming it there are counted
+    // in `copies`, and files naming it in another user's directory are `stranger`. A missing root is an
+    // empty registry; an unsafe one throws RegistryError.
     std::vector<RegistryEntry> list() const;
 
     // The live registered process `pid`. Throws RegistryError when it is not registered, has exited,
@@ -64,6 +74,7 @@ public:
     int collect_garbage() const;
 
 private:
+    std::vector<RegistryEntry> every_file() const;  // one entry per file (list() before choosing one per process)
     std::string slot_path_for(int pid) const;
     void list_user_dir(const std::string& dir, unsigned dir_uid, std::vector<RegistryEntry>& entries) const;
     std::string directory_;

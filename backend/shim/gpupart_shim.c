@@ -154,11 +154,26 @@ static uint32_t state_of(const struct applied* a, uint32_t version) {
     return a->others_masked ? GPUPART_SHIM_NO_MASK_FOR_GPU : GPUPART_SHIM_ACTIVE;
 }
 
+/* A slot shrunk under this process (truncate -s N, any N below its size) reads as zeros past N in its first
+ * page, without a fault: a control block read there would say "no mask". The file no longer reaches its
+ * last page whenever N is at most one page, so touching that page first faults, and the slot guard swaps in
+ * a private copy with the last control block this process adopted (and says so once). A truncation that
+ * keeps the last page keeps the control block, which lies in the first. */
+static void touch_last_page(const struct gpupart_slot_file* slot) {
+    (void)*(const volatile uint8_t*)((const uint8_t*)slot + GPUPART_SLOT_FILE_SIZE - 1);
+}
+
 /* Reads the control block (bounded, never blocks) and adopts the entry for GPU `gpu` unless its mask has
  * no real TPC. A GPU without an entry runs unconfined (and says so when other GPUs have masks). */
 static void refresh(struct applied* a, struct gpupart_slot_file* slot, int gpu, uint32_t version) {
     struct gpupart_control c;
+    const int lost_before = gpupart_slot_guard_lost();
     if (gpupart_control_read(&slot->control, &c, 4) != 0) return; /* a write is in progress: keep our mask */
+    touch_last_page(slot);
+    /* Shrunk while it was read: what was read may be zeros; the next launch reads the guard's copy. Sequence
+     * 0 was never written (a slot is created with a written block): zeros of a shrunk file where pages are
+     * larger than the slot's halves. Either way keep the mask this thread has. */
+    if (gpupart_slot_guard_lost() != lost_before || c.seq == 0) return;
     a->seen_seq = c.seq;
     if (a->valid && c.current.generation == a->generation) return;
     a->valid = 1;
@@ -204,8 +219,8 @@ static void refresh(struct applied* a, struct gpupart_slot_file* slot, int gpu, 
     publish_status(slot, gpu, state_of(a, version), version, a);
 }
 
-/* The launch path: a size check, a pointer, a version byte, the device ordinal, a sequence compare and
- * 2-5 stores. */
+/* The launch path: a size check, a pointer, a version byte, the device ordinal, a load of the slot's last
+ * page, a sequence compare and 2-5 stores. */
 static void on_launch(void* user, int domain, int cbid, const void* params) {
     (void)user;
     struct gpupart_slot_file* slot = __atomic_load_n(&g_slot, __ATOMIC_ACQUIRE);
@@ -228,6 +243,7 @@ static void on_launch(void* user, int domain, int cbid, const void* params) {
     const uint32_t version = desc[DESC_VERSION_OFFSET];
     const int gpu = gpupart_devices_current_gpu(slot);
     struct applied* a = &t_applied[gpu >= 0 ? gpu : (int)UNKNOWN_GPU];
+    touch_last_page(slot); /* one load: a slot shrunk since the last launch is swapped for the guard's copy here */
     if (!a->valid || __atomic_load_n(&slot->control.seq, __ATOMIC_ACQUIRE) != a->seen_seq) refresh(a, slot, gpu, version);
     if (version != a->published_version || a->publish_pending) {
         publish_status(slot, gpu, state_of(a, version), version, a);
@@ -263,6 +279,10 @@ static void register_process(void) {
     const int pid = getpid();
     int error = gpupart_registry_dir(root, sizeof root);
     /* A root named by $GPUPART_REGISTRY_DIR may be made here; /run/gpupart and /dev/shm are never made. */
+    if (error != 0) { /* nothing was written to `root`: say why without it */
+        root[0] = '\0';
+        snprintf(why, sizeof why, "%s is longer than %zu characters: no registry", GPUPART_ENV_REGISTRY_DIR, sizeof root - 1);
+    }
     if (error == 0) error = gpupart_registry_root_check(root, getenv(GPUPART_ENV_REGISTRY_DIR) != NULL, why, sizeof why);
     if (error == 0) {
         error = gpupart_user_dir(root, (uint32_t)getuid(), 1, user_dir, sizeof user_dir);

@@ -40,6 +40,33 @@ wait $host_pid; rc=$?
 check "replaced: the host finished normally (exit 0, got $rc)" [ $rc -eq 0 ]
 check "every launch kept TPCs 0-3 (3 launches)" [ "$(masked_0_3 "$work/host.out")" -eq 3 ]
 
+# ---- Shrunk to any size, not only 0: the next launch keeps TPCs 0-3, and says so once ----------------
+# Within the first page the rest reads as zeros without a fault (the control block would say "no mask").
+for size in 1 100 300 1000 2500 4095 4096 4097 6000 8191; do
+    env LD_PRELOAD="$shim" GPUPART_TPCS=$G0=0xf GPUPART_REAL_TPCS=$G0=0xff "$host" load:"$fake" launch:0x40 \
+        ready:"$work/t$size" wait:"$work/u$size" launch:0x40 launch:0x40 > "$work/shrunk$size.out" 2> "$work/shrunk$size.err" &
+    shrunk_pid=$!
+    check "shrunk to $size: host registered" await "$work/t$size" $shrunk_pid
+    truncate -s "$size" "$(slot_of $shrunk_pid)"
+    touch "$work/u$size"
+    wait $shrunk_pid; rc=$?
+    check "shrunk to $size: the host finished normally (exit 0, got $rc)" [ $rc -eq 0 ]
+    check "shrunk to $size: every launch kept TPCs 0-3 (3 launches)" [ "$(masked_0_3 "$work/shrunk$size.out")" -eq 3 ]
+    if [ "$size" -le 4096 ]; then  # beyond the first page the control block is whole: nothing lost, nothing said
+        check "shrunk to $size: it says so once" \
+            [ "$(grep -c "slot was truncated by someone: it keeps its last TPC mask" "$work/shrunk$size.err")" -eq 1 ]
+    fi
+done
+
+# ---- A registry name too long for the shim: said in words (never a buffer it did not fill), mask kept --
+long_dir=$work/$(printf 'd%.0s' $(seq 1 300))
+GPUPART_REGISTRY_DIR=$long_dir env LD_PRELOAD="$shim" GPUPART_TPCS=$G0=0xf GPUPART_REAL_TPCS=$G0=0xff "$host" \
+    load:"$fake" launch:0x40 > "$work/long.out" 2> "$work/long.err"
+check "long registry name: the host finished normally" [ $? -eq 0 ]
+check "long registry name: said so" grep -q "GPUPART_REGISTRY_DIR is longer than 255 characters: no registry: the start mask applies" "$work/long.err"
+check "long registry name: stderr is printable text" bash -c "! LC_ALL=C grep -q '[^[:print:]]' '$work/long.err'"
+check "long registry name: the launch kept TPCs 0-3" [ "$(masked_0_3 "$work/long.out")" -eq 1 ]
+
 # ---- A shimmed process whose slot is rewritten in place with garbage, again and again ----------------
 env LD_PRELOAD="$shim" GPUPART_TPCS=$G0=0xf GPUPART_REAL_TPCS=$G0=0xff "$host" load:"$fake" launch:0x40 ready:"$work/s1" \
     wait:"$work/h1" launch:0x40 launch:0x40 launch:0x40 > "$work/garbage.out" 2> "$work/garbage.err" &

@@ -28,6 +28,10 @@ std::string terminal_hazard(const std::string& text) {
         for (std::size_t k = 1; k < length; ++k)
             if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return "a byte that is not UTF-8 at " + std::to_string(i);
         if (byte == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0) return "a C1 control at " + std::to_string(i);
+        // U+202A-U+202E (bidi embeddings and overrides): what follows would be shown reordered.
+        if (byte == 0xe2 && static_cast<unsigned char>(text[i + 1]) == 0x80 && static_cast<unsigned char>(text[i + 2]) >= 0xaa &&
+            static_cast<unsigned char>(text[i + 2]) <= 0xae)
+            return "a bidi override at " + std::to_string(i);
         i += length - 1;
     }
     return "";
@@ -91,9 +95,30 @@ TEST_F(HostileTerminalEscapes, CsvKeepsAHostileCommandLineOneFieldOfOneRecord) {
               std::string::npos) << record;
 }
 
+// C1 controls (CSI) and bidi overrides are valid UTF-8, so JSON would carry them raw: every JSON answer
+// writes them as \uNNNN (the same value), as the terminal text writes them \u{NNNN}.
+TEST_F(HostileTerminalEscapes, JsonAnswersEscapeC1ControlsAndBidiOverrides) {
+    const std::string name = "csi \xc2\x9b" "2J rlo \xe2\x80\xae" "fdp.exe";
+    DemoWorker worker(registry, name);
+    const Outcome list = safe({"list", "--json"});
+    ASSERT_EQ(list.exit_code, 0) << list.err;
+    EXPECT_NE(list.out.find("csi \\u009b2J rlo \\u202efdp.exe"), std::string::npos) << list.out;
+    EXPECT_EQ(nlohmann::json::parse(list.out)["processes"][0]["command"].get<std::string>(),
+              "gpupart-demo-worker " + name + " (simulated workload, no GPU)");
+    ASSERT_EQ(safe({"set", std::to_string(worker.pid), "gpc2", "--snapshot", "builtin:h200"}).exit_code, 0);
+    const Outcome history = safe({"history", "--json"});
+    ASSERT_EQ(history.exit_code, 0) << history.err;
+    EXPECT_NE(history.out.find("\\u202e"), std::string::npos) << history.out;
+    EXPECT_TRUE(nlohmann::json::accept(history.out)) << history.out;
+    // A dry run shows the document for any name given, the name included.
+    const Outcome profile = safe({"profile", "save", name, "--dry-run", "--snapshot", "builtin:h200"});
+    ASSERT_EQ(profile.exit_code, 0) << profile.err;
+    EXPECT_NE(profile.out.find("\"name\": \"csi \\u009b2J rlo \\u202efdp.exe\""), std::string::npos) << profile.out;
+}
+
 TEST_F(HostileTerminalEscapes, JsonKeepsTheCommandLineExactAndDoesNotFailOnBytesThatAreNotUtf8) {
     DemoWorker worker(registry, kHostileName);
-    // JSON escapes C0 controls; a C1 control is valid UTF-8 and stays as it is (exact), so only parse it.
+    // JSON escapes C0 controls, and gpupart C1 controls (\u009b): the value parsed back is exact.
     const Outcome list = gpupart({"list", "--json"}, env);
     ASSERT_EQ(list.exit_code, 0) << list.err;
     const auto json = nlohmann::json::parse(list.out);

@@ -352,3 +352,24 @@ TEST(Rules, AProcessAboutToStartIsNamedSo) {
 // Issue 20: the interference finding (InterferenceWatch, tests/unit/test_interference.cpp) is explained in
 // docs/rules.md like every other finding.
 TEST(Rules, TheInterferenceFindingHasAnEntry) { EXPECT_TRUE(rules_entry("interference").has_value()); }
+
+// 40 processes on the same TPCs: 780 pairs. At most kFindingsPerId overlaps are said, then one finding
+// with how many more; check_plan marks what is new against every finding, not the shown ones only.
+TEST(Rules, PairwiseFindingsAreBoundedWithACountOfTheRest) {
+    std::vector<ProcessState> many;
+    for (int pid = 100; pid < 140; ++pid) many.push_back(process(pid, kGpc1));
+    const SystemState state = state_with(many);
+    const auto findings = check_result(state);
+    const auto overlaps = std::count_if(findings.begin(), findings.end(), [](const Finding& f) { return f.id == "overlap"; });
+    EXPECT_EQ(overlaps, static_cast<long>(kFindingsPerId) + 1);
+    const auto more = std::find_if(findings.begin(), findings.end(), [](const Finding& f) {
+        return f.id == "overlap" && f.message.starts_with("and 760 more overlap findings");
+    });
+    ASSERT_NE(more, findings.end());
+    EXPECT_EQ(more->severity, Severity::warning);
+    const auto plan = check_plan(state, {change_of(many[0], kGpc6)});
+    EXPECT_LE(std::count_if(plan.begin(), plan.end(), [](const Finding& f) { return f.id == "overlap"; }),
+              static_cast<long>(kFindingsPerId) + 1);
+    EXPECT_TRUE(std::none_of(plan.begin(), plan.end(), [](const Finding& f) { return f.id == "overlap" && f.is_new; }))
+        << "the overlaps left are all there before the change";
+}

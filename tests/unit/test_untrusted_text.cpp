@@ -24,6 +24,14 @@ TEST(OneLine, KeepsUtf8ButEscapesBytesThatAreNotUtf8) {
     EXPECT_EQ(one_line("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
 }
 
+// What every --json answer goes through: the characters one_line writes \u{NNNN} become JSON's \uNNNN,
+// the same value when parsed; everything else (other UTF-8, what the JSON writer escaped) is kept.
+TEST(EscapeHiddenInJson, WritesC1ControlsAndBidiCharactersAsJsonEscapes) {
+    EXPECT_EQ(escape_hidden_in_json("{\"c\": \"\xc2\x9b" "2J ls \xe2\x80\xae" "txt \xe2\x81\xa6 \xd8\x9c\"}"),
+              "{\"c\": \"\\u009b2J ls \\u202etxt \\u2066 \\u061c\"}");
+    EXPECT_EQ(escape_hidden_in_json("[\"caf\xc3\xa9 \xc2\xa0 \\u001b\"]"), "[\"caf\xc3\xa9 \xc2\xa0 \\u001b\"]");
+}
+
 TEST(OneLine, EscapesC1ControlsAndBidiOverrides) {
     EXPECT_EQ(one_line("\xc2\x9b" "31m"), "\\u{009b}31m");  // CSI on terminals that take 8-bit controls
     EXPECT_EQ(one_line("ls \xe2\x80\xae" "txt.exe"), "ls \\u{202e}txt.exe");

@@ -62,7 +62,7 @@ inline RegistryEntry entry_of(const FakeProcess& fake, const Gpu& on = h200()) {
     r.status = status;
     r.counters.launches = fake.launches;
     r.app = fake.app;
-    return RegistryEntry{"/fake/" + std::to_string(fake.pid) + ".slot", r, Liveness::alive, ""};
+    return RegistryEntry{"/fake/" + std::to_string(fake.pid) + ".slot", r, Liveness::alive, "", std::nullopt, 0, false};
 }
 
 // The frame `gpupart top` shows for these processes; `second_sample` adds launch rates (+400/s each);
