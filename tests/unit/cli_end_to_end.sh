@@ -91,7 +91,7 @@ else
     "$gpupart" export --png "$work/plan.png" 2> "$work/render.err"; rc=$?
     check "export --png without Qt fails" [ "$rc" -eq 1 ]
     check "in one line" lines "$work/render.err" 1
-    check "and says it needs the Qt build" contains "$work/render.err" "need the Qt build"
+    check "and says it needs gpupart-render (package gpupart-gui)" contains "$work/render.err" "package gpupart-gui"
 fi
 "$gpupart" export 2> "$work/export-nothing.err"; rc=$?
 check "export with nothing to write fails" [ "$rc" -eq 1 ]
