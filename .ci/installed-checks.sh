@@ -118,8 +118,10 @@ echo "== a program written against libsmctrl's names, built with the installed <
 # libgpupart.so.1 must apply each kind of mask it sets ("relinked unchanged", docs/api.md).
 gcc -Wall -Werror -I/usr/include/gpupart -o /tmp/libsmctrl_style /work/gpupart/tests/shim/libsmctrl_style.c -lgpupart \
     /share/fake-driver/libcuda.so.1 || fail "cannot build against libgpupart-dev"
-ldd /tmp/libsmctrl_style | grep -Eq "libgpupart.so.1 => (/usr)?/lib/x86_64-linux-gnu/libgpupart.so.1 " ||  # merged /usr
-    fail "the program does not use the installed libgpupart.so.1: $(ldd /tmp/libsmctrl_style)"
+# Into a variable first: `ldd | grep -q` fails under pipefail when grep stops reading before ldd is done.
+libraries=$(ldd /tmp/libsmctrl_style)
+grep -Eq "libgpupart.so.1 => (/usr)?/lib/x86_64-linux-gnu/libgpupart.so.1 " <<< "$libraries" ||  # merged /usr
+    fail "the program does not use the installed libgpupart.so.1: $libraries"
 LD_LIBRARY_PATH=/share/fake-driver /tmp/libsmctrl_style > /tmp/style.txt || { cat /tmp/style.txt; fail "libsmctrl_style failed"; }
 cat /tmp/style.txt
 grep -qx "All tests passed!" /tmp/style.txt || fail "libsmctrl_style did not pass"
