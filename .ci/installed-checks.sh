@@ -47,6 +47,9 @@ echo "== apt-get install ${gui[*]##*/}: the desktop app and what it pulls in bes
 apt_install "${gui[@]}"
 installed > /tmp/packages-gui.txt
 echo "gpupart-gui pulled $(comm -13 /tmp/packages-gpupart.txt /tmp/packages-gui.txt | wc -l) more packages (itself included)"
+echo "== gpupart export --png with gpupart-gui: gpupart finds its gpupart-render"
+gpupart export --png /tmp/plan.png --snapshot builtin:h200 || fail "export --png failed with gpupart-gui installed"
+[ "$(head -c 8 /tmp/plan.png | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "export --png wrote no PNG"
 
 echo "== apt-get install ${libs[*]##*/} (and man-db, to read its man pages; systemd, to verify its units; gcc, to build against libgpupart-dev)"
 apt_install "${libs[@]}" man-db systemd gcc libc6-dev
