@@ -147,7 +147,7 @@ echo "== apt-get purge: enabled units, the registry, the services' directories g
 # stop needs a running systemd and is not tried here). The cache and log directories are what
 # gpupart-probe.service and gpupart-mps@ make when they run (CacheDirectory=, LogsDirectory=).
 systemctl enable gpupart-exporter.service "gpupart-mps@GPU-00000000-1111-2222-3333-444444444444.service"
-ls /etc/systemd/system/multi-user.target.wants/ | grep -q gpupart-exporter || fail "systemctl enable made no link"
+[ -L /etc/systemd/system/multi-user.target.wants/gpupart-exporter.service ] || fail "systemctl enable made no link"
 mkdir -p /var/cache/gpupart /var/log/gpupart/mps/GPU-00000000-1111-2222-3333-444444444444
 DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq gpupart-gui libgpupart-dev libgpupart1 gpupart > /tmp/purge.log 2>&1 ||
     { cat /tmp/purge.log; fail "apt-get purge failed"; }
