@@ -16,8 +16,9 @@ echo "== README app command: its build made build/default/app/gpupart-gui, and i
 
 echo "== .deb (cpack) from the same build"
 (cd build/default && cpack -G DEB)
-cp build/default/gpupart_*_amd64.deb build/default/libgpupart1_*_amd64.deb build/default/libgpupart-dev_*_amd64.deb \
-   build/default/gpupart-dbgsym_*_amd64.ddeb build/default/libgpupart1-dbgsym_*_amd64.ddeb /share/
+cp build/default/gpupart_*_amd64.deb build/default/gpupart-gui_*_amd64.deb build/default/libgpupart1_*_amd64.deb \
+   build/default/libgpupart-dev_*_amd64.deb build/default/gpupart-dbgsym_*_amd64.ddeb \
+   build/default/gpupart-gui-dbgsym_*_amd64.ddeb build/default/libgpupart1-dbgsym_*_amd64.ddeb /share/
 mkdir -p /share/fake-driver
 cp build/default/tests/shim/fake-driver/libcuda.so.1 /share/fake-driver/
 cp build/default/tests/shim/gpupart_shim_host /share/

@@ -15,14 +15,11 @@
 #include "controller/job_rules.hpp"
 #include "controller/slurm_gres.hpp"
 #include "model/user_error.hpp"
+#include "platform/install_paths.hpp"
 #include "platform/process_identity.hpp"
 #include "platform/user_names.hpp"
 #include "registry/registry.hpp"
 #include "slurm_place.hpp"
-
-#ifndef GPUPART_SLURM_PLUGIN
-#define GPUPART_SLURM_PLUGIN "gpupart_spank.so"
-#endif
 
 namespace gpupart::cli {
 namespace {
@@ -80,7 +77,9 @@ Command add_slurm_command(CLI::App& app) {
         std::string action;
         SnapshotOptions snapshot;
         std::string node;
-        std::string plugin = GPUPART_SLURM_PLUGIN;
+        // Where this gpupart's package put the plugin, from where this gpupart is: the .deb's /usr, whatever
+        // prefix the build was configured with.
+        std::string plugin = find_slurm_plugin(running_executable()).string();
         bool json = false;
         SlurmPlaceRequest place;
         bool no_mps = false;

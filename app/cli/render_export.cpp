@@ -23,7 +23,7 @@ std::string renderer_path() {
     try {
         return find_helper(running_executable(), "gpupart-render", "GPUPART_RENDER").string();
     } catch (const UserError& error) {
-        throw UserError(fmt::format("{}: --png and --svg need the Qt build (gpupart-render); export --json here and "
+        throw UserError(fmt::format("{}: --png and --svg need gpupart-render (the Qt build; package gpupart-gui); export --json here and "
                                     "draw it elsewhere with `gpupart export --snapshot FILE --png OUT`", error.what()));
     }
 }

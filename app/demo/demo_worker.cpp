@@ -24,6 +24,7 @@
 #include <string>
 #include <thread>
 
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -164,6 +165,13 @@ int main(int argc, char** argv) {
         return 1;
     }
     gpupart_slot_guard(slot);  // a truncated slot must not kill the worker either
+    // Registered: nothing more to say, so the caller's stderr is let go (stdin and stdout are /dev/null from
+    // the start). A worker lives for minutes; holding the caller's stderr would keep `gpupart demo start
+    // 2>&1 | cat` (or a CI log, an ssh session) open until the last worker ends.
+    if (const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC); null >= 0) {
+        ::dup2(null, STDERR_FILENO);
+        ::close(null);
+    }
     std::signal(SIGTERM, on_signal);
     std::signal(SIGINT, on_signal);
     // The GUI's demo workers end with the GUI, even when it is killed; `gpupart demo start` ones outlive it.

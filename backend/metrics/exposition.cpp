@@ -134,8 +134,10 @@ void gpu_metrics(Families& out, const SystemState& state, const Labels& labels) 
 void process_metrics(Families& out, const SystemState& state, const ProcessState& p, const Labels& gpu, std::uint64_t now_ns) {
     const TpcMask real = real_tpcs(state.gpu);
     const TpcMask held = p.partitioned ? p.mask & real : real;
+    // hpc_job: the scheduler job step the process runs in, as registered ($GPUPART_JOB, "slurm:12.0"; "" for
+    // none), named as dcgm-exporter names its job label. Not "job": Prometheus sets that one to the scrape job.
     const Labels labels = with(gpu, {{"pid", std::to_string(p.pid)}, {"user", one_line(user_name(p.uid), 64)},
-                                     {"command", command_label(p.command)}});
+                                     {"command", command_label(p.command)}, {"hpc_job", one_line(p.job, 64)}});
     out.gauge("gpupart_tpcs_owned", "TPCs the process may use on the GPU (every real TPC when not partitioned)", labels,
               held.count());
     out.gauge("gpupart_sms_owned", "SMs of those TPCs", labels, static_cast<double>(sms_of(state.gpu, held).size()));

@@ -14,6 +14,9 @@
 #ifndef GPUPART_SHIM_SUBDIR
 #error "GPUPART_SHIM_SUBDIR must name the shim's directory relative to the prefix"
 #endif
+#ifndef GPUPART_SLURM_PLUGIN_SUBDIR
+#error "GPUPART_SLURM_PLUGIN_SUBDIR must name the SPANK plugin's directory relative to the prefix"
+#endif
 
 namespace gpupart {
 namespace {
@@ -51,6 +54,14 @@ std::filesystem::path find_shim_library(const std::filesystem::path& exe) {
     return first_existing({(bin / ".." / GPUPART_SHIM_SUBDIR / "libgpupart-shim.so").lexically_normal(),
                            (bin / ".." / "lib" / "libgpupart-shim.so").lexically_normal()},
                           "libgpupart-shim.so", "GPUPART_SHIM");
+}
+
+std::filesystem::path find_slurm_plugin(const std::filesystem::path& exe) {
+    const auto bin = exe.parent_path();
+    const auto installed = (bin / ".." / GPUPART_SLURM_PLUGIN_SUBDIR / "gpupart_spank.so").lexically_normal();
+    const auto build_tree = (bin / ".." / "lib" / "gpupart_spank.so").lexically_normal();
+    if (!std::filesystem::exists(installed) && std::filesystem::exists(build_tree)) return build_tree;
+    return installed;
 }
 
 std::filesystem::path running_executable() { return std::filesystem::read_symlink("/proc/self/exe"); }

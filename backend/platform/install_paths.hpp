@@ -16,6 +16,12 @@ std::filesystem::path find_helper(const std::filesystem::path& exe, const std::s
 // $GPUPART_SHIM when set, else the installed shim directory, else build/<preset>/lib/. Throws UserError.
 std::filesystem::path find_shim_library(const std::filesystem::path& exe);
 
+// Where gpupart_spank.so is for the gpupart at `exe`: <prefix>/lib/<multiarch>/slurm-wlm/ (Debian's Slurm
+// PluginDir) relative to its bin/, where the package put it, or build/<preset>/lib/ beside a build tree's
+// app/. When neither exists (the plugin not installed), the installed place, where this prefix's package
+// puts it: the path is only printed (`gpupart slurm conf`), and --plugin names another.
+std::filesystem::path find_slurm_plugin(const std::filesystem::path& exe);
+
 // The running executable (/proc/self/exe).
 std::filesystem::path running_executable();
 

@@ -48,6 +48,12 @@ check "counters end in _total" [ -z "$(grep '^# TYPE .* counter$' "$work/metrics
 promtool check metrics < "$work/metrics.txt" > "$work/promtool.txt" 2>&1
 check "promtool check metrics: nothing but dcgm-exporter's camelCase label names" \
     [ -z "$(grep -v "label names should be written in 'snake_case' not 'camelCase'" "$work/promtool.txt")" ]
+# Every family /metrics serves is documented, prometheus-cpp's own exposer_* too.
+undocumented=$(sed -n 's/^# TYPE \([a-z_]*\) .*/\1/p' "$work/metrics.txt" | while read -r name; do
+    grep -q "\`$name\`" "$(dirname "$0")/../../docs/metrics.md" || echo "$name"; done)
+check "docs/metrics.md names every metric family served (missing: ${undocumented:-none})" [ -z "$undocumented" ]
+check "per-process series name their scheduler job (hpc_job; empty outside one)" \
+    [ "$(grep -c '^gpupart_tpcs_owned{.*hpc_job=""' "$work/metrics.txt")" -eq 3 ]
 
 # ---- the real Prometheus server -------------------------------------------------------------------
 prom_port=$(free_port)

@@ -91,7 +91,7 @@ else
     "$gpupart" export --png "$work/plan.png" 2> "$work/render.err"; rc=$?
     check "export --png without Qt fails" [ "$rc" -eq 1 ]
     check "in one line" lines "$work/render.err" 1
-    check "and says it needs the Qt build" contains "$work/render.err" "need the Qt build"
+    check "and says it needs gpupart-render (package gpupart-gui)" contains "$work/render.err" "package gpupart-gui"
 fi
 "$gpupart" export 2> "$work/export-nothing.err"; rc=$?
 check "export with nothing to write fails" [ "$rc" -eq 1 ]
@@ -109,6 +109,15 @@ check "bad --gpu: message" contains "$work/gpu.err" "gpupart: --gpu 3: snapshot 
 
 "$gpupart" frobnicate > /dev/null 2>&1; rc=$?
 check "unknown subcommand refused" [ "$rc" -ne 0 ]
+
+# `demo start 2>&1 | cat` ends when demo start does: once registered, the workers let go of the caller's
+# stderr (before, the pipe stayed open for their whole life, here 60 s)
+timeout 15 bash -c '"$1" demo start --seconds 60 2>&1 | cat' piped "$gpupart" > "$work/demo-piped.out"; rc=$?
+check "demo start | cat returns before the workers end" [ "$rc" -eq 0 ]
+check "demo start | cat shows the workers" [ "$(grep -c '^started demo worker' "$work/demo-piped.out")" -eq 3 ]
+"$gpupart" demo stop > /dev/null 2>&1
+for _ in $(seq 1 100); do [ -z "$(ls "$GPUPART_REGISTRY_DIR"/u*/*.slot 2> /dev/null)" ] && break; sleep 0.05; done
+check "demo stop ends the piped demo's workers" [ -z "$(ls "$GPUPART_REGISTRY_DIR"/u*/*.slot 2> /dev/null)" ]
 
 # the simulated workload: real processes in the real registry, following `gpupart set`
 "$gpupart" demo start --seconds 60 > "$work/demo.out"; rc=$?

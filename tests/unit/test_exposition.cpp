@@ -109,6 +109,22 @@ TEST(Exposition, AnotherUsersCommandLineIsOneBoundedEscapedLine) {
     }
 }
 
+// Per-process series name the scheduler job step of the process (hpc_job, as dcgm-exporter), "" for none;
+// never "job", which Prometheus gives the scrape job.
+TEST(Exposition, PerProcessSeriesNameTheSchedulerJob) {
+    ProcessState in_job = process(11, "gpc0", "a");
+    in_job.job = "slurm:12.0";
+    const auto families = gpupart_metrics({state_with({in_job, process(12, "gpc1", "b")})}, SetLatency{}, {"h", 0});
+    for (const char* name : {"gpupart_tpcs_owned", "gpupart_shim_state", "gpupart_launches_total"}) {
+        const auto* f = family(families, name);
+        ASSERT_NE(f, nullptr) << name;
+        for (const auto& metric : f->metric) {
+            EXPECT_EQ(label(metric, "hpc_job"), label(metric, "pid") == "11" ? "slurm:12.0" : "") << name;
+            EXPECT_EQ(label(metric, "job"), "(none)") << name;
+        }
+    }
+}
+
 TEST(Exposition, AnExitedProcessHasNoSeries) {
     SetLatency latency;
     const auto before = gpupart_metrics({state_with({process(11, "gpc0", "a"), process(12, "gpc1", "b")})}, latency, {"h", 0});

@@ -89,3 +89,21 @@ TEST_F(InstallPaths, TheShimIsFoundInstalledAndInTheBuildTree) {
     EXPECT_NE(error_of([&] { gpupart::find_shim_library(root_ / "nowhere/bin/gpupart"); }).find("libgpupart-shim.so not found"),
               std::string::npos);
 }
+
+// `gpupart slurm conf` prints the plugin where the running gpupart's package has it: a .deb installs under
+// /usr whatever prefix the build was configured with, so the path comes from the executable, not the prefix.
+TEST_F(InstallPaths, TheSlurmPluginIsFoundBesideTheInstalledGpupartWhateverThePrefix) {
+    const fs::path plugin = touch(fs::path("usr") / GPUPART_SLURM_PLUGIN_SUBDIR / "gpupart_spank.so");
+    touch("usr/bin/gpupart");
+    EXPECT_EQ(gpupart::find_slurm_plugin(root_ / "usr/bin/gpupart"), plugin);
+}
+
+TEST_F(InstallPaths, TheSlurmPluginOfABuildTreeIsInItsLibDirectory) {
+    const fs::path plugin = touch("build/lib/gpupart_spank.so");
+    EXPECT_EQ(gpupart::find_slurm_plugin(root_ / "build/app/gpupart"), plugin);
+}
+
+TEST_F(InstallPaths, WithoutThePluginTheInstalledPlaceIsNamed) {
+    EXPECT_EQ(gpupart::find_slurm_plugin(root_ / "opt/x/bin/gpupart"),
+              root_ / "opt/x" / GPUPART_SLURM_PLUGIN_SUBDIR / "gpupart_spank.so");
+}
