@@ -33,9 +33,9 @@ ChosenSnapshot run_topology(SnapshotOptions& options, bool only) {
         if (!visible.problem.empty()) throw UserError(visible.problem + ": nothing started");
         if (options.gpu.empty()) {
             if (visible.indexes.empty())
-                throw UserError(fmt::format("CUDA_VISIBLE_DEVICES={} lets the command see no GPU of {}: there is no GPU to "
+                throw UserError(fmt::format("CUDA_VISIBLE_DEVICES={} lets the command see no GPU: there is no GPU to "
                                             "confine (unset it, or name a GPU with --gpu and --only); nothing started",
-                                            value->empty() ? "(empty)" : one_line(*value, 80), chosen.origin));
+                                            value->empty() ? "(empty)" : one_line(*value, 80)));
             options.gpu = std::to_string(visible.indexes.front());
         } else {
             const int named = gpu_index(chosen, options.gpu);
