@@ -5,15 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "model/ascii_text.hpp"
 #include "model/gpu_queries.hpp"
 
 namespace gpupart::top {
 namespace {
-
-std::string lower(std::string text) {
-    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return text;
-}
 
 // -1 sorts a process with no rate yet below every measured one.
 double rate_or_minus(const TopProcess& p) { return p.launches_per_second.value_or(-1.0); }
@@ -58,7 +54,7 @@ std::string_view sort_key_name(SortKey key) {
 
 std::optional<SortKey> sort_key_named(std::string_view name) {
     for (SortKey key : kSortKeys)
-        if (lower(std::string(sort_key_name(key))) == lower(std::string(name))) return key;
+        if (ascii_lower(sort_key_name(key)) == ascii_lower(name)) return key;
     return std::nullopt;
 }
 
@@ -70,9 +66,9 @@ std::vector<SortKey> sort_choices(const UiState& ui, const std::vector<SortKey>&
 
 bool process_matches(const TopProcess& process, const std::string& text) {
     if (text.empty()) return true;
-    const std::string needle = lower(text);
-    return std::to_string(process.pid).find(needle) != std::string::npos || lower(process.user).find(needle) != std::string::npos ||
-           lower(process.command).find(needle) != std::string::npos;
+    const std::string needle = ascii_lower(text);
+    return std::to_string(process.pid).find(needle) != std::string::npos || ascii_lower(process.user).find(needle) != std::string::npos ||
+           ascii_lower(process.command).find(needle) != std::string::npos;
 }
 
 std::vector<const TopProcess*> visible_processes(const TopData& data, const UiState& ui) {

@@ -5,16 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "model/ascii_text.hpp"
 #include "model/user_error.hpp"
 
 namespace gpupart {
 namespace {
-
-std::string lower(std::string_view text) {
-    std::string out(text);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
 
 std::string_view trimmed(std::string_view text) {
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
@@ -54,14 +49,14 @@ VisibleGpus resolve_cuda_visible_devices(const std::vector<Gpu>& gpus, std::opti
                 const int ordinal = std::stoi(std::string(item));
                 if (ordinal < static_cast<int>(gpus.size())) found = gpus[static_cast<std::size_t>(ordinal)].index;
             }
-        } else if (lower(item).starts_with("mig-")) {
+        } else if (ascii_lower(item).starts_with("mig-")) {
             visible.problem = fmt::format("CUDA_VISIBLE_DEVICES={} names a MIG instance: gpupart partitions whole GPUs, "
                                           "not MIG instances", one_line(*value, 80));
             return visible;
-        } else if (lower(item).starts_with("gpu-")) {
+        } else if (ascii_lower(item).starts_with("gpu-")) {
             std::vector<int> matches;
             for (const Gpu& gpu : gpus)
-                if (lower(gpu.uuid.value.value_or("")).starts_with(lower(item))) matches.push_back(gpu.index);
+                if (ascii_lower(gpu.uuid.value.value_or("")).starts_with(ascii_lower(item))) matches.push_back(gpu.index);
             if (matches.size() == 1) found = matches.front();
         }
         // CUDA reads no further than an entry that names no device (or one named twice).

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "model/ascii_text.hpp"
 #include "model/user_error.hpp"
 
 namespace gpupart {
@@ -15,12 +16,6 @@ std::string_view trim(std::string_view text) {
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
     return text;
-}
-
-std::string lower(std::string_view text) {
-    std::string out(text);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
 }
 
 std::optional<int> parse_int(std::string_view text) {
@@ -50,7 +45,7 @@ std::optional<std::pair<int, int>> parse_range(std::string_view text) {
 }
 
 MaskTerm parse_term(std::string_view expression, std::string_view term) {
-    const std::string low = lower(term);
+    const std::string low = ascii_lower(term);
     if (low.starts_with("0x")) {
         auto mask = TpcMask::parse_hex(term);
         if (!mask) fail(expression, fmt::format("'{}' is not a hex mask of at most 128 bits", term));
@@ -101,7 +96,7 @@ std::optional<MaskExpression> parse_count(std::string_view expression, const std
 MaskExpression parse_mask_expression(std::string_view text) {
     const std::string_view expression = trim(text);
     if (expression.empty()) throw UserError("mask is empty: give TPC bits (0-3,9-16), a GPC (gpc2), a hex mask (0xff), a count (8 tpcs) or 'all'");
-    const std::string low = lower(expression);
+    const std::string low = ascii_lower(expression);
     if (low == "all") return MaskExpression{std::string(expression), AllTpcs{}};
     if (auto count = parse_count(expression, low)) return *count;
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "model/ascii_text.hpp"
 #include "model/user_error.hpp"
 #include "platform/gpu_presence.hpp"
 #include "snapshot/snapshot_file.hpp"
@@ -70,12 +71,6 @@ const Gpu& select_gpu(const ChosenSnapshot& chosen, int index) {
 namespace gpupart {
 namespace {
 
-std::string lower(std::string_view text) {
-    std::string out(text);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
 // "0000:17:00.0" and "17:00.0" name the same bus id; nvidia-smi also writes an 8-digit domain.
 std::string bus_without_domain(const std::string& bus) {
     const auto colon = bus.find(':');
@@ -94,11 +89,11 @@ int gpu_index(const ChosenSnapshot& chosen, std::string_view spec) {
         select_gpu(chosen, index);  // refuses an index out of range, saying which there are
         return index;
     }
-    const std::string wanted = lower(spec);
+    const std::string wanted = ascii_lower(spec);
     std::vector<int> matches;
     for (std::size_t i = 0; i < gpus.size(); ++i) {
-        const std::string uuid = lower(gpus[i].uuid.value.value_or(""));
-        const std::string bus = lower(gpus[i].pci_bus_id.value.value_or(""));
+        const std::string uuid = ascii_lower(gpus[i].uuid.value.value_or(""));
+        const std::string bus = ascii_lower(gpus[i].pci_bus_id.value.value_or(""));
         const bool by_uuid = wanted.starts_with("gpu-") && !uuid.empty() && uuid.starts_with(wanted);
         const bool by_bus = !bus.empty() && (wanted == bus || bus_without_domain(wanted) == bus_without_domain(bus));
         if (by_uuid || by_bus) matches.push_back(static_cast<int>(i));

@@ -1,0 +1,16 @@
+#pragma once
+// ASCII case folding for names that are ASCII by definition (UUIDs, PCI bus ids, GPC names, keywords), as
+// the tools they come from compare them: never a locale's idea of case.
+#include <cctype>
+#include <string>
+#include <string_view>
+
+namespace gpupart {
+
+inline std::string ascii_lower(std::string_view text) {
+    std::string out(text);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+}  // namespace gpupart
