@@ -59,6 +59,8 @@ cd /tmp  # from here on only installed files run (and the clone's .ci/gui-starts
 echo "== postinst: group gpupart and /run/gpupart"
 getent group gpupart || fail "no group gpupart after install"
 [ "$(stat -c '%a %U %G' /run/gpupart)" = "3777 root gpupart" ] || fail "/run/gpupart is $(stat -c '%a %U %G' /run/gpupart)"
+# The Slurm plugin's job reservations: made by root before any user can make a directory of that name.
+[ "$(stat -c '%a %U %G' /run/gpupart/jobs)" = "755 root root" ] || fail "/run/gpupart/jobs is $(stat -c '%a %U %G' /run/gpupart/jobs 2>&1)"
 
 echo "== systemd-analyze verify: the installed units, the MPS template also as an instance an operator enables"
 # No systemd runs in this root: verify reads the unit files, their commands and man pages by themselves.
