@@ -62,3 +62,5 @@ print(f"job {c} (tpc:20) while a and b held 66 TPCs: {c_while}; after a ended: {
 ok = ok and c_while == "PENDING" and c_after in ("RUNNING", "")
 print("VERDICT", "PASS" if ok else "FAIL")
 PY
+# The verdict is the script's status: a failed one must fail the run, not only print FAIL.
+grep -qx "VERDICT PASS" "$out/summary.txt"

@@ -94,3 +94,5 @@ ok &= len(me) == 2 and all(bin(x).count("1") == 16 for x in me.values()) and rat
 ok &= "slurm:" not in open(f"{out}/slurm-jobs-end.txt").read()
 print("VERDICT", "PASS" if ok else "FAIL")
 PY
+# The verdict is the script's status: a failed one must fail the run, not only print FAIL.
+grep -qx "VERDICT PASS" "$out/summary.txt"
