@@ -1,5 +1,5 @@
 #pragma once
-// Scheduler jobs and live changes (issue 23): a change never gives one job's process TPCs that another
+// Scheduler jobs and live changes: a change never gives one job's process TPCs that another
 // job holds (its reservation, or the masks of its live processes), and a change to a job's process moves
 // the job's reservation with it, so later placements respect what the admin did.
 #include <optional>
