@@ -151,32 +151,14 @@ static void refuse(const char* format, const char* detail) {
     g_refused = 1;
 }
 
-/* Slurm's name for this node. slurmd passes SLURMD_NODENAME to every slurmstepd it starts (the job's own
- * environment has it only in a batch step); failing that, this node's place in the step's node list. */
-static void node_name(spank_t sp, char* node, size_t size) {
+/* Slurm's name for this node: slurmd passes SLURMD_NODENAME to every slurmstepd it starts (seen with
+ * Debian's Slurm 22.05 in batch, srun and salloc steps). Never the job's environment: the job's user writes
+ * it, and another node's name would give this node that node's GRES. "" when slurmstepd has none (then the
+ * job's only node, or the batch host for a batch step, from slurmctld). */
+static void node_name(char* node, size_t size) {
     node[0] = '\0';
     const char* own = getenv("SLURMD_NODENAME");
-    if (own != NULL && own[0] != '\0' && strlen(own) < size) {
-        snprintf(node, size, "%s", own);
-        return;
-    }
-    if (spank_getenv(sp, "SLURMD_NODENAME", node, (int)size) == ESPANK_SUCCESS && node[0] != '\0') return;
-    node[0] = '\0';
-    char list[1024];
-    uint32_t node_id = 0;
-    if (spank_getenv(sp, "SLURM_STEP_NODELIST", list, sizeof list) != ESPANK_SUCCESS ||
-        spank_get_item(sp, S_JOB_NODEID, &node_id) != ESPANK_SUCCESS)
-        return;
-    hostlist_t nodes = slurm_hostlist_create(list);
-    if (nodes == NULL) return;
-    char* name = NULL;
-    for (uint32_t i = 0; (name = slurm_hostlist_shift(nodes)) != NULL; ++i) {
-        const int here = i == node_id;
-        if (here) snprintf(node, size, "%s", name);
-        free(name);
-        if (here) break;
-    }
-    slurm_hostlist_destroy(nodes);
+    if (own != NULL && strlen(own) < size) snprintf(node, size, "%s", own);
 }
 
 /* A step with no TPCs on this node, on a node whose GPUs gpupart partitions: what notpc= says. */
@@ -215,7 +197,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char** av) {
         return 0;
     if (step == SLURM_EXTERN_CONT) return 0; /* the job's container step runs no task of the job */
     char node[256], why[512];
-    node_name(sp, node, sizeof node);
+    node_name(node, sizeof node);
     static struct gpupart_job_gres gres; /* 4 KiB: off the stack */
     if (gpupart_spank_job_gres(job, node, step == SLURM_BATCH_SCRIPT, &gres, why, sizeof why) != 0) {
         refuse("gpupart: %s: whether the job may use this node's GPUs cannot be told", why);

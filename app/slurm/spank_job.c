@@ -56,10 +56,11 @@ int gpupart_spank_job_gres(uint32_t job, const char* node, int batch_step, struc
         /* gres_detail_str[i] is the i-th node of the job's node list. */
         const char* name = node != NULL && node[0] != '\0' ? node : (batch_step ? info->batch_host : NULL);
         int index = -1;
-        if (name != NULL && info->nodes != NULL) {
+        if (info->nodes != NULL) {
             hostlist_t nodes = slurm_hostlist_create(info->nodes);
             if (nodes != NULL) {
-                index = slurm_hostlist_find(nodes, name);
+                if (name != NULL) index = slurm_hostlist_find(nodes, name);
+                else if (slurm_hostlist_count(nodes) == 1) index = 0; /* a job of one node: this one */
                 slurm_hostlist_destroy(nodes);
             }
         }

@@ -15,8 +15,8 @@ struct gpupart_job_gres {
     char nodes[256];        /* the job's nodes, for messages */
 };
 
-/* Job `job`'s GRES, and this node's. `node` is Slurm's name for this node ("" when not known: then the batch
- * host for the batch step). 0, or -1 with one line in `why` when slurmctld cannot tell. */
+/* Job `job`'s GRES, and this node's. `node` is Slurm's name for this node ("" when not known: then the job's
+ * only node, or the batch host for the batch step). 0, or -1 with one line in `why` when slurmctld cannot tell. */
 __attribute__((visibility("hidden"))) int gpupart_spank_job_gres(uint32_t job, const char* node, int batch_step,
                                                                  struct gpupart_job_gres* gres, char* why, size_t why_size);
 
