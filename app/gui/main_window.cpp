@@ -188,7 +188,9 @@ void MainWindow::buildActions() {
     undo->setIcon(QIcon::fromTheme("edit-undo", style()->standardIcon(QStyle::SP_ArrowBack)));
     QAction* redo = undo_->createRedoAction(this, "&Redo");
     redo->setIcon(QIcon::fromTheme("edit-redo", style()->standardIcon(QStyle::SP_ArrowForward)));
-    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
+    // Both keys people use, each once: QKeySequence::Redo is Ctrl+Shift+Z under X11, GNOME and KDE, and
+    // naming it beside Ctrl+Shift+Z bound that key twice ("Ambiguous shortcut overload": it did nothing).
+    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
     edit->addAction(undo);
     edit->addAction(redo);
     edit->addSeparator();

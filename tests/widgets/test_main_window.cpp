@@ -5,6 +5,8 @@
 #include <QSortFilterProxyModel>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
+#include <QAction>
+#include <QMap>
 #include <QUndoStack>
 #include <QXmlStreamReader>
 #include <QtTest>
@@ -241,8 +243,29 @@ private slots:
         QVERIFY2(window_->lastMessage().startsWith("Undone"), qPrintable(window_->lastMessage()));
         QTest::keyClick(window_.get(), Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
         QCOMPARE(mask_in_registry(vision), QString("36-43,45-52,63-66"));
+        QTest::keyClick(window_.get(), Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(mask_in_registry(vision), QString("36-43,45-52"));
+        QTest::keyClick(window_.get(), Qt::Key_Y, Qt::ControlModifier);  // the other redo key
+        QCOMPARE(mask_in_registry(vision), QString("36-43,45-52,63-66"));
         window_->undoStack()->undo();
         QCOMPARE(mask_in_registry(vision), QString("36-43,45-52"));
+    }
+
+    // A key bound twice in one window does nothing at all (Qt: "Ambiguous shortcut overload"), whatever the
+    // desktop's own bindings: every shortcut of the window's actions is bound once.
+    void noShortcutIsBoundTwice() {
+        QMap<QString, QString> owner;
+        for (const QAction* action : window_->findChildren<QAction*>()) {
+            if (action->shortcutContext() == Qt::WidgetShortcut) continue;  // a widget's own: not the window's
+            for (const QKeySequence& key : action->shortcuts()) {
+                const QString text = key.toString();
+                QVERIFY2(!owner.contains(text), qPrintable(text + " is bound to both '" + owner.value(text) + "' and '" +
+                                                           action->text() + "'"));
+                owner.insert(text, action->text());
+            }
+        }
+        QVERIFY(owner.contains("Ctrl+Shift+Z"));
+        QVERIFY(owner.contains("Ctrl+Y"));
     }
 
     // The View menu's zoom actions reach the floorplan from anywhere in the window; Ctrl+0 fits it again.
