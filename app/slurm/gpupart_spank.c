@@ -203,16 +203,17 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char** av) {
         refuse("gpupart: %s: whether the job may use this node's GPUs cannot be told", why);
         return 0;
     }
-    if (gres.job_has_tpc && !gres.node_found) {
+    if (!gres.node_found) { /* which GRES are this node's cannot be told: never guess another node's */
         char line[768];
         snprintf(line, sizeof line, "node %s is not among job %u's nodes (%s)", node[0] ? node : "(unknown)", job, gres.nodes);
-        refuse("gpupart: %s: the job's TPCs cannot be placed", line);
+        refuse("gpupart: %s: what the job may use here cannot be told", line);
         return 0;
     }
     char* detail = gres.node_detail;
     if (!gpupart_gres_has(detail, "tpc")) {
-        /* Slurm's own gpu GRES gives a job whole GPUs and sets their CUDA_VISIBLE_DEVICES itself. */
-        if (!gpupart_gres_has(detail, "gpu")) no_tpcs(sp, job);
+        /* Slurm's own gpu GRES gives a job whole GPUs and sets their CUDA_VISIBLE_DEVICES itself; a node that
+         * offers no tpc (a CPU node) has no GPU of gpupart's to hide. Not known: treated as gpupart's. */
+        if (!gpupart_gres_has(detail, "gpu") && gpupart_spank_node_offers_tpc(node) != 0) no_tpcs(sp, job);
         return 0;
     }
     char step_name[64], step_id[32], uid_text[16], holder[16];

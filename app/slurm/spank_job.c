@@ -68,10 +68,25 @@ int gpupart_spank_job_gres(uint32_t job, const char* node, int batch_step, struc
         if (index >= 0 && (uint32_t)index < info->gres_detail_cnt && info->gres_detail_str[index] != NULL &&
             (size_t)snprintf(gres->node_detail, sizeof gres->node_detail, "%s", info->gres_detail_str[index]) >=
                 sizeof gres->node_detail) {
-            snprintf(why, why_size, "job %u's GRES on %s is too long to read", job, name);
+            snprintf(why, why_size, "job %u's GRES on %s is too long to read", job, name ? name : gres->nodes);
             rc = -1;
         }
     }
     slurm_free_job_info_msg(message);
     return rc;
+}
+
+int gpupart_spank_node_offers_tpc(const char* node) {
+    if (node == NULL || node[0] == '\0') return -1;
+    node_info_msg_t* message = NULL;
+    char name[256];
+    snprintf(name, sizeof name, "%s", node);
+    if (slurm_load_node_single(&message, name, SHOW_ALL) != 0 || message == NULL) return -1;
+    int offers = -1;
+    for (uint32_t i = 0; i < message->record_count; ++i) {
+        const node_info_t* info = &message->node_array[i];
+        if (info->name != NULL && strcmp(info->name, node) == 0) offers = info->gres != NULL && gpupart_gres_has(info->gres, "tpc");
+    }
+    slurm_free_node_info_msg(message);
+    return offers;
 }

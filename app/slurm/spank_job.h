@@ -23,4 +23,8 @@ __attribute__((visibility("hidden"))) int gpupart_spank_job_gres(uint32_t job, c
 /* Whether a GRES detail list ("gpu:a100:2(IDX:0,2),tpc:gpu1(CNT:8)") has a GRES named `name`. */
 __attribute__((visibility("hidden"))) int gpupart_gres_has(const char* detail, const char* name);
 
+/* Whether node `node` offers tpc GRES (its slurm.conf Gres=): 1, 0, or -1 when slurmctld cannot tell. A node
+ * without it (a CPU node, a node of whole GPUs) is not gpupart's: jobs there are left alone. */
+__attribute__((visibility("hidden"))) int gpupart_spank_node_offers_tpc(const char* node);
+
 #endif

@@ -94,13 +94,8 @@ std::vector<Finding> check_change(const SystemState& state, const PlannedChange&
     return findings;
 }
 
-namespace {
-std::vector<Finding> every_result_finding(const SystemState& after);
-}  // namespace
-
 std::vector<Finding> check_result(const SystemState& after) { return bounded(every_result_finding(after)); }
 
-namespace {
 std::vector<Finding> every_result_finding(const SystemState& after) {
     std::vector<Finding> findings;
     const TpcMask real = real_tpcs(after.gpu);
@@ -200,7 +195,6 @@ std::vector<Finding> every_result_finding(const SystemState& after) {
                                                    "still interfere there", pair.lce_a, pair.lce_b, pair.pce_list())));
     return findings;
 }
-}  // namespace
 
 std::vector<Finding> check_plan(const SystemState& state, const std::vector<PlannedChange>& changes) {
     std::vector<Finding> findings;

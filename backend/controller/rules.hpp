@@ -31,6 +31,9 @@ std::vector<Finding> check_change(const SystemState& state, const PlannedChange&
 // Rules about the whole GPU after the changes: overlaps, GPCs split (partial-gpc), unpartitioned processes, TPCs left to nobody,
 // MPS missing, too many MPS clients, MPS static partitioning, copy engines shared through a GRCE.
 std::vector<Finding> check_result(const SystemState& after);
+// The same, every finding: check_result keeps at most 20 of each kind and says how many more. For counts
+// (the exporter's gpupart_findings), never for printing.
+std::vector<Finding> every_result_finding(const SystemState& after);
 
 // Both, for a list of changes: what `gpupart set --dry-run` shows. Findings the state as it is has
 // too (same id and message) have is_new false: a plan marks only what it introduces.

@@ -125,7 +125,7 @@ void gpu_metrics(Families& out, const SystemState& state, const Labels& labels) 
         }
     }
     std::map<std::pair<std::string, std::string>, int> findings;
-    for (const Finding& finding : check_result(state)) ++findings[{std::string(to_string(finding.severity)), finding.id}];
+    for (const Finding& finding : every_result_finding(state)) ++findings[{std::string(to_string(finding.severity)), finding.id}];
     for (const auto& [key, count] : findings)
         out.gauge("gpupart_findings", "The controller's findings about the GPU's partitions (gpupart check), by severity and id",
                   with(labels, {{"severity", key.first}, {"id", key.second}}), count);

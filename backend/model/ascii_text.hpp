@@ -1,7 +1,6 @@
 #pragma once
 // ASCII case folding for names that are ASCII by definition (UUIDs, PCI bus ids, GPC names, keywords), as
 // the tools they come from compare them: never a locale's idea of case.
-#include <cctype>
 #include <string>
 #include <string_view>
 
@@ -9,7 +8,8 @@ namespace gpupart {
 
 inline std::string ascii_lower(std::string_view text) {
     std::string out(text);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (char& c : out)  // not std::tolower: it follows the locale a GUI or terminal program set
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     return out;
 }
 

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <random>
 #include <thread>
 
 #include <fcntl.h>
@@ -53,8 +55,15 @@ void make_own_directory(const std::string& dir) {
             throw RegistryError(fmt::format("{}: {}", one_line(dir), std::strerror(errno)));
         const bool squatted = !S_ISDIR(info.st_mode) || !trusted_owner(info.st_uid) || (info.st_mode & 022) != 0;
         if (!squatted || ::geteuid() != 0) break;  // check_directory below says why it cannot be used
-        const std::string aside = fmt::format("{}.untrusted-uid{}-{}", dir, info.st_uid, ::getpid());
-        if (::rename(dir.c_str(), aside.c_str()) != 0)
+        // A name nobody can guess and plant first, never replacing what is there (RENAME_NOREPLACE).
+        std::random_device random;
+        int moved = -1;
+        for (int name = 0; name < 8 && moved != 0; ++name) {
+            const std::string aside = fmt::format("{}.untrusted-uid{}-{:08x}{:08x}", dir, info.st_uid, random(), random());
+            moved = ::renameat2(AT_FDCWD, dir.c_str(), AT_FDCWD, aside.c_str(), RENAME_NOREPLACE);
+            if (moved != 0 && errno != EEXIST) break;
+        }
+        if (moved != 0)
             throw RegistryError(fmt::format("{}: owned by uid {} with mode {:o}, and it cannot be moved aside: {}", one_line(dir),
                                             info.st_uid, info.st_mode & 07777, std::strerror(errno)));
     }

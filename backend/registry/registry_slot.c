@@ -266,21 +266,34 @@ int gpupart_slot_create(const char* dir, int pid, uint64_t start_time, uint32_t 
 }
 
 int gpupart_writers_lock_make(const char* dir) {
-    char path[512];
+    /* Made through a descriptor of the directory itself, never its name twice: in a sticky registry the
+     * directory's owner may swap it for a symlink between a check and the create, and root would then make
+     * a file the user owns wherever the link points. */
+    const int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dirfd < 0) return -errno;
     struct stat directory;
-    if (snprintf(path, sizeof path, "%s/%s", dir, GPUPART_WRITERS_LOCK_FILE) >= (int)sizeof path) return -ENAMETOOLONG;
-    if (lstat(dir, &directory) != 0) return -errno;
+    if (fstat(dirfd, &directory) != 0) {
+        const int error = -errno;
+        close(dirfd);
+        return error;
+    }
     /* Nobody but the slots' writers may open it: a reader's lock on it would keep every writer out. */
     const mode_t mode = (directory.st_mode & S_ISGID) != 0 ? 0660 : 0600;
-    const int fd = open(path, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, mode);
-    if (fd < 0) return errno == EEXIST ? 0 : -errno;
+    const int fd = openat(dirfd, GPUPART_WRITERS_LOCK_FILE,
+                          O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, mode);
+    if (fd < 0) {
+        const int error = errno == EEXIST ? 0 : -errno;
+        close(dirfd);
+        return error;
+    }
     int error = 0;
     /* Root making it for a user: the user's, as everything in the directory (the group comes from a setgid
      * directory by itself). */
     if (geteuid() != directory.st_uid && fchown(fd, directory.st_uid, (gid_t)-1) != 0) error = -errno;
     if (error == 0 && fchmod(fd, mode) != 0) error = -errno;
     close(fd);
-    if (error != 0) unlink(path);
+    if (error != 0) unlinkat(dirfd, GPUPART_WRITERS_LOCK_FILE, 0);
+    close(dirfd);
     return error;
 }
 

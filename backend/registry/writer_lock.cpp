@@ -111,6 +111,7 @@ WriterLock::WriterLock(const std::string& slot_path, int slot_fd, int timeout_ms
     // take one); a read lock is a reader, and a reader never holds a writer up: then no marker.
     while (!(marked_ = try_lock(slot_fd_))) {
         const int other = conflicting_lock(slot_fd_);
+        if (other == F_UNLCK) continue;  // the lock in the way went meanwhile: take the marker now
         if (other != F_WRLCK) break;
         if (std::chrono::steady_clock::now() > deadline) {
             ::close(lock_fd_);
