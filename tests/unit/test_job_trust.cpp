@@ -6,41 +6,14 @@
 
 #include "controller/job_rules.hpp"
 #include "controller/rules.hpp"
-#include "snapshot/snapshot_file.hpp"
+#include "job_state_helpers.hpp"
 
 using namespace gpupart;
+using gpupart::test::change_of;
+using gpupart::test::h200;
+using gpupart::test::job_process;
 
 namespace {
-
-const Gpu& h200() {
-    static const Snapshot snapshot = load_snapshot("builtin:h200");
-    return snapshot.gpus.at(0);
-}
-
-ProcessState process(int pid, unsigned uid, const std::string& job, const TpcMask& mask) {
-    ProcessState p;
-    p.pid = pid;
-    p.start_time = 100;
-    p.uid = uid;
-    p.command = "worker";
-    p.job = job;
-    p.partitioned = true;
-    p.mask = mask;
-    p.generation = 1;
-    return p;
-}
-
-PlannedChange change_of(const ProcessState& p, const TpcMask& after) {
-    PlannedChange c;
-    c.pid = p.pid;
-    c.start_time = p.start_time;
-    c.uid = p.uid;
-    c.before_partitioned = true;
-    c.before = p.mask;
-    c.after_partitioned = true;
-    c.after = after;
-    return c;
-}
 
 // Job 7 of user 1000 was given 16 TPCs (9-16 and 18-25); its batch step's slurmstepd holds them.
 SystemState one_job(unsigned caller) {
@@ -48,7 +21,7 @@ SystemState one_job(unsigned caller) {
     state.gpu = h200();
     state.caller_uid = caller;
     state.caller_admin = caller == 0;
-    state.processes = {process(10, 1000, "slurm:7.batch", TpcMask::range(9, 16) | TpcMask::range(18, 25))};
+    state.processes = {job_process(10, "slurm:7.batch", TpcMask::range(9, 16) | TpcMask::range(18, 25), 1000)};
     state.jobs = {JobReservation{"slurm:7", 1000, TpcMask::range(9, 16) | TpcMask::range(18, 25), 16, 0,
                                  {JobHolder{4242, 1, "slurm:7.batch"}}}};
     return state;
@@ -90,7 +63,7 @@ TEST(JobTrust, RootMayGrowAJobAndIsToldSlurmStillCountsItsAllocation) {
 
 TEST(JobTrust, AProcessNamingAnotherUsersJobIsNoJobs) {
     SystemState state = one_job(2000);
-    state.processes.push_back(process(20, 2000, "slurm:7.0", TpcMask::range(0, 1)));
+    state.processes.push_back(job_process(20, "slurm:7.0", TpcMask::range(0, 1), 2000));
     trust_job_claims(state);
     EXPECT_EQ(state.processes[0].job, "slurm:7.batch");  // the job's own user's: kept
     EXPECT_EQ(state.processes[1].job, "");
@@ -106,7 +79,7 @@ TEST(JobTrust, AProcessNamingAnotherUsersJobIsNoJobs) {
 
 TEST(JobTrust, AProcessWhoseStepHasNoLiveHolderRunsOnAfterItsStep) {
     SystemState state = one_job(0);
-    state.processes.push_back(process(30, 1000, "slurm:7.0", TpcMask::range(9, 16)));  // step 0: no holder left
+    state.processes.push_back(job_process(30, "slurm:7.0", TpcMask::range(9, 16), 1000));  // step 0: no holder left
     trust_job_claims(state);
     EXPECT_FALSE(state.processes[0].job_step_gone);
     EXPECT_TRUE(state.processes[1].job_step_gone);
@@ -117,7 +90,7 @@ TEST(JobTrust, AProcessWhoseStepHasNoLiveHolderRunsOnAfterItsStep) {
         << gone->message;
     // A process of a job gpupart did not place (no reservation) is not judged.
     SystemState other = one_job(0);
-    other.processes.push_back(process(31, 1000, "slurm:8.0", TpcMask::range(0, 3)));
+    other.processes.push_back(job_process(31, "slurm:8.0", TpcMask::range(0, 3), 1000));
     trust_job_claims(other);
     EXPECT_FALSE(other.processes[1].job_step_gone);
 }

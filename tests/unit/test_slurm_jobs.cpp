@@ -5,41 +5,15 @@
 #include "controller/job_rules.hpp"
 #include "controller/slurm_gres.hpp"
 #include "model/user_error.hpp"
+#include "job_state_helpers.hpp"
 #include "snapshot/snapshot_file.hpp"
 
 using namespace gpupart;
+using gpupart::test::change_of;
+using gpupart::test::h200;
+using gpupart::test::job_process;
 
 namespace {
-
-const Gpu& h200() {
-    static const Snapshot snapshot = load_snapshot("builtin:h200");
-    return snapshot.gpus.at(0);
-}
-
-ProcessState job_process(int pid, const std::string& job, const TpcMask& mask) {
-    ProcessState p;
-    p.pid = pid;
-    p.start_time = 100;
-    p.uid = 1000;
-    p.command = "worker";
-    p.job = job;
-    p.partitioned = true;
-    p.mask = mask;
-    p.generation = 1;
-    return p;
-}
-
-PlannedChange change_of(const ProcessState& p, const TpcMask& after, bool partitioned = true) {
-    PlannedChange c;
-    c.pid = p.pid;
-    c.start_time = p.start_time;
-    c.uid = p.uid;
-    c.before_partitioned = p.partitioned;
-    c.before = p.mask;
-    c.after_partitioned = partitioned;
-    c.after = after;
-    return c;
-}
 
 SystemState two_jobs() {
     SystemState state;
