@@ -31,12 +31,12 @@ check "the demo runs" [ -n "$llm" ] && [ -n "$vision" ]
 tmx new-session -d -s top -x 120 -y 40 sh
 tmx send-keys -t top "$gpupart top -d 3 ${snapshot[*]}; echo \"top exited \$?\"" Enter
 check "top starts" wait_for "F1Help"
-check "header: GPU and recording" contains "$screen" "GPU 0: NVIDIA H200 Hopper · recording builtin:h200"
-check "header: the demo workload" contains "$screen" "3 simulated processes (demo)"
-[ "$gpu_here" = no ] && check "header: no GPU, the built-in H200" contains "$screen" "no NVIDIA GPU on this machine: showing the built-in recorded H200"
-check "floorplan: gpc1 held by A" matches "$screen" "^gpc1 .*│ +A 9 +A 12 "
-check "table: llm-serving is A" matches "$screen" "A +$llm root .*llm-serving"
-check "findings panel" contains "$screen" "Findings (4)"
+check "header: GPU and recording" shows "GPU 0: NVIDIA H200 Hopper · recording builtin:h200"
+check "header: the demo workload" shows "3 simulated processes (demo)"
+[ "$gpu_here" = no ] && check "header: no GPU, the built-in H200" shows "no NVIDIA GPU on this machine: showing the built-in recorded H200"
+check "floorplan: gpc1 held by A" shows_match "^gpc1 .*│ +A 9 +A 12 "
+check "table: llm-serving is A" shows_match "A +$llm root .*llm-serving"
+check "findings panel" shows "Findings (4)"
 save top-demo-120x40.txt
 
 # Give gpc1 (A's) to vision (B): select B in the table, Tab to the floorplan, mark gpc1, Enter, confirm.
@@ -54,7 +54,7 @@ check "applied" wait_for "applied #1: give 9-16 to $vision"
 check "registry: vision has gpc1" contains "$work/after.json" '"tpcs": "9-16,36-43,45-52"'
 check "registry: llm-serving lost it" contains "$work/after.json" '"tpcs": "0-3,18-25,27-34,75,78,81,83"'
 check "screen: gpc1 is B's now" wait_for "B 9    B 12"
-check "screen: B has 24 TPCs" matches "$screen" "B +$vision root +24 +48 +36%"
+check "screen: B has 24 TPCs" shows_match "B +$vision root +24 +48 +36%"
 save top-demo.txt
 
 # Undo through the keys: the same journal as `gpupart undo`.
@@ -75,20 +75,20 @@ tmx resize-window -t top -x 80 -y 24
 check "80x24: compact layout" wait_for "gpc0   │  A 0   A 3  A 81   A 1  A 75  A 83         A 2  A 78"
 sleep 0.3 && capture
 check "80x24: laid out for 24 rows" laid_out_for 24
-check "80x24: table" matches "$screen" "B +$vision root +16 +32 +24%"
+check "80x24: table" shows_match "B +$vision root +16 +32 +24%"
 save top-demo-80x24.txt
 tmx resize-window -t top -x 200 -y 60
 check "200x60: side panel" wait_for "TPC share"
 sleep 0.3 && capture
 check "200x60: laid out for 60 rows" laid_out_for 60
-check "200x60: the selected process in detail" contains "$screen" "whole GPCs gpc4 gpc5"
-check "200x60: SM ids under the TPCs" contains "$screen" "2-3   50-51   92-93"
+check "200x60: the selected process in detail" shows "whole GPCs gpc4 gpc5"
+check "200x60: SM ids under the TPCs" shows "2-3   50-51   92-93"
 save top-demo-200x60.txt
 
 # A process that exits frees its letter and is announced; the others keep theirs (issue 19, item 1).
 kill -TERM "$llm"
 check "an exit is announced" wait_for "A exited: pid $llm"
-check "vision is still B" matches "$screen" "B +$vision "
+check "vision is still B" shows_match "B +$vision "
 check "no process took A's place" lacks "$screen" "A $vision "
 
 # htop habits (issue 19, items 6 and 7): the findings view, a filter marked, a sort kept in toprc.
@@ -96,7 +96,7 @@ tmx send-keys -t top f
 check "f opens every finding whole" wait_for "· gpupart check lists the same"
 tmx send-keys -t top Escape '\' v i s Enter
 check "a filter is marked in the table header" wait_for "filter: vis"
-check "and F4 reads FILTER" contains "$screen" "F4FILTER"
+check "and F4 reads FILTER" shows "F4FILTER"
 tmx send-keys -t top '>'
 check "> sorts by the next column (USER)" wait_for "USER↑"
 
@@ -119,7 +119,7 @@ check "toprc: the filter is not kept (as in htop)" lacks "$toprc" "vis"
 # A signal: SIGTERM ends it the same way.
 tmx send-keys -t top clear Enter "sh -c 'echo \$\$ > $work/top.pid; exec $gpupart top ${snapshot[*]}'; echo \"top exited \$?\"" Enter
 check "top starts again" wait_for "F1Help"
-check "the sort came back from toprc" contains "$screen" "USER↑"
+check "the sort came back from toprc" shows "USER↑"
 kill -TERM "$(cat "$work/top.pid")"
 check "SIGTERM: exits 143" wait_for "top exited 143"
 check "SIGTERM: the view is gone" lacks "$screen" "F1Help"

@@ -30,25 +30,25 @@ check "gpupart smlp: the holder" matches "$work/smlp.txt" "SQ +$vision .* 36-39 
 tmx new-session -d -s top -x 200 -y 60 sh
 tmx send-keys -t top "$gpupart top -d 5 ${snapshot[*]}; echo \"top exited \$?\"" Enter
 check "top starts" wait_for "F1Help"
-check "the header counts the component" contains "$screen" "1 SMLP component (x)"
-check "APP marks the program with its own masks" matches "$screen" "A +$llm root .* yes +active"
-check "the side panel shows its masks" contains "$screen" "program    global 0-3,9-16,18-21 · 2 stream masks"
-check "and what the outside stream runs on" contains "$screen" "stream 0x7f0000002000 36-39 → 0-3,9-16,18-25,27-34,75,78,81,83 (non"
+check "the header counts the component" shows "1 SMLP component (x)"
+check "APP marks the program with its own masks" shows_match "A +$llm root .* yes +active"
+check "the side panel shows its masks" shows "program    global 0-3,9-16,18-21 · 2 stream masks"
+check "and what the outside stream runs on" shows "stream 0x7f0000002000 36-39 → 0-3,9-16,18-25,27-34,75,78,81,83 (non"
 save top-app-masks-200x60.txt
 
 tmx send-keys -t top x
 check "x opens the components view" wait_for "SMLP components (1) · live"
-check "the component" contains "$screen" "camera (root) · this GPU · TPCs 36-43 · H 8 h 2 M 2"
-check "B's letter on the TPCs it holds" contains "$screen" "held  BBBB....   free 40-43"
-check "the holder" matches "$screen" "SQ B +$vision prio +5 .* TPCs 36-39 +held .* detect"
-check "then the FQ" matches "$screen" "FQ A +$llm prio +9 .* waits .* plan"
+check "the component" shows "camera (root) · this GPU · TPCs 36-43 · H 8 h 2 M 2"
+check "B's letter on the TPCs it holds" shows "held  BBBB....   free 40-43"
+check "the holder" shows_match "SQ B +$vision prio +5 .* TPCs 36-39 +held .* detect"
+check "then the FQ" shows_match "FQ A +$llm prio +9 .* waits .* plan"
 save top-smlp-200x60.txt
 # The holder finishes and another request takes its place: the view follows the file at the next sample.
 "$fixture" "$GPUPART_REGISTRY_DIR" camera "$llm" "$vision" > /dev/null
 check "the view follows the change live" wait_for "held  AAAA....   free 40-43"
 tmx send-keys -t top Escape
 check "Esc closes it" wait_for "F1Help"
-check "the floorplan is back" contains "$screen" "Floorplan"
+check "the floorplan is back" shows "Floorplan"
 tmx send-keys -t top q
 check "q quits with 0" wait_for "top exited 0"
 

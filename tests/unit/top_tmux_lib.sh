@@ -3,7 +3,8 @@
 # set gpupart, work (emptied here), shots (a screenshot directory, or "") and socket (their tmux socket's name).
 # Exits 77 (ctest: skipped) when tmux is missing. Gives a private registry, journal and config under $work;
 # tmx (tmux on the private socket); cleanup of tmux and the demo workers on exit, also when the test is killed
-# outright; tests/lib/checks.sh; and capture, wait_for and save for the screen, kept in $screen.
+# outright; tests/lib/checks.sh; and capture, wait_for, shows, shows_match and save for the screen, kept in
+# $screen.
 if ! command -v tmux > /dev/null; then
     echo "SKIP: tmux is not installed (apt-get install tmux): the terminal view is not tested"
     exit 77
@@ -14,12 +15,16 @@ export XDG_CONFIG_HOME=$(cd "$work" && pwd)/config  # nor the user's toprc (abso
 export LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=xterm-256color PS1='$ '
 tmx() { tmux -L "$socket" -f /dev/null "$@"; }
 cleanup() {
+    # A failed check on the screen says nothing of what was there: show the last screen.
+    if [ "${failures:-0}" -gt 0 ] && [ -s "${screen:-}" ]; then echo "--- the last screen:" >&2; cat "$screen" >&2; fi
     tmx kill-server > /dev/null 2>&1
     "$gpupart" demo stop > /dev/null 2>&1  # no demo worker outlives the test
 }
-trap cleanup EXIT
-# A test killed outright (a ctest timeout) runs no trap: this watcher cleans up once the test is gone.
+# A test killed outright (a ctest timeout) runs no trap: this watcher cleans up once the test is gone. A test
+# that ends ends its watcher first: a late one would stop the workers of the next run in the same directory.
 ( while kill -0 $$ 2> /dev/null; do sleep 1; done; cleanup ) > /dev/null 2>&1 &
+watcher=$!
+trap 'kill "$watcher" 2> /dev/null; cleanup' EXIT
 # shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"  # check, contains, lacks, matches, checks_summary
 
@@ -35,6 +40,18 @@ wait_for() {
     done
     echo "--- screen while waiting for '$1':" >&2
     cat "$screen" >&2
+    return 1
+}
+# shows TEXT, shows_match REGEX: the screen shows it, or comes to within wait_for's bound. A frame is drawn
+# in pieces, and a capture on a loaded machine can fall between them: a check that reads the screen once
+# after waiting for its first line can miss its last ones.
+shows() { wait_for "$1" 2> /dev/null; }
+shows_match() {
+    for _ in $(seq 1 200); do
+        capture
+        grep -qE -- "$1" "$screen" && return 0
+        sleep 0.1
+    done
     return 1
 }
 save() { if [ -n "$shots" ]; then mkdir -p "$shots" && cp "$screen" "$shots/$1"; fi; }
