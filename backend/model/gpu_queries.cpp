@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "model/tpc_numbering.hpp"
+
 namespace gpupart {
 
 std::string gpc_name(int gpc_index) { return fmt::format("gpc{}", gpc_index); }
@@ -19,7 +21,7 @@ std::string gpu_display_name(const Gpu& gpu) {
 TpcMask real_tpcs(const Gpu& gpu) {
     TpcMask mask;
     for (const Tpc& tpc : gpu.tpcs)
-        if (tpc.mask_bit) mask.set(*tpc.mask_bit);
+        if (const auto number = tpc_number(tpc)) mask.set(*number);
     return mask;
 }
 
@@ -46,27 +48,33 @@ TpcMask hole_bits(const Gpu& gpu) {
 TpcMask gpc_tpcs(const Gpu& gpu, int gpc_index) {
     TpcMask mask;
     for (const Tpc& tpc : gpu.tpcs)
-        if (tpc.mask_bit && tpc.gpc == gpc_index) mask.set(*tpc.mask_bit);
+        if (const auto number = tpc_number(tpc); number && tpc.gpc == gpc_index) mask.set(*number);
     return mask;
 }
 
 TpcMask undetermined_gpc_tpcs(const Gpu& gpu) {
     TpcMask mask;
     for (const Tpc& tpc : gpu.tpcs)
-        if (tpc.mask_bit && !tpc.gpc) mask.set(*tpc.mask_bit);
+        if (const auto number = tpc_number(tpc); number && !tpc.gpc) mask.set(*number);
     return mask;
 }
 
-const Tpc* find_tpc(const Gpu& gpu, int mask_bit) {
+const Tpc* find_tpc(const Gpu& gpu, int number) {
     for (const Tpc& tpc : gpu.tpcs)
-        if (tpc.mask_bit == mask_bit) return &tpc;  // an unknown bit never equals one
+        if (tpc_number(tpc) == number) return &tpc;  // an unknown number never equals one
+    return nullptr;
+}
+
+const Tpc* find_tpc_by_bit(const Gpu& gpu, int mask_bit) {
+    for (const Tpc& tpc : gpu.tpcs)
+        if (tpc.mask_bit == mask_bit) return &tpc;
     return nullptr;
 }
 
 std::vector<int> sms_of(const Gpu& gpu, const TpcMask& mask) {
     std::set<int> sms;
     for (const Tpc& tpc : gpu.tpcs)
-        if (tpc.mask_bit && mask.test(*tpc.mask_bit)) sms.insert(tpc.sms.begin(), tpc.sms.end());
+        if (const auto number = tpc_number(tpc); number && mask.test(*number)) sms.insert(tpc.sms.begin(), tpc.sms.end());
     return {sms.begin(), sms.end()};
 }
 

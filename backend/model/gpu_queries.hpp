@@ -12,18 +12,20 @@ namespace gpupart {
 std::string gpc_name(int gpc_index);  // "gpc3"
 std::string gpu_display_name(const Gpu& gpu);  // "NVIDIA H200" or "GPU 0" when the name is unknown
 
-TpcMask real_tpcs(const Gpu& gpu);
+// Masks here are TPC numbers (tpc_numbering.hpp: TPC k = SMs 2k and 2k+1), never descriptor bits.
+TpcMask real_tpcs(const Gpu& gpu);  // every TPC whose number is known
 // The name the registry keeps this GPU's masks under: its UUID ("GPU-..."), or, for a snapshot GPU whose
 // UUID was not recorded (the built-in demo snapshots), "GPU-00000000-0000-0000-0000-0000000000NN" with NN
 // its index + 1 (no driver gives out such a UUID, so only simulated processes are ever on it).
-std::string gpu_key(const Gpu& gpu);  // the mask bits of TPCs whose bit is known
+std::string gpu_key(const Gpu& gpu);
 // Every TPC's mask bit is known (a probe ran, or a recording says), so masks can be built on this GPU.
 bool mask_bits_known(const Gpu& gpu);
 std::string mask_bits_unknown_reason(const Gpu& gpu);  // empty when known
-TpcMask hole_bits(const Gpu& gpu);
+TpcMask hole_bits(const Gpu& gpu);  // descriptor bits with no TPC
 TpcMask gpc_tpcs(const Gpu& gpu, int gpc_index);
 TpcMask undetermined_gpc_tpcs(const Gpu& gpu);
-const Tpc* find_tpc(const Gpu& gpu, int mask_bit);
+const Tpc* find_tpc(const Gpu& gpu, int number);
+const Tpc* find_tpc_by_bit(const Gpu& gpu, int mask_bit);
 
 std::vector<int> sms_of(const Gpu& gpu, const TpcMask& mask);
 int sm_total(const Gpu& gpu);  // SMs of every TPC, mask bit known or not

@@ -1,8 +1,9 @@
 #pragma once
-// A set of launch-descriptor TPC mask bits. Hopper's descriptor (V04_00) holds 128 bits; older ones 64.
-// A set bit here means "the process may run on this TPC" (like taskset's CPU affinity); the shim turns
-// it into the descriptor's disable mask. Whether a bit is a real TPC or a hole depends on the GPU
-// (HARDWARE.md section 3), so this type knows nothing about holes: see mask_resolve.hpp.
+// A set of TPCs, 128 wide. Everywhere a person or a script sees it, bit k is TPC number k, the driver's own
+// dense numbering (TPC k = SMs 2k and 2k+1: tpc_numbering.hpp). The same type carries launch-descriptor
+// mask bits only at the edges that write descriptors (registry slots, the shim's start environment, the
+// probe), where TpcNumbering translates. A set bit means "the process may run on this TPC" (like taskset's
+// CPU affinity); the shim turns it into the descriptor's disable mask.
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -44,7 +45,7 @@ public:
 
     // "0-3,9-16,75"; "" for the empty mask.
     std::string to_list() const;
-    // "0xf00ff"; "0x0" for the empty mask. Lowest bit is bit 0, as in the descriptor.
+    // "0xf00ff"; "0x0" for the empty mask. Lowest bit is bit 0.
     std::string to_hex() const;
     // Exactly 32 hex digits, for stable machine-readable output.
     std::string to_hex_padded() const;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "model/gpu_queries.hpp"
+#include "model/tpc_numbering.hpp"
 #include "model/user_error.hpp"
 #include "registry/gpcs_file.h"
 #include "registry/registry_slot.h"
@@ -30,6 +31,8 @@ std::string gpc_map_unavailable_reason(const Gpu& gpu) {
         return fmt::format("GPU {} has no UUID in this snapshot (a built-in recording names no board): its GPC map "
                            "would name no real GPU", gpu.index);
     if (!mask_bits_known(gpu)) return fmt::format("GPU {}: {}", gpu.index, mask_bits_unknown_reason(gpu));
+    std::string why;
+    if (!TpcNumbering::try_of(gpu, &why)) return fmt::format("GPU {}: {}", gpu.index, why);
     if (!undetermined_gpc_tpcs(gpu).empty())
         return fmt::format("GPU {}: the GPC of TPCs {} is not known", gpu.index, undetermined_gpc_tpcs(gpu).to_list());
     if (gpu.gpcs.size() > GPUPART_MAX_GPCS) return fmt::format("GPU {} has more than {} GPCs", gpu.index, GPUPART_MAX_GPCS);
@@ -45,12 +48,16 @@ gpupart_gpcs_file gpc_map_of(const Gpu& gpu, const std::string& source) {
     map.layout_version = GPUPART_REGISTRY_LAYOUT_VERSION;
     map.file_size = sizeof map;
     parse_uuid(gpu, map.uuid);
-    const TpcMask real = real_tpcs(gpu);
+    const TpcNumbering numbering = TpcNumbering::of(gpu);
+    const TpcMask real = numbering.to_bits(real_tpcs(gpu));
     const auto real_words = real.words32();
     std::memcpy(map.real_tpcs, real_words.data(), sizeof map.real_tpcs);
     map.tpc_count = static_cast<std::uint32_t>(real.count());
+    std::memset(map.bit_of_tpc, GPUPART_GPCS_NO_TPC, sizeof map.bit_of_tpc);
+    for (int number = 0; number < numbering.tpc_count(); ++number)
+        map.bit_of_tpc[number] = static_cast<std::uint8_t>(*numbering.bit_of(number));
     for (const Gpc& gpc : gpu.gpcs) {
-        const TpcMask tpcs = gpc_tpcs(gpu, gpc.index);
+        const TpcMask tpcs = numbering.to_bits(gpc_tpcs(gpu, gpc.index));
         if (tpcs.empty()) continue;
         const auto words = tpcs.words32();
         std::memcpy(map.gpc_tpcs[map.gpc_count++], words.data(), sizeof map.gpc_tpcs[0]);

@@ -43,7 +43,20 @@ int gpupart_gpcs_check(const struct gpupart_gpcs_file* map) {
         if (seen[w] != map->real_tpcs[w]) return -EPROTO;
         count += (uint32_t)__builtin_popcount(seen[w]);
     }
-    return count == map->tpc_count && count > 0 ? 0 : -EPROTO;
+    if (count != map->tpc_count || count == 0) return -EPROTO;
+    /* TPC numbers 0..tpc_count-1 each name a real TPC's bit, no bit twice; none after. */
+    uint32_t numbered[4] = {0, 0, 0, 0};
+    for (uint32_t k = 0; k < 128u; ++k) {
+        const uint32_t bit = map->bit_of_tpc[k];
+        if (k >= count) {
+            if (bit != GPUPART_GPCS_NO_TPC) return -EPROTO;
+            continue;
+        }
+        if (bit >= 128u || (map->real_tpcs[bit / 32u] & (1u << (bit % 32u))) == 0 || (numbered[bit / 32u] & (1u << (bit % 32u))) != 0)
+            return -EPROTO;
+        numbered[bit / 32u] |= 1u << (bit % 32u);
+    }
+    return 0;
 }
 
 int gpupart_gpcs_write(const char* user_dir, const struct gpupart_gpcs_file* map) {

@@ -1,6 +1,7 @@
 /*
  * GPC map files, "<user dir>/GPU-<uuid>.gpcs" (registry_layout.h, docs/registry-layout-5.md decision 6):
- * which TPC mask bits each GPC of a GPU holds, for programs that partition themselves through
+ * which TPC mask bits each GPC of a GPU holds and which bit each TPC number (the driver's: TPC k = SMs 2k and
+ * 2k+1) is, for programs that partition themselves through
  * libgpupart.so (libsmctrl_get_gpc_info) and cannot read the GPU's topology. Written by gpupart commands
  * that read the live topology; read by the library. The C half of the registry: libc only, compiled into
  * gpupart_registry_c (the backend) and the shim, so writer and reader share one check of the format.
@@ -22,7 +23,7 @@ int gpupart_gpcs_path(const char* user_dir, const struct gpupart_gpu_uuid* uuid,
 
 /* Whether `map` is a well-formed map: magic, layout version, size, a non-zero UUID, gpc_count <= 32 and
  * every GPC non-empty, GPCs pairwise disjoint, their union real_tpcs, tpc_count its population count,
- * source NUL-terminated. 0 or -EPROTO. Writers check before writing, readers after reading. */
+ * bit_of_tpc a one-to-one map of TPC numbers 0..tpc_count-1 onto real_tpcs, source NUL-terminated. 0 or -EPROTO. Writers check before writing, readers after reading. */
 int gpupart_gpcs_check(const struct gpupart_gpcs_file* map);
 
 /* Writes map->uuid's map into `user_dir` whole: a temporary file with a random name (O_EXCL, never

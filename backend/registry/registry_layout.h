@@ -189,11 +189,14 @@ enum gpupart_graph_tracking {
  * counts it. The masks are kept privately for the launch path and copied here for the front ends.
  * Written only by the process itself (its API calls, under a process-local mutex), seqlock-published by
  * `seq`; the counters after `reserved` are relaxed atomics outside the seqlock.
- * Masks are DISABLE masks as libsmctrl defines them (set bit = TPC not used), bit = the TPC's bit in
- * gpupart's masks (descriptor order). */
+ * Masks are DISABLE masks as libsmctrl defines them (set bit = TPC not used), bit k = TPC number k
+ * (GPUPART_APP_NUMBERED; descriptor bits in slots of shims that predate it). */
 #define GPUPART_APP_STREAMS 64u           /* stream masks shown; more are applied, counted in streams_hidden */
 #define GPUPART_APP_IN_USE 0x1u           /* app.flags: the program called the API at least once */
 #define GPUPART_APP_GLOBAL_SET 0x2u       /* app.flags: a global mask is set (else: every TPC) */
+#define GPUPART_APP_NUMBERED 0x8u         /* app.flags: the masks are TPC numbers as the program gave them (libsmctrl's
+                                             numbering: TPC k = SMs 2k and 2k+1); without it (shims before the
+                                             numbering), descriptor bits */
 #define GPUPART_APP_STREAMS_UNFOLLOWED 0x4u /* app.flags: the driver does not say which stream a launch is on
                                              (callbacks refused, or a record layout not the measured one): stream
                                              masks are not applied, and set_stream_mask fails */
@@ -309,7 +312,7 @@ struct gpupart_rules_file {
 #define GPUPART_GPCS_SUFFIX ".gpcs"
 #define GPUPART_MAX_GPCS 32u
 
-struct gpupart_gpcs_file {         /* 640 bytes */
+struct gpupart_gpcs_file {         /* 768 bytes */
     char magic[8];                 /* GPUPART_GPCS_MAGIC */
     uint32_t layout_version;       /* GPUPART_REGISTRY_LAYOUT_VERSION */
     uint32_t file_size;            /* sizeof(struct gpupart_gpcs_file) */
@@ -321,7 +324,12 @@ struct gpupart_gpcs_file {         /* 640 bytes */
     char source[32];               /* where the map came from: "probe", "rm", "nvdebug", ... */
     uint8_t reserved[128 - 96];
     uint32_t gpc_tpcs[GPUPART_MAX_GPCS][4]; /* each GPC's TPC bits (disjoint, union = real_tpcs) */
+    /* The driver's TPC numbering (TPC k = SMs 2k and 2k+1, as libsmctrl and %smid count): the descriptor bit
+     * of TPC k for k < tpc_count, each a bit of real_tpcs and no two alike; GPUPART_GPCS_NO_TPC after. Added
+     * after layout 5's first release: a map without it is 640 bytes, and readers refuse that size. */
+    uint8_t bit_of_tpc[128];
 };
+#define GPUPART_GPCS_NO_TPC 0xffu
 
 #ifdef __cplusplus
 #define GPUPART_STATIC_ASSERT static_assert
@@ -347,7 +355,7 @@ GPUPART_STATIC_ASSERT(sizeof(struct gpupart_rule) == 512, "a rule is 512 bytes")
 GPUPART_STATIC_ASSERT(sizeof(struct gpupart_app_stream) == 32, "an app stream entry is 32 bytes");
 GPUPART_STATIC_ASSERT(sizeof(struct gpupart_app_masks) == 2112, "the app block is 2112 bytes");
 GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_slot_file, app) == 5248, "app offset");
-GPUPART_STATIC_ASSERT(sizeof(struct gpupart_gpcs_file) == 640, "a GPC map file is 640 bytes");
+GPUPART_STATIC_ASSERT(sizeof(struct gpupart_gpcs_file) == 768, "a GPC map file is 768 bytes");
 GPUPART_STATIC_ASSERT(sizeof(GPUPART_GPCS_MAGIC) == 8 && sizeof(GPUPART_RULES_MAGIC) == 8 &&
                       sizeof(GPUPART_REGISTRY_MAGIC) == 8, "magics fill their 8 bytes (memcmp reads all 8)");
 GPUPART_STATIC_ASSERT(__builtin_offsetof(struct gpupart_gpcs_file, gpc_tpcs) == 128, "GPC masks follow a 128-byte header");
