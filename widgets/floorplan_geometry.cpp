@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include "model/tpc_numbering.hpp"
 
 namespace gpupart::widgets {
 namespace {
@@ -26,11 +27,11 @@ FloorplanGeometry FloorplanGeometry::layout(const Gpu& gpu, int legend_entries) 
     std::vector<int> undetermined;  // indices into gpu.tpcs
     for (std::size_t i = 0; i < gpu.tpcs.size(); ++i)
         if (!gpu.tpcs[i].gpc || !gpu.tpcs[i].slot) undetermined.push_back(static_cast<int>(i));
-    // A TPC without a mask bit gets a negative key, unique and below every bit, so it sorts first and is
-    // drawn (its GPC slot and SMs are known) but never selected.
+    // A TPC whose number is not known gets a negative key, unique and below every number, so it sorts first
+    // and is drawn (its GPC slot is known) but never selected.
     auto key_of = [&](int index) {
-        const Tpc& tpc = gpu.tpcs[static_cast<std::size_t>(index)];
-        return tpc.mask_bit ? *tpc.mask_bit : -1 - index;
+        const std::optional<int> number = tpc_number(gpu.tpcs[static_cast<std::size_t>(index)]);
+        return number ? *number : -1 - index;
     };
     if (!undetermined.empty()) plans.push_back({std::nullopt, static_cast<int>(undetermined.size())});
 
@@ -62,14 +63,14 @@ FloorplanGeometry FloorplanGeometry::layout(const Gpu& gpu, int legend_entries) 
                     geometry.tiles_.push_back({key_of(static_cast<int>(t)), false, gpc, slot_rect(*tpc.slot), static_cast<int>(t)});
             }
             for (const Hole& hole : gpu.holes)
-                if (hole.gpc == gpc && hole.slot) geometry.tiles_.push_back({hole.mask_bit, true, gpc, slot_rect(*hole.slot), -1});
+                if (hole.gpc == gpc && hole.slot) geometry.tiles_.push_back({hole_key(hole.mask_bit), true, gpc, slot_rect(*hole.slot), -1});
         } else {
             for (std::size_t k = 0; k < undetermined.size(); ++k)
                 geometry.tiles_.push_back({key_of(undetermined[k]), false, std::nullopt, slot_rect(static_cast<int>(k)), undetermined[k]});
         }
     }
     std::sort(geometry.tiles_.begin(), geometry.tiles_.end(),
-              [](const FloorplanTile& a, const FloorplanTile& b) { return a.mask_bit < b.mask_bit; });
+              [](const FloorplanTile& a, const FloorplanTile& b) { return a.tpc_key < b.tpc_key; });
 
     const int box_rows = plans.empty() ? 0 : (static_cast<int>(plans.size()) + per_row - 1) / per_row;
     const double plan_width = std::max(kGap + per_row * (box_width + kGap), kLegendEntryWidth + 2 * kGap);
@@ -82,15 +83,15 @@ FloorplanGeometry FloorplanGeometry::layout(const Gpu& gpu, int legend_entries) 
     return geometry;
 }
 
-const FloorplanTile* FloorplanGeometry::tile_for_bit(int mask_bit) const {
-    const auto it = std::lower_bound(tiles_.begin(), tiles_.end(), mask_bit,
-                                     [](const FloorplanTile& tile, int bit) { return tile.mask_bit < bit; });
-    return it != tiles_.end() && it->mask_bit == mask_bit ? &*it : nullptr;
+const FloorplanTile* FloorplanGeometry::tile_for_bit(int tpc_key) const {
+    const auto it = std::lower_bound(tiles_.begin(), tiles_.end(), tpc_key,
+                                     [](const FloorplanTile& tile, int bit) { return tile.tpc_key < bit; });
+    return it != tiles_.end() && it->tpc_key == tpc_key ? &*it : nullptr;
 }
 
 std::optional<int> FloorplanGeometry::tpc_at(QPointF point) const {
     for (const FloorplanTile& tile : tiles_)
-        if (tile.selectable() && tile.rect.contains(point)) return tile.mask_bit;
+        if (tile.selectable() && tile.rect.contains(point)) return tile.tpc_key;
     return std::nullopt;
 }
 
@@ -104,14 +105,14 @@ TpcMask FloorplanGeometry::tpcs_in(const QRectF& area) const {
     TpcMask mask;
     const QRectF normalized = area.normalized();
     for (const FloorplanTile& tile : tiles_)
-        if (tile.selectable() && tile.rect.intersects(normalized)) mask.set(tile.mask_bit);
+        if (tile.selectable() && tile.rect.intersects(normalized)) mask.set(tile.tpc_key);
     return mask;
 }
 
 TpcMask FloorplanGeometry::tpcs_of_box(const FloorplanGpcBox& box) const {
     TpcMask mask;
     for (const FloorplanTile& tile : tiles_)
-        if (tile.selectable() && tile.gpc == box.gpc && box.box.contains(tile.rect.center())) mask.set(tile.mask_bit);
+        if (tile.selectable() && tile.gpc == box.gpc && box.box.contains(tile.rect.center())) mask.set(tile.tpc_key);
     return mask;
 }
 
@@ -128,14 +129,14 @@ std::optional<int> FloorplanGeometry::legend_entry_at(QPointF point) const {
     return std::nullopt;
 }
 
-std::optional<int> FloorplanGeometry::neighbour(int mask_bit, Direction direction) const {
-    const FloorplanTile* from = tile_for_bit(mask_bit);
+std::optional<int> FloorplanGeometry::neighbour(int tpc_key, Direction direction) const {
+    const FloorplanTile* from = tile_for_bit(tpc_key);
     if (from == nullptr) return first_tpc();
     const QPointF origin = from->rect.center();
     std::optional<int> best;
     double best_score = std::numeric_limits<double>::max();
     for (const FloorplanTile& tile : tiles_) {
-        if (!tile.selectable() || tile.mask_bit == mask_bit) continue;
+        if (!tile.selectable() || tile.tpc_key == tpc_key) continue;
         const QPointF d = tile.rect.center() - origin;
         // Along: distance in the direction asked; across: sideways drift, weighted so that the tile
         // straight ahead wins over a nearer one diagonally off.
@@ -151,7 +152,7 @@ std::optional<int> FloorplanGeometry::neighbour(int mask_bit, Direction directio
         const double score = along + 3 * std::abs(across);
         if (score < best_score) {
             best_score = score;
-            best = tile.mask_bit;
+            best = tile.tpc_key;
         }
     }
     return best;
@@ -159,7 +160,7 @@ std::optional<int> FloorplanGeometry::neighbour(int mask_bit, Direction directio
 
 std::optional<int> FloorplanGeometry::first_tpc() const {
     for (const FloorplanTile& tile : tiles_)
-        if (tile.selectable()) return tile.mask_bit;
+        if (tile.selectable()) return tile.tpc_key;
     return std::nullopt;
 }
 

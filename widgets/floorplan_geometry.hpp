@@ -14,14 +14,20 @@
 
 namespace gpupart::widgets {
 
+// A tile's key: the TPC's number (TPC k = SMs 2k and 2k+1); -1 - its index in Gpu::tpcs for a TPC whose
+// number is not known; hole_key(bit) for a floorswept slot (no TPC, so no number: keyed by its descriptor bit).
+constexpr int kHoleKeyBase = -100000;
+constexpr int hole_key(int descriptor_bit) { return kHoleKeyBase - descriptor_bit; }
+constexpr bool is_hole_key(int key) { return key <= kHoleKeyBase; }
+
 struct FloorplanTile {
-    int mask_bit = 0;            // negative for a TPC whose mask bit no source gave (before `gpupart probe`)
+    int tpc_key = 0;
     bool hole = false;           // a floorswept slot: drawn empty, never selectable
     std::optional<int> gpc;      // empty: the "GPC not determined" box
     QRectF rect;
     int tpc_index = -1;          // index into Gpu::tpcs for a TPC tile
 
-    bool selectable() const { return !hole && mask_bit >= 0; }  // a TPC a mask can name
+    bool selectable() const { return !hole && tpc_key >= 0; }  // a TPC a mask can name
 };
 
 struct FloorplanGpcBox {
@@ -49,7 +55,7 @@ public:
     const std::vector<FloorplanGpcBox>& boxes() const { return boxes_; }
     const std::vector<FloorplanTile>& tiles() const { return tiles_; }
 
-    const FloorplanTile* tile_for_bit(int mask_bit) const;  // real TPC or placed hole
+    const FloorplanTile* tile_for_bit(int tpc_key) const;  // real TPC or placed hole
     std::optional<int> tpc_at(QPointF point) const;          // mask bit of the real TPC under point
     const FloorplanGpcBox* header_at(QPointF point) const;
     TpcMask tpcs_in(const QRectF& area) const;               // real TPCs whose tile intersects area
@@ -59,9 +65,9 @@ public:
     std::optional<int> legend_entry_at(QPointF point) const;
     int legend_entries() const { return legend_entries_; }
 
-    // The real TPC next to `mask_bit` in a direction (nearest tile centre in that half-plane, so moving
+    // The real TPC next to `tpc_key` in a direction (nearest tile centre in that half-plane, so moving
     // across GPC boxes works); nullopt at the edge.
-    std::optional<int> neighbour(int mask_bit, Direction direction) const;
+    std::optional<int> neighbour(int tpc_key, Direction direction) const;
     std::optional<int> first_tpc() const;
 
 private:

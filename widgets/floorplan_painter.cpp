@@ -112,22 +112,22 @@ void paint_floorplan(QPainter& painter, const FloorplanGeometry& geometry, const
             painter.drawRoundedRect(tile.rect.adjusted(1, 1, -1, -1), 4, 4);
             painter.setPen(hole_color());
             painter.setFont(font_of(10, false));
-            painter.drawText(tile.rect, Qt::AlignCenter, QString("bit %1\nhole").arg(tile.mask_bit));
+            painter.drawText(tile.rect, Qt::AlignCenter, QString("hole"));
             continue;
         }
-        const auto owners = scene.owners_of(tile.mask_bit);
+        const auto owners = scene.owners_of(tile.tpc_key);
         painter.save();
         QPainterPath clip;
         clip.addRoundedRect(tile.rect, 4, 4);
         painter.setClipPath(clip);
         paint_tile_fill(painter, tile.rect, owners);
         painter.restore();
-        const bool selected = scene.selection.test(tile.mask_bit);
+        const bool selected = scene.selection.test(tile.tpc_key);
         painter.setPen(selected ? QPen(kSelection, 3) : QPen(QColor(0x55, 0x55, 0x55), 1));
         painter.setBrush(Qt::NoBrush);
         painter.drawRoundedRect(tile.rect.adjusted(1, 1, -1, -1), 4, 4);
         if (selected) painter.fillRect(tile.rect.adjusted(3, 3, -3, -3), QColor(0x0d, 0x47, 0xa1, 40));
-        if (const FloorplanGrant* grant = scene.grant_of(tile.mask_bit)) {
+        if (const FloorplanGrant* grant = scene.grant_of(tile.tpc_key)) {
             // An SMLP grant: a band in the holder's colour along the bottom, outlined so that it shows on a
             // tile of the same owner colour; a holder that died has it hatched.
             const QRectF band(tile.rect.left() + 6, tile.rect.bottom() - 8, tile.rect.width() - 12, 5);
@@ -135,7 +135,7 @@ void paint_floorplan(QPainter& painter, const FloorplanGeometry& geometry, const
             painter.setBrush(QBrush(grant->color, grant->alive ? Qt::SolidPattern : Qt::BDiagPattern));
             painter.drawRect(band);
         }
-        if (scene.focus == tile.mask_bit) {
+        if (scene.focus == tile.tpc_key) {
             painter.setPen(QPen(kText, 1, Qt::DotLine));
             painter.drawRect(tile.rect.adjusted(5, 5, -5, -5));
         }
@@ -143,7 +143,7 @@ void paint_floorplan(QPainter& painter, const FloorplanGeometry& geometry, const
         painter.setPen(kText);
         painter.setFont(font_of(15, true));
         painter.drawText(QRectF(tile.rect.left(), tile.rect.top() + 4, tile.rect.width(), 22), Qt::AlignCenter,
-                         tile.mask_bit >= 0 ? QString::number(tile.mask_bit) : QString("bit ?"));
+                         tile.tpc_key >= 0 ? QString::number(tile.tpc_key) : QString("TPC ?"));
         if (tpc != nullptr && !tpc->sms.empty()) {
             QStringList sms;
             for (const int sm : tpc->sms) sms << QString::number(sm);

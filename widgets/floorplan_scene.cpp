@@ -4,6 +4,8 @@
 
 #include "display_text.hpp"
 #include "model/gpu_queries.hpp"
+#include "model/tpc_numbering.hpp"
+#include "floorplan_geometry.hpp"
 #include "owner_colors.hpp"
 
 namespace gpupart::widgets {
@@ -38,18 +40,18 @@ LegendKind FloorplanScene::legend_kind(int index) const {
     return LegendKind::hole;
 }
 
-std::vector<const FloorplanOwner*> FloorplanScene::owners_of(int mask_bit) const {
+std::vector<const FloorplanOwner*> FloorplanScene::owners_of(int tpc_key) const {
     std::vector<const FloorplanOwner*> result;
-    if (mask_bit < 0 || mask_bit >= TpcMask::kWidth) return result;  // a TPC no mask can name yet
+    if (tpc_key < 0 || tpc_key >= TpcMask::kWidth) return result;  // a TPC no mask can name yet
     for (const FloorplanOwner& owner : owners)
-        if (owner.mask.test(mask_bit)) result.push_back(&owner);
+        if (owner.mask.test(tpc_key)) result.push_back(&owner);
     return result;
 }
 
-const FloorplanGrant* FloorplanScene::grant_of(int mask_bit) const {
-    if (mask_bit < 0 || mask_bit >= TpcMask::kWidth) return nullptr;
+const FloorplanGrant* FloorplanScene::grant_of(int tpc_key) const {
+    if (tpc_key < 0 || tpc_key >= TpcMask::kWidth) return nullptr;
     for (const FloorplanGrant& grant : grants)
-        if (grant.tpcs.test(mask_bit)) return &grant;
+        if (grant.tpcs.test(tpc_key)) return &grant;
     return nullptr;
 }
 
@@ -89,30 +91,29 @@ std::vector<FloorplanOwner> owners_from_gpu(const Gpu& gpu) {
     return owners;
 }
 
-QString floorplan_tooltip(const FloorplanScene& scene, int mask_bit) {
+QString floorplan_tooltip(const FloorplanScene& scene, int tpc_key) {
     const Gpu& gpu = *scene.gpu;
-    if (mask_bit < 0) {  // FloorplanGeometry's key of a TPC without a mask bit: -1 - its index
-        const auto index = static_cast<std::size_t>(-1 - mask_bit);
+    if (is_hole_key(tpc_key)) {
+        for (const Hole& hole : gpu.holes)
+            if (hole_key(hole.mask_bit) == tpc_key)
+                return QString("<b>floorswept slot</b><br>no TPC here, so no TPC number: masks never name it<br><i>source</i> %1")
+                    .arg(provenance_text(hole.from));
+        return {};
+    }
+    if (tpc_key < 0) {  // FloorplanGeometry's key of a TPC whose number is not known: -1 - its index
+        const auto index = static_cast<std::size_t>(-1 - tpc_key);
         if (index >= gpu.tpcs.size()) return {};
         const Tpc& unknown = gpu.tpcs[index];
         QStringList sms;
         for (const int sm : unknown.sms) sms << QString::number(sm);
-        return QString("<b>TPC with no known mask bit</b><br>SMs %1<br>%2<br><i>source</i> %3")
-            .arg(sms.join(", "), QString::fromStdString(unknown.mask_bit_note).toHtmlEscaped(), provenance_text(unknown.from));
+        return QString("<b>TPC with no known number</b><br>SMs %1 (a TPC's number k needs its SMs 2k and 2k+1)<br><i>source</i> %2")
+            .arg(sms.isEmpty() ? QString("not known") : sms.join(", "), provenance_text(unknown.from));
     }
-    const Tpc* tpc = find_tpc(gpu, mask_bit);
-    if (tpc == nullptr) {
-        for (const Hole& hole : gpu.holes)
-            if (hole.mask_bit == mask_bit)
-                return QString("<b>mask bit %1: floorswept hole</b><br>no TPC behind this bit: a kernel allowed only "
-                               "here never runs<br><i>source</i> %2")
-                    .arg(mask_bit)
-                    .arg(provenance_text(hole.from));
-        return {};
-    }
+    const Tpc* tpc = find_tpc(gpu, tpc_key);
+    if (tpc == nullptr) return {};
     QStringList sms;
     for (const int sm : tpc->sms) sms << QString::number(sm);
-    QString text = QString("<b>TPC at mask bit %1</b><br>").arg(mask_bit);
+    QString text = QString("<b>TPC %1</b><br>").arg(tpc_key);
     if (tpc->gpc) {
         const Gpc& gpc = gpu.gpcs.at(static_cast<std::size_t>(*tpc->gpc));
         text += QString("GPC %1").arg(*tpc->gpc);
@@ -123,7 +124,7 @@ QString floorplan_tooltip(const FloorplanScene& scene, int mask_bit) {
         text += QString("GPC not determined: %1<br>").arg(QString::fromStdString(tpc->gpc_note).toHtmlEscaped());
     }
     text += QString("SMs %1<br>").arg(sms.join(", "));
-    const auto owners = scene.owners_of(mask_bit);
+    const auto owners = scene.owners_of(tpc_key);
     if (owners.empty()) {
         text += "owner: none (free; unpartitioned processes may run here)<br>";
     } else {
@@ -134,7 +135,7 @@ QString floorplan_tooltip(const FloorplanScene& scene, int mask_bit) {
                     .arg(names.join(", "))
                     .arg(owners.size() > 1 ? " — they time-slice or contend on this TPC" : "");
     }
-    if (const FloorplanGrant* grant = scene.grant_of(mask_bit))
+    if (const FloorplanGrant* grant = scene.grant_of(tpc_key))
         text += QString("SMLP %1: held by %2%3<br>").arg(grant->component.toHtmlEscaped(), grant->holder.toHtmlEscaped(),
                                                          grant->alive ? "" : " (exited: returned at the next change)");
     text += QString("<i>source</i> %1").arg(provenance_text(tpc->from));

@@ -48,8 +48,8 @@ struct FloorplanScene {
 
     int legend_entry_count() const { return static_cast<int>(owners.size()) + 3; }
     LegendKind legend_kind(int index) const;
-    std::vector<const FloorplanOwner*> owners_of(int mask_bit) const;
-    const FloorplanGrant* grant_of(int mask_bit) const;
+    std::vector<const FloorplanOwner*> owners_of(int tpc_key) const;
+    const FloorplanGrant* grant_of(int tpc_key) const;
 };
 
 // The SQ holders of `state`'s SMLP components on its GPU (or that do not say their GPU) as grants,
@@ -66,6 +66,6 @@ std::vector<FloorplanOwner> owners_from_state(const SystemState& state);
 std::vector<FloorplanOwner> owners_from_gpu(const Gpu& gpu);
 
 // Rich-text tooltip of a tile: bit, GPC and slot, SMs, owners, and the source of each fact.
-QString floorplan_tooltip(const FloorplanScene& scene, int mask_bit);
+QString floorplan_tooltip(const FloorplanScene& scene, int tpc_key);
 
 }  // namespace gpupart::widgets

@@ -14,6 +14,7 @@
 
 #include "floorplan_painter.hpp"
 #include "model/gpu_queries.hpp"
+#include "model/tpc_numbering.hpp"
 
 namespace gpupart::widgets {
 namespace {
@@ -22,7 +23,7 @@ namespace {
 TpcMask range_between(const Gpu& gpu, int a, int b) {
     TpcMask mask;
     for (const Tpc& tpc : gpu.tpcs)
-        if (tpc.mask_bit && *tpc.mask_bit >= std::min(a, b) && *tpc.mask_bit <= std::max(a, b)) mask.set(*tpc.mask_bit);
+        if (const auto number = tpc_number(tpc); number && *number >= std::min(a, b) && *number <= std::max(a, b)) mask.set(*number);
     return mask;
 }
 
@@ -89,8 +90,8 @@ void FloorplanView::changeSelection(const TpcMask& tpcs) {
 
 QPointF FloorplanView::toPicture(QPointF widget_point) const { return (widget_point - offset()) / scale(); }
 
-QRectF FloorplanView::tileRectInWidget(int mask_bit) const {
-    const FloorplanTile* tile = geometry_.tile_for_bit(mask_bit);
+QRectF FloorplanView::tileRectInWidget(int tpc_key) const {
+    const FloorplanTile* tile = geometry_.tile_for_bit(tpc_key);
     if (tile == nullptr) return {};
     return QRectF(offset() + tile->rect.topLeft() * scale(), tile->rect.size() * scale());
 }
@@ -319,7 +320,7 @@ bool FloorplanView::event(QEvent* event) {
         std::optional<int> bit = geometry_.tpc_at(point);
         if (!bit)  // holes and TPCs without a known mask bit have tooltips too
             for (const FloorplanTile& tile : geometry_.tiles())
-                if (!tile.selectable() && tile.rect.contains(point)) bit = tile.mask_bit;
+                if (!tile.selectable() && tile.rect.contains(point)) bit = tile.tpc_key;
         if (bit) QToolTip::showText(help->globalPos(), floorplan_tooltip(scene_, *bit), this);
         else QToolTip::hideText();
         return true;

@@ -49,7 +49,7 @@ public:
 
     // Picture <-> widget coordinates at the current zoom and scroll position.
     QPointF toPicture(QPointF widget_point) const;
-    QRectF tileRectInWidget(int mask_bit) const;
+    QRectF tileRectInWidget(int tpc_key) const;
     QRectF legendRectInWidget(int index) const;
     QRectF headerRectInWidget(std::optional<int> gpc) const;
     QString dropMessage() const { return drop_message_; }

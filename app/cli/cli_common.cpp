@@ -35,6 +35,14 @@ MachineRoots machine_roots() {
 
 ChosenSnapshot load_chosen(const SnapshotOptions& options) { return choose_snapshot(options.snapshot, machine_roots()); }
 
+std::vector<Gpu> machine_gpus_for_numbers() {
+    try {
+        return load_chosen(SnapshotOptions{}).snapshot.gpus;
+    } catch (const UserError&) {
+        return {};  // masks of GPUs whose map is not known read as descriptor bits ("bits:0x..."), said so where shown
+    }
+}
+
 void print_origin(const ChosenSnapshot& chosen) {
     fmt::print("snapshot: {} ({}; {} {})\n\n", chosen.origin, chosen.why, chosen.live ? "read" : "captured",
                chosen.snapshot.captured);
@@ -56,10 +64,11 @@ const std::vector<SourceStatus>& sources_of(const ChosenSnapshot& chosen, int in
 
 void require_mask_bits(const ChosenSnapshot& chosen, const SnapshotOptions& options) {
     if (!chosen.live) return;
-    // A partition is a set of launch-mask bits: without them a mask could allow only holes and hang kernels.
+    // A partition is applied as launch-descriptor bits: without the GPU's map a mask could allow only holes
+    // and hang kernels.
     const Gpu& gpu = selected_gpu(chosen, options);
     if (!mask_bits_known(gpu))
-        throw UserError(fmt::format("GPU {}'s TPC mask bits are not known ({}); or pass --snapshot with a recording of this GPU",
+        throw UserError(fmt::format("GPU {}'s launch-descriptor bits are not known ({}); or pass --snapshot with a recording of this GPU",
                                     gpu.index, mask_bits_unknown_reason(gpu)));
 }
 

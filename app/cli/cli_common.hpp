@@ -32,6 +32,9 @@ void add_snapshot_options(CLI::App& command, SnapshotOptions& options);
 // /sys, /dev, /proc and libnvidia-ml.so.1, or GPUPART_SYSFS_ROOT / GPUPART_DEV_ROOT / GPUPART_PROC_ROOT /
 // GPUPART_NVML_LIBRARY where set (tests read constructed machines).
 MachineRoots machine_roots();
+// The GPUs of this machine (or the built-in recording where it has none), for reading the registry's and
+// the history's masks as TPC numbers; none when no topology can be read.
+std::vector<Gpu> machine_gpus_for_numbers();
 ChosenSnapshot load_chosen(const SnapshotOptions& options);
 // "snapshot: builtin:h200 (no NVIDIA GPU on this machine: ...)", printed before human-readable output.
 void print_origin(const ChosenSnapshot& chosen);

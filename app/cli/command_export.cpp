@@ -19,7 +19,7 @@ namespace {
 void add_registry_processes(ChosenSnapshot& chosen, int gpu_index) {
     select_gpu(chosen, gpu_index);  // a bad index is refused before anything is read
     Gpu& gpu = chosen.snapshot.gpus[static_cast<std::size_t>(gpu_index)];
-    const SystemState state = gather_state(Registry(Registry::default_directory()), gpu);
+    const SystemState state = gather_state(Registry(Registry::default_directory(), gpu), gpu);
     gpu.processes.clear();
     for (const ProcessState& process : state.processes)
         gpu.processes.push_back(Process{

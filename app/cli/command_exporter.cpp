@@ -47,7 +47,7 @@ public:
         std::vector<prometheus::MetricFamily> families;
         std::vector<SystemState> states;
         try {
-            const Registry registry(Registry::default_directory());
+            const Registry registry(Registry::default_directory(), gpus_);
             const auto entries = registry.list();  // one read for every GPU
             for (const Gpu& gpu : gpus_) {
                 states.push_back(gather_state(entries, gpu));

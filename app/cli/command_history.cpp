@@ -16,7 +16,8 @@ Command add_history_command(CLI::App& app) {
     CLI::App* history = app.add_subcommand("history", "Changes applied by you, oldest first (what `gpupart undo` reverts)");
     history->add_flag("--json", *json, "Machine-readable output");
     return {history, [json] {
-                const Journal journal(Journal::default_path());
+                Journal journal(Journal::default_path());
+                for (const Gpu& gpu : machine_gpus_for_numbers()) journal.learn_numbering(gpu);
                 const JournalContents contents = journal.load();
                 const auto& entries = contents.entries;
                 for (const auto& note : contents.notes) fmt::print(stderr, "gpupart: note: {}\n", note);
@@ -34,7 +35,8 @@ Command add_history_command(CLI::App& app) {
                     fmt::print("#{:<4} {}  {:<10} {}\n", entry.id, one_line(entry.time), one_line(entry.user), one_line(entry.action));
                     for (const auto& c : entry.changes)
                         fmt::print("        process {} ({}): {} -> {}\n", c.pid, one_line(c.command, 50),
-                                   c.before_partitioned ? c.before.to_list() : "all", c.after_partitioned ? c.after.to_list() : "all");
+                                   c.before_partitioned ? mask_text(c.before, c.numbered) : "all",
+                                   c.after_partitioned ? mask_text(c.after, c.numbered) : "all");
                     if (entry.rules) fmt::print("        {}\n", one_line(rules_change_text(*entry.rules)));
                     if (entry.recovered) fmt::print("        finished after gpupart was killed: {}\n", one_line(*entry.recovered));
                     // A walk's later steps are not in the history (journal.hpp, JournalWalk): say so where it starts.

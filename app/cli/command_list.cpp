@@ -235,7 +235,7 @@ Command add_list_command(CLI::App& app) {
     list->add_option("--gpu", options->gpu, "Only processes on this GPU (index, UUID or a unique prefix, PCI bus id), and those "
                                             "on no GPU yet");
     return {list, [options] {
-                const Registry registry(Registry::default_directory());
+                const Registry registry(Registry::default_directory(), machine_gpus_for_numbers());
                 const int reclaimed = options->keep ? 0 : registry.collect_garbage();
                 const auto entries = registry.list();
                 std::optional<std::string> only_gpu;

@@ -14,6 +14,7 @@
 #include "gpc_maps.hpp"
 #include "run_gpu_choice.hpp"
 #include "model/gpu_queries.hpp"
+#include "model/tpc_numbering.hpp"
 #include "model/mask_resolve.hpp"
 #include "model/user_error.hpp"
 #include "controller/controller.hpp"
@@ -95,8 +96,8 @@ Command add_run_command(CLI::App& app) {
                 ::setenv("LD_PRELOAD", preload_value.c_str(), 1);
                 // The mask is for this GPU only, named by UUID (ordinals change with CUDA_VISIBLE_DEVICES).
                 const std::string key = gpu_key(gpu);
-                ::setenv(GPUPART_ENV_TPCS, fmt::format("{}={}", key, resolved.mask.to_hex()).c_str(), 1);
-                ::setenv(GPUPART_ENV_REAL_TPCS, fmt::format("{}={}", key, real_tpcs(gpu).to_hex()).c_str(), 1);
+                ::setenv(GPUPART_ENV_TPCS, fmt::format("{}={}", key, descriptor_hex(gpu, resolved.mask)).c_str(), 1);
+                ::setenv(GPUPART_ENV_REAL_TPCS, fmt::format("{}={}", key, descriptor_hex(gpu, real_tpcs(gpu))).c_str(), 1);
                 if (options->only) {
                     ::setenv("CUDA_VISIBLE_DEVICES", key.c_str(), 1);
                 } else if (sees > 1) {

@@ -32,7 +32,7 @@ std::string short_host_name() {
 }
 
 int print_jobs(bool json) {
-    const Registry registry(Registry::default_directory());
+    const Registry registry(Registry::default_directory(), machine_gpus_for_numbers());
     nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
     bool any = false;
     const auto row = [](std::string_view gpu, std::string_view job, std::string_view user, std::string_view count,
@@ -41,7 +41,7 @@ int print_jobs(bool json) {
     };
     for (const std::string& uuid : job_reservation_gpus(registry.directory())) {
         nlohmann::ordered_json jobs = nlohmann::ordered_json::array();
-        for (const JobReservation& job : read_job_reservations(registry.directory(), uuid)) {
+        for (const JobReservation& job : read_job_reservations(registry.directory(), uuid, registry.numberings())) {
             nlohmann::ordered_json steps = nlohmann::ordered_json::array();
             std::vector<std::string> step_words;
             for (const JobHolder& holder : job.holders) {
@@ -128,7 +128,7 @@ Command add_slurm_command(CLI::App& app) {
                     request.mps = !options->no_mps;
                     return run_slurm_place(request);
                 }
-                const Registry registry(Registry::default_directory());
+                const Registry registry(Registry::default_directory(), machine_gpus_for_numbers());
                 JobHolder holder;
                 if (options->holder != 0) {
                     const auto start = process_start_time(options->holder);

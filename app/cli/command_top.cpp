@@ -90,7 +90,7 @@ int run_top(const TopOptions& options) {
     const top::SavedView start = starting_view(options, loaded.view);
     const Gpu& gpu = selected_gpu(chosen, options.snapshot);
     top::TopSession session(Controller(Registry(Registry::default_directory()), gpu, Journal(Journal::default_path())),
-                            Registry(Registry::default_directory()), std::move(source), start.settings, chosen.snapshot.gpus);
+                            Registry(Registry::default_directory(), chosen.snapshot.gpus), std::move(source), start.settings, chosen.snapshot.gpus);
     session.set_sort(start.sort, start.sort_descending);
     if (!loaded.warning.empty()) {
         if (options.batch) fmt::print(stderr, "gpupart top: {}\n", loaded.warning);

@@ -36,6 +36,12 @@ Json sources_json(const ChosenSnapshot& chosen, const Gpu& gpu) {
                                     {"unknown_reason", row.unknown_reason},
                                     {"from", std::move(from)}});
     }
+    out["tpcs"] = Json::array();
+    for (const TpcBitRow& row : tpc_bit_rows(gpu))
+        out["tpcs"].push_back(Json{{"tpc", row.tpc ? Json(*row.tpc) : Json(nullptr)},
+                                   {"descriptor_bit", row.descriptor_bit ? Json(*row.descriptor_bit) : Json(nullptr)},
+                                   {"sms", row.sms},
+                                   {"gpc", row.gpc ? Json(*row.gpc) : Json(nullptr)}});
     return out;
 }
 

@@ -14,6 +14,7 @@
 #include "fleet/claim_store.hpp"
 #include "fleet/owned_directory.hpp"
 #include "model/gpu_queries.hpp"
+#include "model/tpc_numbering.hpp"
 #include "model/user_error.hpp"
 #include "platform/safe_file.hpp"
 #include "sources/udev_source.hpp"
@@ -95,8 +96,9 @@ int run_k8s_prepare(const K8sPrepareOptions& options) {
     edits.claim_uid = prepared.claim.uid;
     edits.job = prepared.claim.job;
     edits.gpu_key = key;
-    edits.tpcs = prepared.claim.tpcs;
-    edits.real_tpcs = real_tpcs(gpu);
+    const TpcNumbering numbering = TpcNumbering::of(gpu);  // the container's shim is given descriptor bits
+    edits.tpcs = numbering.to_bits(prepared.claim.tpcs);
+    edits.real_tpcs = numbering.to_bits(real_tpcs(gpu));
     edits.shim = shim;
     edits.device_node = node;
     std::string mps_missing;

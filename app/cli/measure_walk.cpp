@@ -89,7 +89,7 @@ WalkResult walk_masks(Controller& controller, int pid, const std::vector<TpcMask
     const std::uint64_t start_time = process->start_time;
     const std::string action = fmt::format("measure {} ({} TPC counts from {} to {}; ends with an undo of this entry)", pid,
                                            masks.size(), masks.front().count(), masks.back().count());
-    const Registry registry(controller.registry_directory());
+    const Registry registry(controller.registry_directory(), controller.state().gpu);
     const std::string uuid = controller.state().gpu_uuid;
     const TpcMask real = real_tpcs(controller.state().gpu);
     ProcessUsageSampler cpu;

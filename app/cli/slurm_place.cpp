@@ -11,6 +11,7 @@
 #include "controller/slurm_gres.hpp"
 #include "exit_codes.hpp"
 #include "model/gpu_queries.hpp"
+#include "model/tpc_numbering.hpp"
 #include "model/user_error.hpp"
 #include "platform/mps_control.hpp"
 #include "platform/mps_units.hpp"
@@ -114,7 +115,7 @@ int run_slurm_place(const SlurmPlaceRequest& request) {
     if (!start) throw UserError(fmt::format("the step's slurmstepd (pid {}) is not running", request.holder_pid));
     const JobStep step{request.step, request.uid, JobHolder{request.holder_pid, *start, request.step}};
     const ChosenSnapshot chosen = load_chosen(request.snapshot);
-    const Registry registry(Registry::default_directory());
+    const Registry registry(Registry::default_directory(), chosen.snapshot.gpus);
     std::vector<std::string> tpcs, real, visible, lines, logged;
     std::string mps_pipe;
     try {
@@ -135,8 +136,8 @@ int run_slurm_place(const SlurmPlaceRequest& request) {
                 lines.push_back(fmt::format("warning: GPU {}'s MPS daemon ({}) is not the one the tasks use ({}): one "
                                             "CUDA_MPS_PIPE_DIRECTORY serves a process", gpu.index, pipe, mps_pipe));
             for (const std::string& warning : placement_warnings(placed, request, mps_tried, !pipe.empty())) lines.push_back(warning);
-            tpcs.push_back(fmt::format("{}={}", gpu_key(gpu), placed.tpcs.to_hex()));
-            real.push_back(fmt::format("{}={}", gpu_key(gpu), real_tpcs(gpu).to_hex()));
+            tpcs.push_back(fmt::format("{}={}", gpu_key(gpu), descriptor_hex(gpu, placed.tpcs)));
+            real.push_back(fmt::format("{}={}", gpu_key(gpu), descriptor_hex(gpu, real_tpcs(gpu))));
             visible.push_back(gpu_key(gpu));
         }
     } catch (const UserError&) {

@@ -7,6 +7,7 @@
 
 #include "model/ascii_text.hpp"
 #include "model/gpu_queries.hpp"
+#include "model/tpc_numbering.hpp"
 
 namespace gpupart::top {
 namespace {
@@ -129,7 +130,7 @@ std::vector<FloorRow> floor_rows(const Gpu& gpu) {
             ++row.tpcs;
             row.sms += static_cast<int>(tpc.sms.size());
             if (tpc.slot && *tpc.slot >= 0 && *tpc.slot < static_cast<int>(row.slots.size()) && row.slots[static_cast<std::size_t>(*tpc.slot)] < 0)
-                row.slots[static_cast<std::size_t>(*tpc.slot)] = tpc.mask_bit.value_or(-1);  // no known bit (before `gpupart probe`): drawn empty
+                row.slots[static_cast<std::size_t>(*tpc.slot)] = tpc_number(tpc).value_or(-1);  // no known number: drawn empty
             else
                 unslotted.push_back(&tpc);
         }
@@ -141,16 +142,16 @@ std::vector<FloorRow> floor_rows(const Gpu& gpu) {
         for (const Tpc* tpc : unslotted) {
             while (next < row.slots.size() && (row.slots[next] >= 0 || hole[next])) ++next;
             if (next < row.slots.size())
-                row.slots[next] = tpc->mask_bit.value_or(-1);
+                row.slots[next] = tpc_number(*tpc).value_or(-1);
             else
-                row.slots.push_back(tpc->mask_bit.value_or(-1));
+                row.slots.push_back(tpc_number(*tpc).value_or(-1));
         }
         rows.push_back(std::move(row));
     }
     FloorRow unknown{"no GPC", -1, {}};
     for (const Tpc& tpc : gpu.tpcs)
         if (!tpc.gpc) {
-            unknown.slots.push_back(tpc.mask_bit.value_or(-1));
+            unknown.slots.push_back(tpc_number(tpc).value_or(-1));
             ++unknown.tpcs;
             unknown.sms += static_cast<int>(tpc.sms.size());
         }

@@ -12,6 +12,7 @@
 #include "controller/audit_log.hpp"
 #include "controller/job_rules.hpp"
 #include "model/gpu_queries.hpp"
+#include "model/tpc_numbering.hpp"
 #include "model/mask_resolve.hpp"
 #include "model/overloaded.hpp"
 #include "model/pid.hpp"
@@ -36,6 +37,8 @@ TpcMask place_tpcs_spread(const Gpu& gpu, int count, const TpcMask& available) {
 
 Controller::Controller(Registry registry, Gpu gpu, Journal journal)
     : registry_(std::move(registry)), journal_(std::move(journal)) {
+    registry_.learn_numbering(gpu);  // its slots' descriptor bits read and write as this GPU's TPC numbers
+    journal_.learn_numbering(gpu);   // and so do history entries written before TPC numbers
     state_ = gather_state(registry_, gpu);
 }
 
@@ -234,6 +237,12 @@ Plan Controller::plan_undo_entry(const JournalContents& journal, const JournalEn
                                                         one_line(done.gpu, 48))));
             continue;
         }
+        if (!done.numbered) {
+            plan.findings.push_back(refusal("undo-unnumbered", "journal",
+                                            fmt::format("#{} recorded process {}'s TPCs as launch-descriptor bits of a GPU whose map "
+                                                        "is not known here: it cannot be put back", last->id, done.pid)));
+            continue;
+        }
         const ProcessState* process = find_process(state_, done.pid);
         if (process == nullptr || process->start_time != done.start_time) {
             plan.findings.push_back(refusal("undo-process-gone", "journal", fmt::format("process {} ({}) has exited since #{}: it cannot be put back",
@@ -340,9 +349,16 @@ Applied Controller::apply(const Plan& plan) {
     // The intent goes to the journal first, under its lock (held until this function returns): a
     // journal that cannot be written refuses the change before any slot is touched.
     JournalIntent intent{entry, {}, registry_.directory()};
+    const std::optional<TpcNumbering> numbering = TpcNumbering::try_of(state_.gpu);
+    const auto bits_of = [&](bool partitioned, const TpcMask& numbers) -> std::optional<TpcMask> {
+        if (!partitioned || !numbering) return std::nullopt;
+        return numbering->to_bits(numbers);
+    };
     for (const PlannedChange& change : plan.changes) {
         intent.entry.changes.push_back(JournalChange{change.pid, state_.gpu_uuid, change.start_time, change.command, change.before_partitioned,
-                                                     change.before, change.after_partitioned, change.after, 0});
+                                                     change.before, change.after_partitioned, change.after, 0, true,
+                                                     bits_of(change.before_partitioned, change.before),
+                                                     bits_of(change.after_partitioned, change.after)});
         intent.before_generations.push_back(change.before_generation);
     }
     intent.entry.rules = plan.rules;
@@ -365,7 +381,9 @@ Applied Controller::apply(const Plan& plan) {
             // mask is set, leaving the change unjournaled.
             entry.changes.push_back(JournalChange{change.pid, state_.gpu_uuid, change.start_time, valid_utf8(change.command), change.before_partitioned,
                                                   change.before, change.after_partitioned, change.after,
-                                                  after.control ? after.control->generation : 0});
+                                                  after.control ? after.control->generation : 0, true,
+                                                  bits_of(change.before_partitioned, change.before),
+                                                  bits_of(change.after_partitioned, change.after)});
         }
         if (plan.rules) {
             // A compare-and-set like the masks': rules armed since the plan was made are not overwritten.

@@ -89,7 +89,7 @@ JobPlacement place_job(const Registry& registry, const Gpu& gpu, const JobStep& 
                                     "(`gpupart slurm conf` prints the right one)", job_display(job), count, gpu_display_name(gpu),
                                     real.count()));
     JobPlacement placed;
-    const JobReservationsLock lock(registry.directory(), gpu_key(gpu));
+    const JobReservationsLock lock(registry.directory(), gpu_key(gpu), numberings_of({gpu}));
     std::vector<JobReservation> jobs = lock.read();
     const std::vector<RegistryEntry> entries = registry.list();
     placed.swept = sweep_stale_jobs(jobs, entries);
@@ -128,7 +128,7 @@ std::vector<std::string> release_job_step(const Registry& registry, const JobHol
     // their TPCs go back now rather than at the next placement's sweep.
     std::vector<std::string> steps;
     for (const std::string& uuid : job_reservation_gpus(registry.directory()))
-        for (const JobReservation& reservation : read_job_reservations(registry.directory(), uuid))
+        for (const JobReservation& reservation : read_job_reservations(registry.directory(), uuid, registry.numberings()))
             for (const JobHolder& h : reservation.holders)
                 if (h.pid == holder.pid && h.start_time == holder.start_time) steps.push_back(h.step);
     const auto step_alive = [&](const std::vector<RegistryEntry>& listed) {
@@ -144,7 +144,7 @@ std::vector<std::string> release_job_step(const Registry& registry, const JobHol
         entries = registry.list();
     }
     for (const std::string& uuid : job_reservation_gpus(registry.directory())) {
-        const JobReservationsLock lock(registry.directory(), uuid);
+        const JobReservationsLock lock(registry.directory(), uuid, registry.numberings());
         std::vector<JobReservation> jobs = lock.read();
         const std::vector<JobReservation> before = jobs;
         for (JobReservation& reservation : jobs)

@@ -196,7 +196,7 @@ std::vector<std::string> follow_job_changes(const std::string& registry_root, co
             if (job_of_step(process.job) == job) now |= usable_by(after, process.partitioned, process.mask);
         if (now.empty() || now == reserved->tpcs) continue;
         try {
-            const JobReservationsLock lock(registry_root, after.gpu_uuid);
+            const JobReservationsLock lock(registry_root, after.gpu_uuid, numberings_of({after.gpu}));
             std::vector<JobReservation> jobs = lock.read();
             for (JobReservation& reservation : jobs)
                 if (reservation.job == job) reservation.tpcs = now;

@@ -15,15 +15,22 @@ namespace {
 using OrderedJson = nlohmann::ordered_json;
 
 OrderedJson journal_change_json(const JournalChange& c) {
-    return OrderedJson{{"pid", c.pid},
+    OrderedJson out{{"pid", c.pid},
                 {"gpu", c.gpu},
                 {"start_time", c.start_time},
                 {"command", c.command},
                 {"before", c.before_partitioned ? OrderedJson(c.before.to_hex_padded()) : OrderedJson(nullptr)},
                 {"after", c.after_partitioned ? OrderedJson(c.after.to_hex_padded()) : OrderedJson(nullptr)},
-                {"before_tpcs", c.before_partitioned ? c.before.to_list() : "all"},
-                {"after_tpcs", c.after_partitioned ? c.after.to_list() : "all"},
+                {"before_tpcs", c.before_partitioned ? mask_text(c.before, c.numbered) : "all"},
+                {"after_tpcs", c.after_partitioned ? mask_text(c.after, c.numbered) : "all"},
                 {"generation_after", c.generation_after}};
+    // An entry in descriptor bits (before TPC numbers) is still written as it was read: it has no "numbering".
+    if (c.numbered) {
+        out["numbering"] = "tpc";
+        if (c.before_bits) out["before_bits"] = c.before_bits->to_hex_padded();
+        if (c.after_bits) out["after_bits"] = c.after_bits->to_hex_padded();
+    }
+    return out;
 }
 
 void read_journal_mask(JsonObjectReader& r, const std::string& key, bool& partitioned, TpcMask& mask) {
@@ -63,6 +70,22 @@ JournalEntry entry_from_json(const OrderedJson& json) {
         c.get<std::string>("before_tpcs");  // for people reading the file; the hex form is the truth
         c.get<std::string>("after_tpcs");
         change.generation_after = c.get<std::uint64_t>("generation_after");
+        // "numbering": "tpc" since gpupart used TPC numbers; before that, the masks were descriptor bits.
+        const std::optional<std::string> numbering = c.get_if_present<std::string>("numbering");
+        if (numbering && *numbering != "tpc") JsonObjectReader::fail(c.field_path("numbering"), "not \"tpc\"");
+        change.numbered = numbering.has_value();
+        if (change.numbered) {
+            for (const auto& [key, bits] : {std::pair{"before_bits", &change.before_bits}, std::pair{"after_bits", &change.after_bits}})
+                if (changes[i].contains(key)) {
+                    TpcMask mask;
+                    bool partitioned = false;
+                    read_journal_mask(c, key, partitioned, mask);
+                    if (partitioned) *bits = mask;
+                }
+        } else {
+            change.before_bits = change.before;
+            change.after_bits = change.after;
+        }
         c.finish();
         entry.changes.push_back(std::move(change));
     }

@@ -21,7 +21,9 @@
 #include <nlohmann/json.hpp>
 
 #include "controller/rules_table.hpp"
+#include "model/gpu.hpp"
 #include "model/tpc_mask.hpp"
+#include "registry/slot_numbering.hpp"
 #include "platform/safe_file.hpp"
 
 namespace gpupart {
@@ -39,6 +41,13 @@ struct JournalChange {
     bool after_partitioned = false;
     TpcMask after;
     std::uint64_t generation_after = 0;  // the control generation this change produced
+    // before and after are TPC numbers. Entries written before gpupart used TPC numbers hold launch-descriptor
+    // bits there: read with numbered false, and translated when the journal knows that GPU's map.
+    bool numbered = true;
+    // The masks as the slot holds them (descriptor bits), so a reader that finishes an interrupted change can
+    // compare them with the slot without knowing the GPU's map; empty when not known.
+    std::optional<TpcMask> before_bits;
+    std::optional<TpcMask> after_bits;
     bool operator==(const JournalChange&) const = default;
 };
 
@@ -119,8 +128,11 @@ public:
     // Every entry, oldest first, interrupted changes finished first (see above). A missing file is an
     // empty journal. Throws UserError when the journal is not a regular file, is locked for too long or
     // is larger than any real one.
+    // Entries in descriptor bits (written before TPC numbers) are translated with the maps of GPUs learnt
+    // here; those of other GPUs stay unnumbered.
     JournalContents load() const;
     std::vector<JournalEntry> read() const { return load().entries; }
+    void learn_numbering(const Gpu& gpu);
     // Locks the journal, finishes interrupted changes, gives `intent` the next id and appends it.
     // Throws UserError (nothing applied yet, so nothing changed) when it cannot.
     JournalTransaction begin(JournalIntent intent) const;
@@ -128,7 +140,9 @@ public:
     std::optional<JournalEntry> last_undoable() const;
 
 private:
+    void number(JournalContents& contents) const;
     std::string path_;
+    TpcNumberings numberings_;
 };
 
 nlohmann::ordered_json journal_entry_json(const JournalEntry& entry);

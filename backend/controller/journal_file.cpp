@@ -174,7 +174,31 @@ Journal::Journal(std::string path) : path_(std::move(path)) {}
 
 JournalContents Journal::load() const {
     LockedJournal journal = open_locked(path_, false);
-    return read_locked(journal, path_);
+    JournalContents contents = read_locked(journal, path_);
+    number(contents);
+    return contents;
+}
+
+void Journal::learn_numbering(const Gpu& gpu) {
+    for (auto& [key, numbering] : numberings_of({gpu})) numberings_.insert_or_assign(key, numbering);
+}
+
+void Journal::number(JournalContents& contents) const {
+    int translated = 0;
+    for (JournalEntry& entry : contents.entries)
+        for (JournalChange& change : entry.changes) {
+            if (change.numbered) continue;
+            // Entries from before layout 4 name no GPU: they were made on a one-GPU view of the machine.
+            const auto it = change.gpu.empty() && numberings_.size() == 1 ? numberings_.begin() : numberings_.find(change.gpu);
+            if (it == numberings_.end()) continue;
+            change.before = it->second.to_numbers(change.before);
+            change.after = it->second.to_numbers(change.after);
+            change.numbered = true;
+            ++translated;
+        }
+    if (translated > 0)
+        contents.notes.push_back(fmt::format("{} change{} written in launch-descriptor bits (before gpupart used TPC numbers) "
+                                             "read as TPC numbers through the GPU's map", translated, translated == 1 ? "" : "s"));
 }
 
 JournalTransaction Journal::begin(JournalIntent intent) const {

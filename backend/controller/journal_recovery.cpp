@@ -26,8 +26,9 @@ ChangeOutcome change_outcome(const JournalChange& change, std::uint64_t before_g
         generation_now = control.generation;
         const GpuControl* entry = control.gpu(change.gpu);  // none: unconfined on that GPU
         const bool has_mask = entry != nullptr && entry->has_mask;
-        const bool as_planned = has_mask == change.after_partitioned && (!has_mask || entry->allowed == change.after);
-        const bool as_before = has_mask == change.before_partitioned && (!has_mask || entry->allowed == change.before);
+        // The registry is read without any GPU's map: the slot's descriptor bits, compared with the intent's.
+        const bool as_planned = has_mask == change.after_partitioned && (!has_mask || entry->allowed == change.after_bits);
+        const bool as_before = has_mask == change.before_partitioned && (!has_mask || entry->allowed == change.before_bits);
         if (control.generation == before_generation) return ChangeOutcome::not_made;
         if (control.generation == before_generation + 1 && as_planned) return ChangeOutcome::in_effect;
         return as_before ? ChangeOutcome::put_back : ChangeOutcome::changed_since;

@@ -171,7 +171,7 @@ void gather_mps_log(SystemState& state, const std::string& log_directory, const 
 
 void gather_jobs(SystemState& state, const std::string& registry_root, const std::vector<RegistryEntry>& entries) {
     try {
-        state.jobs = read_job_reservations(registry_root, state.gpu_uuid);
+        state.jobs = read_job_reservations(registry_root, state.gpu_uuid, numberings_of({state.gpu}));
         // A killed slurmstepd's reservation holds nothing until the next placement sweeps it from the file.
         sweep_stale_jobs(state.jobs, entries);
         trust_job_claims(state);

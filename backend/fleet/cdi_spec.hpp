@@ -27,8 +27,8 @@ struct CdiClaimEdits {
     std::string claim_uid;       // checked: it becomes the CDI device name
     std::string job;             // GPUPART_JOB (fleet/claim.hpp, claim_job)
     std::string gpu_key;         // the GPU's UUID, as GPUPART_TPCS names it
-    TpcMask tpcs;                // the claim's TPCs
-    TpcMask real_tpcs;           // the GPU's real TPCs
+    TpcMask tpcs;                // the claim's TPCs as descriptor bits (the shim's GPUPART_TPCS)
+    TpcMask real_tpcs;           // the GPU's real TPCs as descriptor bits
     std::string shim;            // host path of libgpupart-shim.so
     std::string claim_registry;  // host directory mounted as /run/gpupart (fleet/owned_directory.hpp)
     std::string device_node;     // the GPU's /dev/nvidiaN

@@ -46,6 +46,12 @@ std::optional<std::pair<int, int>> parse_range(std::string_view text) {
 
 MaskTerm parse_term(std::string_view expression, std::string_view term) {
     const std::string low = ascii_lower(term);
+    if (low.starts_with("bits:")) {
+        const std::string_view hex = trim(term.substr(5));
+        auto bits = TpcMask::parse_hex(hex);
+        if (!bits) fail(expression, fmt::format("'{}' is not bits: and a hex mask of at most 128 launch-descriptor bits (bits:0x3c0f)", term));
+        return DescriptorBits{*bits};
+    }
     if (low.starts_with("0x")) {
         auto mask = TpcMask::parse_hex(term);
         if (!mask) fail(expression, fmt::format("'{}' is not a hex mask of at most 128 bits", term));
@@ -59,10 +65,10 @@ MaskTerm parse_term(std::string_view expression, std::string_view term) {
     }
     auto range = parse_range(term);
     if (!range)
-        fail(expression, fmt::format("'{}' is not a TPC bit, range, GPC or hex mask (examples: 0-3,9-16  gpc2  0xff)", term));
+        fail(expression, fmt::format("'{}' is not a TPC number, range, GPC or hex mask (examples: 0-3,9-16  gpc2  0xff)", term));
     if (range->first > range->second) fail(expression, fmt::format("'{}' runs backwards", term));
     if (range->second >= TpcMask::kWidth)
-        fail(expression, fmt::format("bit {} is beyond the {}-bit TPC mask", range->second, TpcMask::kWidth));
+        fail(expression, fmt::format("TPC {} is beyond the {} TPCs a mask can name", range->second, TpcMask::kWidth));
     return BitRange{range->first, range->second};
 }
 
@@ -95,7 +101,7 @@ std::optional<MaskExpression> parse_count(std::string_view expression, const std
 
 MaskExpression parse_mask_expression(std::string_view text) {
     const std::string_view expression = trim(text);
-    if (expression.empty()) throw UserError("mask is empty: give TPC bits (0-3,9-16), a GPC (gpc2), a hex mask (0xff), a count (8 tpcs) or 'all'");
+    if (expression.empty()) throw UserError("mask is empty: give TPC numbers (0-3,9-16), a GPC (gpc2), a hex mask (0xff), a count (8 tpcs) or 'all'");
     const std::string low = ascii_lower(expression);
     if (low == "all") return MaskExpression{std::string(expression), AllTpcs{}};
     if (auto count = parse_count(expression, low)) return *count;

@@ -7,20 +7,48 @@
 
 #include "model/gpu_queries.hpp"
 #include "model/placement.hpp"
+#include "model/tpc_numbering.hpp"
 #include "model/user_error.hpp"
 
 namespace gpupart {
 namespace {
 
 
-TpcMask named_bits(const MaskExpression& expression, const std::vector<MaskTerm>& terms, const Gpu& gpu,
-                   std::vector<std::string>& topology_notes) {
+std::string numbers_text(const TpcMask& real) {
+    return real.empty() ? std::string("none") : real.to_list();
+}
+
+// The TPC numbers the terms name. Numbers the GPU does not have are refused; descriptor bits (bits:) are
+// translated through the GPU's map, and those with no TPC (holes) go to `dropped_holes`.
+TpcMask named_tpcs(const MaskExpression& expression, const std::vector<MaskTerm>& terms, const Gpu& gpu,
+                   TpcMask& dropped_holes, std::vector<std::string>& topology_notes) {
     TpcMask named;
+    const TpcMask real = real_tpcs(gpu);
     const int gpcs = static_cast<int>(gpu.gpcs.size());
+    const auto check_numbers = [&](const TpcMask& numbers, std::string_view written) {
+        const TpcMask missing = numbers & ~real;
+        if (!missing.empty())
+            throw UserError(fmt::format("mask '{}': {} names TPC{} {}, which {} does not have (its TPCs are {}; TPC k is SMs "
+                                        "2k and 2k+1)", expression.text, written, missing.count() == 1 ? "" : "s", missing.to_list(),
+                                        gpu_display_name(gpu), numbers_text(real)));
+        named |= numbers;
+    };
     for (const MaskTerm& term : terms) {
         std::visit(Overloaded{
-                       [&](const BitRange& range) { named |= TpcMask::range(range.first, range.last); },
-                       [&](const HexBits& hex) { named |= hex.mask; },
+                       [&](const BitRange& range) {
+                           check_numbers(TpcMask::range(range.first, range.last),
+                                         range.first == range.last ? fmt::format("{}", range.first)
+                                                                   : fmt::format("{}-{}", range.first, range.last));
+                       },
+                       [&](const HexBits& hex) { check_numbers(hex.mask, hex.mask.to_hex()); },
+                       [&](const DescriptorBits& descriptor) {
+                           const TpcMask beyond = descriptor.bits & ~TpcMask::range(0, gpu.mask_width - 1);
+                           if (!beyond.empty())
+                               throw UserError(fmt::format("mask '{}': bits {} are beyond the {}-bit launch descriptor mask of {}",
+                                                           expression.text, beyond.to_list(), gpu.mask_width, gpu_display_name(gpu)));
+                           const TpcNumbering numbering = TpcNumbering::of(gpu);
+                           named |= numbering.to_numbers(descriptor.bits, &dropped_holes);
+                       },
                        [&](const GpcRange& range) {
                            if (range.last >= gpcs)
                                throw UserError(fmt::format(
@@ -32,10 +60,6 @@ TpcMask named_bits(const MaskExpression& expression, const std::vector<MaskTerm>
                    },
                    term);
     }
-    const TpcMask beyond = named & ~TpcMask::range(0, gpu.mask_width - 1);
-    if (!beyond.empty())
-        throw UserError(fmt::format("mask '{}': bits {} are beyond the {}-bit TPC mask of {}", expression.text,
-                                    beyond.to_list(), gpu.mask_width, gpu_display_name(gpu)));
     if (!undetermined_gpc_tpcs(gpu).empty())
         for (const MaskTerm& term : terms)
             if (std::holds_alternative<GpcRange>(term)) {
@@ -51,14 +75,12 @@ TpcMask named_bits(const MaskExpression& expression, const std::vector<MaskTerm>
 ResolvedMask resolve_mask(const MaskExpression& expression, const Gpu& gpu) {
     const TpcMask real = real_tpcs(gpu);
     if (real.empty())
-        throw UserError(fmt::format("mask '{}': {} has no known TPC map, so no mask can be checked", expression.text,
-                                    gpu_display_name(gpu)));
+        throw UserError(fmt::format("mask '{}': {} has no known TPC numbers (no source gave its TPCs' SMs), so no mask can be "
+                                    "checked", expression.text, gpu_display_name(gpu)));
     ResolvedMask result;
     std::visit(Overloaded{
                    [&](const std::vector<MaskTerm>& terms) {
-                       const TpcMask named = named_bits(expression, terms, gpu, result.topology_notes);
-                       result.mask = named & real;
-                       result.dropped_holes = named & ~real;
+                       result.mask = named_tpcs(expression, terms, gpu, result.dropped_holes, result.topology_notes);
                    },
                    [&](const AllTpcs&) { result.mask = real; },
                    [&](const TpcCount& count) {
@@ -78,11 +100,11 @@ ResolvedMask resolve_mask(const MaskExpression& expression, const Gpu& gpu) {
                },
                expression.value);
     if (!result.dropped_holes.empty())
-        result.notes.push_back(fmt::format("dropped bits {}: no TPC there (holes)", result.dropped_holes.to_list()));
+        result.notes.push_back(fmt::format("dropped descriptor bits {}: no TPC there (holes)", result.dropped_holes.to_list()));
     if (result.mask.empty() && result.dropped_holes.empty())
         throw UserError(fmt::format("mask '{}' selects no TPC at all", expression.text));
     if (result.mask.empty())
-        throw UserError(fmt::format("mask '{}' selects no real TPC on {}: bits {} are holes", expression.text,
+        throw UserError(fmt::format("mask '{}' selects no real TPC on {}: descriptor bits {} are holes", expression.text,
                                     gpu_display_name(gpu), result.dropped_holes.to_list()));
     return result;
 }

@@ -1,6 +1,7 @@
 #pragma once
-// Turning a mask expression into the TPCs it means on one GPU. Holes are dropped (and reported);
-// an expression that leaves no real TPC is refused, because a kernel allowed only on holes never runs.
+// Turning a mask expression into the TPC numbers it means on one GPU. A TPC number the GPU does not have
+// is refused; descriptor bits (bits:0x...) that are holes are dropped (and reported), and an expression
+// that leaves no real TPC is refused, because a kernel allowed only on holes never runs.
 #include <string>
 #include <vector>
 
@@ -10,8 +11,8 @@
 namespace gpupart {
 
 struct ResolvedMask {
-    TpcMask mask;           // real TPCs only
-    TpcMask dropped_holes;  // bits the expression named that have no TPC
+    TpcMask mask;           // TPC numbers, real TPCs only
+    TpcMask dropped_holes;  // descriptor bits (bits:) the expression named that have no TPC
     std::vector<std::string> notes;           // about this mask: what was dropped, how a count was placed
     std::vector<std::string> topology_notes;  // about the GPU, e.g. TPCs that no GPC name includes
 };

@@ -79,4 +79,6 @@ std::optional<int> TpcNumbering::number_of(int bit) const {
     return number_of_[static_cast<std::size_t>(bit)];
 }
 
+std::string descriptor_hex(const Gpu& gpu, const TpcMask& numbers) { return TpcNumbering::of(gpu).to_bits(numbers).to_hex(); }
+
 }  // namespace gpupart

@@ -42,4 +42,9 @@ private:
     int count_ = 0;
 };
 
+// `numbers` as the descriptor bits the shim writes on `gpu`, in hex ("0x..."): the form of its start
+// environment (GPUPART_TPCS, GPUPART_REAL_TPCS) and of a demo worker's arguments. Throws UserError when the
+// GPU's map is not known.
+std::string descriptor_hex(const Gpu& gpu, const TpcMask& numbers);
+
 }  // namespace gpupart

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "model/gpu_queries.hpp"
+#include "model/tpc_numbering.hpp"
 #include "model/mask_resolve.hpp"
 #include "model/user_error.hpp"
 #include "platform/install_paths.hpp"
@@ -57,9 +58,10 @@ std::vector<StartedWorker> start_demo_workers(const Gpu& gpu, const std::vector<
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);  // not tied to the caller's terminal
     std::vector<StartedWorker> started;
     std::string failure;
-    const std::string real = real_tpcs(gpu).to_hex();
+    // A demo worker stands in for a process under the shim: it is given descriptor bits, as the shim is.
+    const std::string real = descriptor_hex(gpu, real_tpcs(gpu));
     for (const DemoWorkerSpec& spec : specs) {
-        const std::string mask = resolve_mask(spec.tpcs, gpu).mask.to_hex();
+        const std::string mask = descriptor_hex(gpu, resolve_mask(spec.tpcs, gpu).mask);
         std::vector<std::string> args = {binary, spec.name, mask, real, std::to_string(seconds),
                                          std::to_string(spec.launches_per_second), spec.scaling};
         if (spec.app_masks) args.insert(args.begin() + 1, "--app-masks");

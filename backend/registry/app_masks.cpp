@@ -12,6 +12,7 @@ SlotAppMasks app_masks_of(const std::optional<gpupart_app_masks>& consistent, co
     // only ever gains bits, so the latest read is the best).
     const gpupart_app_masks& flags_from = consistent ? *consistent : latest;
     app.in_use = (flags_from.flags & GPUPART_APP_IN_USE) != 0;
+    app.numbered = (flags_from.flags & GPUPART_APP_NUMBERED) != 0;
     app.app_launches = latest.app_launches;
     app.next_launches = latest.next_launches;
     app.outside_bound = latest.outside_bound;

@@ -27,6 +27,9 @@ struct SlotAppMasks {
     // flags and counters (outside the seqlock) are.
     bool publishing = false;
     bool global_set = false;   // else: the program's global choice is every TPC
+    // The masks are TPC numbers: the shim stored them so (GPUPART_APP_NUMBERED), or a registry read translated
+    // them with the map of the process's one GPU. Else descriptor bits (an older shim; a process on several GPUs).
+    bool numbered = false;
     TpcMask global_disable;
     std::vector<AppStreamMask> streams;
     std::uint32_t streams_hidden = 0;  // streams with a mask that did not fit in the slot

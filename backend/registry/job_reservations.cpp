@@ -26,7 +26,10 @@ namespace {
 
 constexpr std::size_t kMaxRecordBytes = 1u << 20;  // thousands of jobs; anything larger is not ours
 constexpr const char* kWhat = "job reservations";
-constexpr int kRecordVersion = 1;  // a reader refuses any other: the record's meaning changed
+// 2: tpcs are TPC numbers. 1 (before gpupart used TPC numbers): launch-descriptor bits, read through the
+// GPU's map when the reader knows it. A reader refuses any other: the record's meaning changed.
+constexpr int kRecordVersion = 2;
+constexpr int kBitsRecordVersion = 1;
 
 // Root's, or the reader's own (a private test registry), and writable by nobody else.
 bool trusted_owner(uid_t owner) { return owner == 0 || owner == ::geteuid(); }
@@ -77,14 +80,23 @@ std::string record_path(const std::string& root, const std::string& uuid) {
     return job_reservations_directory(root) + "/" + uuid + ".json";
 }
 
-std::vector<JobReservation> parse_record(const std::string& text, const std::string& path, const std::string& uuid) {
+std::vector<JobReservation> parse_record(const std::string& text, const std::string& path, const std::string& uuid,
+                                         const TpcNumberings& numberings) {
     const auto bad = [&](std::string_view why) {
         return RegistryError(fmt::format("{}: {}: ignore it only after checking no job uses it", one_line(path), why));
     };
     const nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
     if (json.is_discarded() || !json.is_object()) throw bad("not a job reservation record (JSON object)");
-    if (!json.contains("version") || json["version"] != kRecordVersion)
+    if (!json.contains("version") || (json["version"] != kRecordVersion && json["version"] != kBitsRecordVersion))
         throw bad(fmt::format("not version {} of the record (another gpupart wrote it)", kRecordVersion));
+    const TpcNumbering* from_bits = nullptr;
+    if (json["version"] == kBitsRecordVersion) {
+        const auto found = numberings.find(uuid);
+        if (found == numberings.end())
+            throw RegistryError(fmt::format("{}: written by a gpupart from before TPC numbers, in launch-descriptor bits: a gpupart "
+                                            "command that reads this GPU's topology (`gpupart slurm jobs`) reads it", one_line(path)));
+        from_bits = &found->second;
+    }
     if (json.value("gpu", "") != uuid) throw bad("it is for another GPU");
     const auto jobs = json.find("jobs");
     if (jobs == json.end() || !jobs->is_array()) throw bad("no \"jobs\" list");
@@ -96,7 +108,7 @@ std::vector<JobReservation> parse_record(const std::string& text, const std::str
             job.uid = item.at("uid").get<unsigned>();
             const auto tpcs = TpcMask::parse_hex(item.at("tpcs").get<std::string>());
             if (!tpcs) throw bad(fmt::format("job {}: tpcs is not a hex mask", one_line(job.job, 64)));
-            job.tpcs = *tpcs;
+            job.tpcs = from_bits ? from_bits->to_numbers(*tpcs) : *tpcs;
             job.since_ns = item.at("since_realtime_ns").get<std::uint64_t>();
             job.allocated = item.value("allocated", 0);  // absent from records of an older gpupart
             for (const auto& holder : item.at("holders"))
@@ -110,7 +122,7 @@ std::vector<JobReservation> parse_record(const std::string& text, const std::str
     return out;
 }
 
-std::vector<JobReservation> read_record(const std::string& root, const std::string& uuid) {
+std::vector<JobReservation> read_record(const std::string& root, const std::string& uuid, const TpcNumberings& numberings) {
     const std::string dir = job_reservations_directory(root);
     struct stat info {};
     if (::lstat(dir.c_str(), &info) != 0 && errno == ENOENT) return {};
@@ -121,7 +133,7 @@ std::vector<JobReservation> read_record(const std::string& root, const std::stri
     if (!trusted_owner(file->owner) || (file->mode & 022) != 0)
         throw RegistryError(fmt::format("{}: owned by uid {} with mode {:o}: not a record gpupart wrote; ignored",
                                         one_line(path), file->owner, file->mode & 07777));
-    return parse_record(read_bounded(file->fd.get(), kMaxRecordBytes, path, kWhat), path, uuid);
+    return parse_record(read_bounded(file->fd.get(), kMaxRecordBytes, path, kWhat), path, uuid, numberings);
 }
 
 }  // namespace
@@ -135,8 +147,9 @@ std::string job_reservations_directory(const std::string& registry_root) {
     return registry_root == GPUPART_SHM_ROOT ? std::string(GPUPART_SHM_ROOT) + "/gpupart-jobs" : registry_root + "/jobs";
 }
 
-std::vector<JobReservation> read_job_reservations(const std::string& registry_root, const std::string& gpu_uuid) {
-    return read_record(registry_root, gpu_uuid);
+std::vector<JobReservation> read_job_reservations(const std::string& registry_root, const std::string& gpu_uuid,
+                                                  const TpcNumberings& numberings) {
+    return read_record(registry_root, gpu_uuid, numberings);
 }
 
 std::vector<std::string> job_reservation_gpus(const std::string& registry_root) {
@@ -154,8 +167,9 @@ std::vector<std::string> job_reservation_gpus(const std::string& registry_root) 
     return gpus;
 }
 
-JobReservationsLock::JobReservationsLock(const std::string& registry_root, const std::string& gpu_uuid, int timeout_ms)
-    : root_(registry_root), uuid_(gpu_uuid) {
+JobReservationsLock::JobReservationsLock(const std::string& registry_root, const std::string& gpu_uuid, const TpcNumberings& numberings,
+                                         int timeout_ms)
+    : root_(registry_root), uuid_(gpu_uuid), numberings_(numberings) {
     const std::string dir = job_reservations_directory(root_);
     make_own_directory(dir);
     const std::string path = dir + "/" + uuid_ + ".lock";
@@ -181,7 +195,7 @@ JobReservationsLock::~JobReservationsLock() {
     if (fd_ >= 0) ::close(fd_);
 }
 
-std::vector<JobReservation> JobReservationsLock::read() const { return read_record(root_, uuid_); }
+std::vector<JobReservation> JobReservationsLock::read() const { return read_record(root_, uuid_, numberings_); }
 
 void JobReservationsLock::write(const std::vector<JobReservation>& jobs) const {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();

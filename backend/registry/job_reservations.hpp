@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "model/tpc_mask.hpp"
+#include "registry/slot_numbering.hpp"
 
 namespace gpupart {
 
@@ -46,7 +47,10 @@ std::string job_reservations_directory(const std::string& registry_root);
 
 // The record of GPU `gpu_uuid` ("GPU-..."); empty when there is none. Throws RegistryError (one line)
 // when the directory or file must not be trusted or the record is malformed.
-std::vector<JobReservation> read_job_reservations(const std::string& registry_root, const std::string& gpu_uuid);
+// A record written before gpupart used TPC numbers (launch-descriptor bits) is read through `numberings`
+// (the GPU's map), or refused in one line without it.
+std::vector<JobReservation> read_job_reservations(const std::string& registry_root, const std::string& gpu_uuid,
+                                                  const TpcNumberings& numberings = {});
 
 // The GPUs ("GPU-...") that have a record under the registry root, sorted; none when there is no directory.
 std::vector<std::string> job_reservation_gpus(const std::string& registry_root);
@@ -55,7 +59,8 @@ std::vector<std::string> job_reservation_gpus(const std::string& registry_root);
 // missing. Throws RegistryError when the lock is not had within `timeout_ms` or the directory is unsafe.
 class JobReservationsLock {
 public:
-    JobReservationsLock(const std::string& registry_root, const std::string& gpu_uuid, int timeout_ms = 10000);
+    JobReservationsLock(const std::string& registry_root, const std::string& gpu_uuid, const TpcNumberings& numberings = {},
+                        int timeout_ms = 10000);
     JobReservationsLock(const JobReservationsLock&) = delete;
     JobReservationsLock& operator=(const JobReservationsLock&) = delete;
     ~JobReservationsLock();
@@ -66,6 +71,7 @@ public:
 private:
     std::string root_;
     std::string uuid_;
+    TpcNumberings numberings_;
     int fd_ = -1;
 };
 

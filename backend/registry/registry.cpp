@@ -32,7 +32,17 @@ std::optional<std::string> ownership_problem(const SlotRecord& record) {
     return std::nullopt;
 }
 
-Registry::Registry(std::string directory) : directory_(std::move(directory)) {}
+Registry::Registry(std::string directory, const std::vector<Gpu>& gpus)
+    : directory_(std::move(directory)), numberings_(numberings_of(gpus)) {}
+
+void Registry::learn_numbering(const Gpu& gpu) {
+    for (auto& [key, numbering] : numberings_of({gpu})) numberings_.insert_or_assign(key, numbering);
+}
+
+SlotRecord Registry::numbered(SlotRecord record) const {
+    number_slot_masks(record, numberings_);
+    return record;
+}
 
 std::string Registry::default_directory() {
     char buffer[4096];
@@ -189,6 +199,8 @@ std::vector<RegistryEntry> one_per_process(std::vector<RegistryEntry> entries) {
 
 std::vector<RegistryEntry> Registry::list() const {
     std::vector<RegistryEntry> entries = one_per_process(every_file());
+    for (RegistryEntry& entry : entries)
+        if (entry.record) number_slot_masks(*entry.record, numberings_);
     std::sort(entries.begin(), entries.end(), [](const RegistryEntry& a, const RegistryEntry& b) {
         const int pid_a = a.record ? a.record->pid : 0;
         const int pid_b = b.record ? b.record->pid : 0;
@@ -227,7 +239,7 @@ SlotRecord checked(SlotRecord record) {
 }
 }  // namespace
 
-SlotRecord Registry::find_live(int pid) const { return checked(SlotFile::open(slot_path_for(pid), false).read()); }
+SlotRecord Registry::find_live(int pid) const { return numbered(checked(SlotFile::open(slot_path_for(pid), false).read())); }
 
 SlotRecord Registry::set_mask(int pid, const std::string& gpu_uuid, bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs,
                               const Expectation& expect) const {
@@ -239,8 +251,12 @@ SlotRecord Registry::set_mask(int pid, const std::string& gpu_uuid, bool has_mas
     // The file name pins pid and start time; check once more that this process still runs.
     if (process_liveness(before.pid, before.start_time) != Liveness::alive)
         throw RegistryError(fmt::format("process {} exited; nothing changed", pid));
-    slot.write_control(gpu_uuid, has_mask, allowed, real_tpcs, expect.generation);
-    return slot.read();
+    const auto numbering = numberings_.find(gpu_uuid);
+    if (numbering == numberings_.end())
+        throw RegistryError(fmt::format("{}: gpupart does not know which launch-descriptor bit each TPC number is on this GPU "
+                                        "(run `gpupart probe` on it); nothing changed", gpu_uuid));
+    slot.write_control(gpu_uuid, has_mask, numbering->second.to_bits(allowed), numbering->second.to_bits(real_tpcs), expect.generation);
+    return numbered(slot.read());
 }
 
 int Registry::collect_garbage() const {

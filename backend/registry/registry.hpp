@@ -7,6 +7,7 @@
 
 #include "platform/process_identity.hpp"
 #include "registry/slot_file.hpp"
+#include "registry/slot_numbering.hpp"
 
 namespace gpupart {
 
@@ -35,7 +36,13 @@ std::optional<std::string> user_directory(const std::string& root, unsigned uid,
 
 class Registry {
 public:
-    explicit Registry(std::string directory);
+    // Reads translate slots' descriptor bits into TPC numbers with the maps of `gpus` (slot_numbering.hpp);
+    // masks of other GPUs read as descriptor bits, unnumbered, and cannot be changed.
+    explicit Registry(std::string directory, const std::vector<Gpu>& gpus = {});
+    Registry(std::string directory, const Gpu& gpu) : Registry(std::move(directory), std::vector<Gpu>{gpu}) {}
+    // Adds the map of `gpu` for later reads and changes.
+    void learn_numbering(const Gpu& gpu);
+    const TpcNumberings& numberings() const { return numberings_; }
     static std::string default_directory();  // the root: $GPUPART_REGISTRY_DIR, /run/gpupart, /dev/shm
 
     const std::string& directory() const { return directory_; }
@@ -64,8 +71,9 @@ public:
     };
 
     // Changes the mask of live process `pid` on GPU `gpu_uuid` (checked again right before writing); its
-    // masks on other GPUs stay. Throws RegistryError (not registered, gone, pid reused, permission,
-    // expectation not met). The caller validated the mask against that GPU's floorplan.
+    // masks on other GPUs stay. `allowed` and `real_tpcs` are TPC numbers, written as that GPU's descriptor
+    // bits. Throws RegistryError (not registered, gone, pid reused, permission, expectation not met, the GPU's
+    // map not known). The caller validated the mask against that GPU's floorplan.
     SlotRecord set_mask(int pid, const std::string& gpu_uuid, bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs,
                         const Expectation& expect = {}) const;
 
@@ -77,7 +85,9 @@ private:
     std::vector<RegistryEntry> every_file() const;  // one entry per file (list() before choosing one per process)
     std::string slot_path_for(int pid) const;
     void list_user_dir(const std::string& dir, unsigned dir_uid, std::vector<RegistryEntry>& entries) const;
+    SlotRecord numbered(SlotRecord record) const;
     std::string directory_;
+    TpcNumberings numberings_;
 };
 
 }  // namespace gpupart

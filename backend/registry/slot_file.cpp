@@ -81,8 +81,10 @@ std::string applied_text(const SlotRecord& record, std::string_view uuid) {
     if (status == nullptr || status->launches == 0) return "-";
     if (status->publishing) return "(publishing)";
     if (mask_change_pending(record, uuid)) return "(next launch)";
-    return status->mask_applied ? status->applied.to_list() : "all";
+    return status->mask_applied ? mask_text(status->applied, status->numbered) : "all";
 }
+
+std::string mask_text(const TpcMask& mask, bool numbered) { return numbered ? mask.to_list() : "bits:" + mask.to_hex(); }
 
 std::string uuid_text(const gpupart_gpu_uuid& uuid) {
     char text[GPUPART_UUID_TEXT_BYTES];

@@ -25,11 +25,15 @@ public:
 };
 
 // One GPU's mask in the control block (registry layout 4: one entry per GPU, keyed by UUID).
+// The slot stores launch-descriptor bits (what the shim writes into descriptors); a SlotFile reads them as
+// they are (`numbered` false). Registry reads translate them into TPC numbers with the GPU's map
+// (slot_numbering.hpp); an entry of a GPU whose map the reader does not know keeps its bits, unnumbered.
 struct GpuControl {
     std::string uuid;        // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
     bool has_mask = false;
     TpcMask allowed;
-    TpcMask real_tpcs;       // that GPU's real TPC bits as the writer knew them
+    TpcMask real_tpcs;       // that GPU's real TPCs as the writer knew them
+    bool numbered = false;   // allowed and real_tpcs are TPC numbers (else descriptor bits)
 };
 
 struct SlotControl {
@@ -51,6 +55,7 @@ struct GpuStatus {
     std::uint64_t applied_generation = 0;
     bool mask_applied = false;
     TpcMask applied;
+    bool numbered = false;  // applied is TPC numbers (else descriptor bits)
     std::uint64_t launches = 0;
     std::uint64_t masked_launches = 0;
     std::uint64_t applied_ns = 0;  // when the shim adopted its applied generation here (realtime; 0: never)
@@ -117,7 +122,8 @@ bool counts_on_gpu(const SlotRecord& record, std::string_view uuid);
 // kernel: the shim applies it at the next launch there. (Before a first launch nothing is applied to lag.)
 bool mask_change_pending(const SlotRecord& record, std::string_view uuid);
 // What the shim applied on GPU `uuid`, as `gpupart list` and `gpupart top` print it: "(publishing)", "-"
-// (no launch there yet), "(next launch)", "all" (no mask) or the TPC list.
+// (no launch there yet), "(next launch)", "all" (no mask), the TPC list, or "bits:0x..." where the
+// reader does not know that GPU's map of TPC numbers.
 std::string applied_text(const SlotRecord& record, std::string_view uuid);
 
 std::string_view to_string(gpupart_shim_state state);
@@ -126,6 +132,8 @@ std::string uuid_text(const gpupart_gpu_uuid& uuid);
 // RegistryError (one line) for anything else.
 gpupart_gpu_uuid uuid_words(std::string_view text);
 TpcMask mask_from_words(const std::uint32_t words[4]);
+// A mask as lists print it: the TPC numbers, or "bits:0x..." when it is still descriptor bits.
+std::string mask_text(const TpcMask& mask, bool numbered);
 void mask_to_words(const TpcMask& mask, std::uint32_t words[4]);
 
 class SlotFile {

@@ -1,10 +1,13 @@
 #include "report/sources_report.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "model/gpu_queries.hpp"
+#include "model/tpc_numbering.hpp"
 #include "report/fact_text.hpp"
 #include "sources/source_status_text.hpp"
 
@@ -87,6 +90,16 @@ std::vector<FactOrigin> fact_origins(const Gpu& gpu) {
     return rows;
 }
 
+std::vector<TpcBitRow> tpc_bit_rows(const Gpu& gpu) {
+    std::vector<TpcBitRow> rows;
+    for (const Tpc& tpc : gpu.tpcs) rows.push_back({tpc_number(tpc), tpc.mask_bit, tpc.sms, tpc.gpc});
+    std::stable_sort(rows.begin(), rows.end(), [](const TpcBitRow& a, const TpcBitRow& b) {
+        if (a.tpc.has_value() != b.tpc.has_value()) return a.tpc.has_value();
+        return a.tpc < b.tpc;
+    });
+    return rows;
+}
+
 std::string sources_text(const Gpu& gpu, const std::vector<SourceStatus>& sources, bool live) {
     std::string out = fmt::format("GPU {} sources\n", gpu.index);
     if (!live) out += "  none read live: this is a recording (its facts say where they were measured)\n";
@@ -97,6 +110,16 @@ std::string sources_text(const Gpu& gpu, const std::vector<SourceStatus>& source
         for (const auto& [from, count] : row.from)
             out += fmt::format("  {:<26}   from {}{}\n", "", provenance_text(from),
                                row.from.size() > 1 || count > 1 ? fmt::format(" ({})", count) : std::string());
+    }
+    const std::vector<TpcBitRow> tpcs = tpc_bit_rows(gpu);
+    if (!tpcs.empty()) {
+        out += "\nTPC numbers and launch-descriptor bits (a mask names TPC numbers; `bits:0x...` names descriptor bits)\n";
+        out += fmt::format("  {:>4} {:>4}  {:<8} {}\n", "TPC", "bit", "SMs", "GPC");
+        const auto text = [](std::optional<int> value) { return value ? fmt::format("{}", *value) : std::string("?"); };
+        for (const TpcBitRow& row : tpcs)
+            out += fmt::format("  {:>4} {:>4}  {:<8} {}\n", text(row.tpc), text(row.descriptor_bit),
+                               row.sms.empty() ? std::string("?") : fmt::format("{}", fmt::join(row.sms, ",")),
+                               row.gpc ? gpc_name(*row.gpc) : std::string("?"));
     }
     return out;
 }

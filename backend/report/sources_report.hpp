@@ -1,6 +1,7 @@
 #pragma once
 // Where each fact about a GPU came from (`gpupart topology --sources`): one row per fact or group of
 // facts, with its value, the sources behind it (and how many items each gave), or why it is unknown.
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,5 +21,15 @@ struct FactOrigin {
 std::vector<FactOrigin> fact_origins(const Gpu& gpu);
 // The status lines of the sources, then the fact rows. `sources` is empty for a recording.
 std::string sources_text(const Gpu& gpu, const std::vector<SourceStatus>& sources, bool live);
+
+// Each TPC by number with its launch-descriptor mask bit, SMs and GPC: the one place the descriptor bits are
+// shown (masks name TPC numbers; experts write bits as `bits:0x...`).
+struct TpcBitRow {
+    std::optional<int> tpc;  // its number (TPC k = SMs 2k and 2k+1), when its SMs give one
+    std::optional<int> descriptor_bit;
+    std::vector<int> sms;
+    std::optional<int> gpc;
+};
+std::vector<TpcBitRow> tpc_bit_rows(const Gpu& gpu);  // by number, TPCs of no known number last
 
 }  // namespace gpupart

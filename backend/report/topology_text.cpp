@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "model/gpu_queries.hpp"
+#include "model/tpc_numbering.hpp"
 #include "report/engines_text.hpp"
 #include "report/fact_text.hpp"
 
@@ -38,7 +39,7 @@ Provenance most_common_provenance(const std::vector<T>& items) {
     return Provenance{best->first.first, best->first.second};
 }
 
-// One GPC (or the TPCs of no known GPC) as two lines of cells: mask bits, then SM ids.
+// One GPC (or the TPCs of no known GPC) as two lines of cells: TPC numbers, then SM ids.
 // Slots no TPC takes keep their "." cells: they are the holes.
 void append_row(std::string& out, const std::string& label, const std::vector<const Tpc*>& tpcs, int slots) {
     std::vector<std::string> bits(static_cast<std::size_t>(slots), ".");
@@ -54,12 +55,13 @@ void append_row(std::string& out, const std::string& label, const std::vector<co
     for (const Tpc* tpc : tpcs) {
         const std::size_t at = place(tpc->slot);
         if (at >= bits.size()) continue;
-        bits[at] = tpc->mask_bit ? fmt::format("{}", *tpc->mask_bit) : "?";
+        const std::optional<int> number = tpc_number(*tpc);
+        bits[at] = number ? fmt::format("{}", *number) : "?";
         sms[at] = sm_label(tpc->sms);
         ++tpc_count;
         sm_count += static_cast<int>(tpc->sms.size());
     }
-    out += fmt::format("{:<7}{:>4} {:>4}   bit ", label, tpc_count, sm_count);
+    out += fmt::format("{:<7}{:>4} {:>4}   TPC ", label, tpc_count, sm_count);
     for (const auto& cell : bits) out += fmt::format("{:>{}}", cell, kCell);
     out += fmt::format("\n{:<7}{:>4} {:>4}   SMs ", "", "", "");
     for (const auto& cell : sms) out += fmt::format("{:>{}}", cell, kCell);
@@ -72,9 +74,10 @@ void append_floorplan(std::string& out, const Gpu& gpu) {
         return;
     }
     const bool bits_known = mask_bits_known(gpu);
-    out += fmt::format("{:<7}{:>4} {:>4}   TPC slots: mask bit above its SM ids; {}'.' = {}\n", "GPC", "TPCs", "SMs",
-                       bits_known ? "" : "'?' = mask bit not known; ",
-                       bits_known ? "hole (no TPC)" : "no TPC (floorswept)");
+    bool numbers_known = true;
+    for (const Tpc& tpc : gpu.tpcs) numbers_known = numbers_known && tpc_number(tpc).has_value();
+    out += fmt::format("{:<7}{:>4} {:>4}   TPC slots: TPC number (TPC k = SMs 2k and 2k+1) above its SM ids; {}'.' = no TPC "
+                       "(floorswept)\n", "GPC", "TPCs", "SMs", numbers_known ? "" : "'?' = number not known; ");
     for (const Gpc& gpc : gpu.gpcs) {
         std::vector<const Tpc*> tpcs;
         for (const Tpc& tpc : gpu.tpcs)
@@ -89,12 +92,11 @@ void append_floorplan(std::string& out, const Gpu& gpu) {
         out += fmt::format("       ({})\n", unplaced.front()->gpc_note);
     }
     if (!bits_known) {
-        out += fmt::format("mask bits: not known ({})\n", mask_bits_unknown_reason(gpu));
+        out += fmt::format("launch-descriptor bits: not known ({}); masks cannot be applied yet\n", mask_bits_unknown_reason(gpu));
         return;
     }
-    const TpcMask holes = hole_bits(gpu);
-    out += fmt::format("holes: {} of {} mask bits have no TPC: {}\n", holes.count(), gpu.mask_width,
-                       holes.empty() ? "none" : holes.to_list());
+    out += fmt::format("launch-descriptor bits: known for every TPC ({} of {} bits are holes; `gpupart topology --sources` "
+                       "lists each TPC's bit)\n", hole_bits(gpu).count(), gpu.mask_width);
 }
 
 // "gpc5 = physical 6 / logical 5": the driver's ids behind gpupart's GPC names, when a source gave them.
