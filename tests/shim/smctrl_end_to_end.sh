@@ -55,6 +55,23 @@ b[16:32] = bytes.fromhex("00000000000000000000000000000001")  # gpupart_gpu_uuid
 open(sys.argv[2], 'wb').write(bytes(b))
 PY
 
+# Two GPUs, one without a map: masks apply on the one with a map; launches on the other run without them,
+# counted in the app block (unmapped_launches, offset 32) and said once on stderr.
+start twogpus "${api[@]}" FAKE_CUDA_GPUS=$G0_TEXT,$NOMAP "$host" global:0xfffffffffffffff0 launch:null device:1 launch:null \
+    launch:null device:0 launch:null ready:"$work/twogpus.1" wait:"$work/twogpus.go"
+pid=$started
+check "two GPUs: reaches its pause" await "$work/twogpus.1" "$pid"
+check "two GPUs: the mask set while on the GPU with a map" line_is "$work/twogpus.out" 1 "global ok"
+check "two GPUs: ... applies there" line_is "$work/twogpus.out" 2 "launch null allowed=0-3"
+check "two GPUs: ... not on the GPU without a map" line_is "$work/twogpus.out" 4 "launch null allowed=all"
+check "two GPUs: ... and again on the first" line_is "$work/twogpus.out" 7 "launch null allowed=0-3"
+check "two GPUs: launches without the map counted" [ "$(python3 -c 'import struct, sys; print(struct.unpack_from("<Q", open(sys.argv[1], "rb").read(), 5248 + 32)[0])' "$(slot_of "$pid")")" = 2 ]
+touch "$work/twogpus.go"
+wait "$pid"
+check "two GPUs: one line on stderr about the GPU without a map" lines "$work/twogpus.err" 1
+check "two GPUs: ... naming it and the command that writes its map" contains "$work/twogpus.err" \
+    "libgpupart: no usable GPC map for $NOMAP (CUDA device 1): the masks this program sets do not apply to its kernels there; run \`gpupart gpcs --gpu $NOMAP --write\` once on this machine"
+
 # ---- 1. A program not run by gpupart: it registers itself; next > stream > global, per thread ----------
 start api "${api[@]}" "$host" pid global:0xfffffffffffffff0 newstream:0 newstream:1 launch:0 launch:null \
     stream:0:0xffffffffffffff0f launch:0 launch:1 launch:null \
