@@ -9,7 +9,7 @@
  * Per launch: the thread's next mask (used once), else the launch stream's mask, else the global mask, else
  * none. The launch runs on what both the program and the operator allow; when that holds no real TPC, on
  * the operator's mask alone (`app.outside_bound` counts it). With no operator mask the program's mask
- * applies alone, checked against the GPU's real TPCs when they are known.
+ * applies alone (translated, it holds only the GPU's real TPCs).
  *
  * Setters run under the module's mutex and publish with a seqlock; the launch path reads with a bounded
  * retry, never locks, allocates or makes a system call.
