@@ -27,12 +27,16 @@ struct SlotAppMasks {
     // flags and counters (outside the seqlock) are.
     bool publishing = false;
     bool global_set = false;   // else: the program's global choice is every TPC
+    // The masks are TPC numbers (GPUPART_APP_NUMBERED, libsmctrl's numbering); false: descriptor bits, as
+    // shims before the numbering wrote them (convert through the GPU's TpcNumbering before showing them).
+    bool numbered = false;
     TpcMask global_disable;
     std::vector<AppStreamMask> streams;
     std::uint32_t streams_hidden = 0;  // streams with a mask that did not fit in the slot
     std::uint64_t app_launches = 0;    // launches whose mask the program chose (global, stream or next)
     std::uint64_t next_launches = 0;   // ... of which from a next-launch mask
     std::uint64_t outside_bound = 0;   // ... whose choice had no TPC inside the operator's mask
+    std::uint64_t unmapped_launches = 0; // ... on a GPU without a usable GPC map: ran without the choice
     // One line when the block holds a value the layout does not allow (it was clamped); else empty.
     std::string problem;
 
