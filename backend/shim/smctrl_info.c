@@ -205,7 +205,10 @@ int gpupart_api_numbering(const char* call, int ordinal, uint32_t* tpc_count, ch
     return 0;
 }
 
+static uint32_t g_scan_done; /* atomic: every device was looked up once (the device count never changes) */
+
 void gpupart_api_scan_maps(int reported) {
+    if (__atomic_load_n(&g_scan_done, __ATOMIC_ACQUIRE)) return; /* setters may run before every launch: no driver call */
     int count = 0;
     if (gpupart_cu.init == NULL || gpupart_cu.device_get_count == NULL || gpupart_cu.device_get_uuid == NULL ||
         gpupart_cu.init(0) != 0 || gpupart_cu.device_get_count(&count) != 0)
@@ -233,4 +236,5 @@ void gpupart_api_scan_maps(int reported) {
         fprintf(stderr, "libgpupart: no usable GPC map for %s (CUDA device %d): the masks this program sets do not "
                 "apply to its kernels there; run `gpupart gpcs --gpu %s --write` once on this machine\n", text, ordinal, text);
     }
+    __atomic_store_n(&g_scan_done, 1u, __ATOMIC_RELEASE);
 }
