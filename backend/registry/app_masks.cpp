@@ -16,6 +16,7 @@ SlotAppMasks app_masks_of(const std::optional<gpupart_app_masks>& consistent, co
     app.app_launches = latest.app_launches;
     app.next_launches = latest.next_launches;
     app.outside_bound = latest.outside_bound;
+    app.unmapped_launches = latest.unmapped_launches;
     if (!consistent) {
         app.publishing = app.in_use;
         return app;
@@ -54,8 +55,8 @@ std::string allowed_text(const TpcMask& allowed, const std::optional<TpcMask>& r
         return here.empty() ? "(none)" : here.to_list();
     }
     if (allowed == ~TpcMask{}) return "all";
-    // A disable mask of a few TPCs, with bit 63 clear, allows everything above 63 as well (decision 3):
-    // said as the few it leaves out rather than as "1-127".
+    // An _ext disable mask of a few TPCs allows everything above them too (bit 127 clear): said as the few
+    // it leaves out rather than as "1-127". (A 64-bit mask disables TPCs 64-127: decision 3.)
     if (allowed.test(TpcMask::kWidth - 1)) return "all but " + (~allowed).to_list();
     return allowed.empty() ? "(none)" : allowed.to_list();
 }

@@ -36,6 +36,7 @@ struct SlotAppMasks {
     std::uint64_t app_launches = 0;    // launches whose mask the program chose (global, stream or next)
     std::uint64_t next_launches = 0;   // ... of which from a next-launch mask
     std::uint64_t outside_bound = 0;   // ... whose choice had no TPC inside the operator's mask
+    std::uint64_t unmapped_launches = 0; // ... on a GPU without a usable GPC map: ran without the choice
     // One line when the block holds a value the layout does not allow (it was clamped); else empty.
     std::string problem;
 

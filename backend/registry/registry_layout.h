@@ -213,8 +213,10 @@ struct gpupart_app_masks {         /* 2112 bytes */
     uint32_t stream_count;         /* streams[] entries in use (0..GPUPART_APP_STREAMS) */
     uint32_t streams_hidden;       /* streams with a mask that did not fit in streams[] */
     uint32_t global_disable[4];
-    uint64_t reserved;
     /* relaxed counters, outside the seqlock */
+    uint64_t unmapped_launches;    /* of app_launches, those whose GPU had no usable GPC map: TPC numbers without
+                                      descriptor bits, so they ran on the operator's mask (a reserved 0 in slots
+                                      of shims before GPUPART_APP_NUMBERED) */
     uint64_t app_launches;         /* launches whose mask the program chose (global, stream or next) */
     uint64_t next_launches;        /* ... of which from a next-launch mask */
     uint64_t outside_bound;        /* ... whose choice had no TPC inside the operator's mask: ran on the operator's */

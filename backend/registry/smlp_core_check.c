@@ -101,6 +101,7 @@ int gpupart_smlp_core_init(struct gpupart_smlp_file* file, const char* name, con
     memcpy(header->name, name, strlen(name) + 1); /* fits: checked by name_valid */
     header->gpc_count = stored.gpc_count;
     memcpy(header->gpc_tpcs, stored.gpc_tpcs, sizeof header->gpc_tpcs);
+    header->flags = GPUPART_SMLP_NUMBERED;
     header->state = GPUPART_SLOT_LIVE;
     return 0;
 }

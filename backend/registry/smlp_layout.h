@@ -81,6 +81,11 @@ struct gpupart_smlp_request {      /* 640 bytes */
     uint32_t levels[GPUPART_SMLP_MAX_LEVELS]; /* L_i: levels[k] = length when granted (k+1)*h TPCs */
 };
 
+/* component.flags: its TPC masks (tpcs, gpc_tpcs, every grant) are TPC numbers, libsmctrl's numbering (TPC k =
+ * SMs 2k and 2k+1), as programs give and use them through libgpupart's API; a component without it was made
+ * by a library before the numbering, and its masks are launch-descriptor bits. */
+#define GPUPART_SMLP_NUMBERED 0x1u
+
 struct gpupart_smlp_component {    /* 1024 bytes, then the records */
     char magic[8];                 /* GPUPART_SMLP_MAGIC */
     uint32_t layout_version;       /* GPUPART_REGISTRY_LAYOUT_VERSION */
@@ -104,7 +109,7 @@ struct gpupart_smlp_component {    /* 1024 bytes, then the records */
     uint64_t max_wait_ns;          /* longest issue-to-satisfied time seen */
     char name[GPUPART_SMLP_NAME_BYTES];
     uint32_t gpc_count;            /* GPC map of the component's GPU, for GPC-packed grants (0: bit order) */
-    uint32_t reserved0;
+    uint32_t flags;                /* GPUPART_SMLP_* (a reserved 0 in files of libraries before them) */
     uint8_t lock[64];              /* pthread_mutex_t (robust, process-shared, PRIO_INHERIT): opaque here */
     uint8_t reserved1[1024 - 272 - 32 * 16];
     uint32_t gpc_tpcs[32][4];      /* the GPC map (GPUPART_MAX_GPCS), restricted to `tpcs` */

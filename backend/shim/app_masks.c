@@ -30,14 +30,25 @@ static struct stream_entry g_streams[TABLE_SIZE];
 static uint32_t g_in_use;              /* relaxed: the launch path's fast exit while the API was never used */
 static uint32_t g_shown, g_hidden;     /* writers only */
 static uint64_t g_births;              /* writers only */
-static uint32_t g_real_known[GPUPART_MAX_GPUS]; /* release-stored after g_real[gpu], never changed after */
-static uint32_t g_real[GPUPART_MAX_GPUS][4];
+/* Each GPU's numbering (status entry -> its GPC map's bit_of_tpc), release-stored once, never changed after:
+ * the program's masks are TPC numbers and a launch needs its GPU's descriptor bits. */
+static uint32_t g_map_known[GPUPART_MAX_GPUS];
+static uint8_t g_bit_of_tpc[GPUPART_MAX_GPUS][128];
 
 struct next_mask {
     uint32_t disable[4];
     uint8_t set;
 };
 static __thread struct next_mask t_next __attribute__((tls_model("initial-exec")));
+
+/* The launching thread's last translation: masks change far less often than kernels launch, so a launch
+ * with the same choice on the same GPU reuses the bits (no walk over the numbers). */
+struct translation {
+    uint32_t numbers[4];        /* a disable mask in TPC numbers */
+    uint32_t bits[4];           /* the same in descriptor bits: holes and numbers past the GPU's TPCs disabled */
+    int32_t gpu;                /* status entry + 1; 0 = none yet */
+};
+static __thread struct translation t_translation __attribute__((tls_model("initial-exec")));
 
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -95,6 +106,28 @@ static enum source choose(uint32_t disable[4], uint32_t* shown) {
     return read_shared(in_launch, stream, disable, shown);
 }
 
+/* The program's disable mask in TPC numbers as descriptor bits on status entry `gpu`; 0 when that GPU's
+ * numbering is not known (no usable GPC map: the mask must not go in, it would name other TPCs). */
+static int to_bits(int gpu, const uint32_t numbers[4], uint32_t bits[4]) {
+    if (gpu < 0 || gpu >= (int)GPUPART_MAX_GPUS || !__atomic_load_n(&g_map_known[gpu], __ATOMIC_ACQUIRE)) return 0;
+    struct translation* t = &t_translation;
+    if (t->gpu != gpu + 1 || memcmp(t->numbers, numbers, sizeof t->numbers) != 0) {
+        uint32_t allowed[4] = {0, 0, 0, 0};
+        for (uint32_t k = 0; k < 128u; ++k) {
+            const uint32_t bit = g_bit_of_tpc[gpu][k];
+            if (bit == GPUPART_GPCS_NO_TPC) break; /* numbers are dense: the first missing one ends them */
+            if ((numbers[k / 32u] & (1u << (k % 32u))) == 0) allowed[bit / 32u] |= 1u << (bit % 32u);
+        }
+        for (int i = 0; i < 4; ++i) {
+            t->numbers[i] = numbers[i];
+            t->bits[i] = ~allowed[i];
+        }
+        t->gpu = gpu + 1;
+    }
+    memcpy(bits, t->bits, sizeof t->bits);
+    return 1;
+}
+
 static int operator_mask(const struct gpupart_bound* bound, uint32_t disable[4], uint32_t* low64_usable) {
     if (!bound->has_mask) return 0;
     memcpy(disable, bound->disable, sizeof bound->disable);
@@ -105,20 +138,22 @@ static int operator_mask(const struct gpupart_bound* bound, uint32_t disable[4],
 int gpupart_app_launch_mask(struct gpupart_slot_file* slot, int gpu, const struct gpupart_bound* bound, uint32_t disable[4],
                             uint32_t* low64_usable) {
     if (!__atomic_load_n(&g_in_use, __ATOMIC_RELAXED)) return operator_mask(bound, disable, low64_usable);
-    uint32_t chosen[4];
+    uint32_t numbers[4], chosen[4];
     uint32_t shown = 0;
-    const enum source source = choose(chosen, &shown);
+    const enum source source = choose(numbers, &shown);
     if (source == NONE) return operator_mask(bound, disable, low64_usable);
     gpupart_add64(&slot->app.app_launches, 1);
     if (source == NEXT) gpupart_add64(&slot->app.next_launches, 1);
     if (source == STREAM && shown > 0 && shown <= GPUPART_APP_STREAMS) gpupart_add64(&slot->app.streams[shown - 1].launches, 1);
+    if (!to_bits(gpu, numbers, chosen)) { /* counted, and said once on stderr when the maps were read */
+        gpupart_add64(&slot->app.unmapped_launches, 1);
+        return operator_mask(bound, disable, low64_usable);
+    }
+    /* The translated choice holds only the GPU's real TPCs (the map's bits), so without an operator mask it
+     * needs no further check against them. */
     uint32_t allowed[4];
     const uint32_t* real = bound->real;
-    int real_known = bound->real_known != 0;
-    if (!real_known && gpu >= 0 && gpu < (int)GPUPART_MAX_GPUS && __atomic_load_n(&g_real_known[gpu], __ATOMIC_ACQUIRE)) {
-        real = g_real[gpu];
-        real_known = 1;
-    }
+    const int real_known = bound->real_known != 0;
     uint32_t usable = 0, usable_low = 0;
     for (int i = 0; i < 4; ++i) {
         allowed[i] = ~chosen[i] & (bound->has_mask ? ~bound->disable[i] : ~0u);
@@ -140,7 +175,7 @@ int gpupart_app_launch_mask(struct gpupart_slot_file* slot, int gpu, const struc
 static void publish_locked(void) {
     struct gpupart_app_masks* app = &gpupart_shim_slot()->app;
     const uint32_t odd = gpupart_seq_write_begin(&app->seq);
-    uint32_t flags = GPUPART_APP_IN_USE;
+    uint32_t flags = GPUPART_APP_IN_USE | GPUPART_APP_NUMBERED;
     if (g_global_set) flags |= GPUPART_APP_GLOBAL_SET;
     if (!gpupart_launch_streams_followed()) flags |= GPUPART_APP_STREAMS_UNFOLLOWED;
     gpupart_payload_store32(&app->flags, flags);
@@ -194,6 +229,8 @@ void gpupart_app_set_next(const uint32_t disable[4]) {
     memcpy(t_next.disable, disable, sizeof t_next.disable);
     t_next.set = 1;
 }
+
+void gpupart_app_clear_next(void) { t_next.set = 0; }
 
 /* The table place of `stream`, or of the empty place where it would go. */
 static uint32_t place_of(uint64_t stream) {
@@ -297,12 +334,12 @@ void gpupart_app_forget_stream(uint64_t stream) {
     pthread_mutex_unlock(&g_lock);
 }
 
-void gpupart_app_learn_real(int gpu, const uint32_t real[4]) {
+void gpupart_app_learn_map(int gpu, const uint8_t bit_of_tpc[128]) {
     if (gpu < 0 || gpu >= (int)GPUPART_MAX_GPUS) return;
     pthread_mutex_lock(&g_lock);
-    if (!__atomic_load_n(&g_real_known[gpu], __ATOMIC_RELAXED)) {
-        for (int i = 0; i < 4; ++i) __atomic_store_n(&g_real[gpu][i], real[i], __ATOMIC_RELAXED);
-        __atomic_store_n(&g_real_known[gpu], 1u, __ATOMIC_RELEASE);
+    if (!__atomic_load_n(&g_map_known[gpu], __ATOMIC_RELAXED)) {
+        memcpy(g_bit_of_tpc[gpu], bit_of_tpc, sizeof g_bit_of_tpc[gpu]);
+        __atomic_store_n(&g_map_known[gpu], 1u, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&g_lock);
 }

@@ -1,12 +1,15 @@
 /*
  * The masks the program chooses itself through the libsmctrl API (app_masks.c), kept privately for the
  * launch path and copied into the slot's `app` block for the front ends (docs/registry-layout-5.md,
- * decisions 2, 3 and 5). All masks here are libsmctrl's DISABLE masks, 128 bits as four words.
+ * decisions 2, 3 and 5). All masks here are libsmctrl's DISABLE masks, 128 bits as four words, in TPC
+ * NUMBERS as the program gave them (libsmctrl's numbering: TPC k = SMs 2k and 2k+1), never descriptor bits:
+ * each launch translates its mask through the GPC map of the GPU it runs on (cached per thread), then
+ * combines it with the operator's mask, which is in descriptor bits.
  *
  * Per launch: the thread's next mask (used once), else the launch stream's mask, else the global mask, else
  * none. The launch runs on what both the program and the operator allow; when that holds no real TPC, on
  * the operator's mask alone (`app.outside_bound` counts it). With no operator mask the program's mask
- * applies alone, checked against the GPU's real TPCs when they are known.
+ * applies alone (translated, it holds only the GPU's real TPCs).
  *
  * Setters run under the module's mutex and publish with a seqlock; the launch path reads with a bounded
  * retry, never locks, allocates or makes a system call.
@@ -40,12 +43,14 @@ void gpupart_app_mark_in_use(void);
 void gpupart_app_set_global(const uint32_t disable[4]);
 int gpupart_app_set_stream(uint64_t stream, const uint32_t disable[4]); /* 0, or ENOSPC when the table is full */
 void gpupart_app_set_next(const uint32_t disable[4]);                   /* the calling thread's */
+void gpupart_app_clear_next(void);                                      /* cancels the calling thread's */
 void gpupart_app_forget_stream(uint64_t stream);                        /* the stream is being destroyed */
 void gpupart_app_republish(void);                                       /* flags changed elsewhere */
 
-/* A GPU's real TPC bits (from a GPC map, the start masks or the control block), for launches on status
- * entry `gpu` without an operator mask. The first one learnt stays. */
-void gpupart_app_learn_real(int gpu, const uint32_t real[4]);
+/* The numbering of the GPU at status entry `gpu`: its GPC map's bit_of_tpc (checked by gpupart_gpcs_check).
+ * Until it is known, launches there run without the program's masks (counted in app.unmapped_launches).
+ * The first one learnt stays. */
+void gpupart_app_learn_map(int gpu, const uint8_t bit_of_tpc[128]);
 
 /* In a forked child: the lock may have been held by another thread at the fork. */
 void gpupart_app_after_fork(void);

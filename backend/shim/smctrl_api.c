@@ -56,19 +56,21 @@ void gpupart_api_mask_text(const uint32_t words[4], char out[40]) {
 
 /* ---- Masks -------------------------------------------------------------------------------------- */
 
-/* Decision 3: a 64-bit mask sets bits 0-63, and bit 63 stands for bits 64-127 too. */
+/* Decision 3, as libsmctrl does it: a 64-bit mask names TPCs 0-63, and TPCs 64-127 stay disabled (libsmctrl's
+ * 64-bit stream mask disables them, and its global and next masks disable the descriptor's upper half). */
 static void from_64(uint64_t mask, uint32_t disable[4]) {
     disable[0] = (uint32_t)mask;
     disable[1] = (uint32_t)(mask >> 32);
-    disable[2] = disable[3] = (mask >> 63) != 0 ? ~0u : 0u;
+    disable[2] = disable[3] = ~0u;
 }
 
 static void from_128(uint128_t mask, uint32_t disable[4]) {
     for (int i = 0; i < 4; ++i) disable[i] = (uint32_t)(mask >> (32 * i));
 }
 
-/* Whether a mask may be set: the driver lets masks through, it allows some TPC, and of the current
- * context's GPU (when the thread has one and its TPCs are known) a real one. Otherwise an error. */
+/* Whether a mask may be set: the driver lets masks through, it allows some TPC, the GPU of the current
+ * context (device 0 while the thread has none) has a GPC map to translate TPC numbers into descriptor bits,
+ * and the mask allows one of its TPCs. Otherwise an error. Reads the other GPUs' maps too, for launches there. */
 static int check_mask(const char* call, const uint32_t disable[4]) {
     char text[40];
     gpupart_api_mask_text(disable, text);
@@ -77,15 +79,17 @@ static int check_mask(const char* call, const uint32_t disable[4]) {
                                 "in this process");
     if ((~disable[0] | ~disable[1] | ~disable[2] | ~disable[3]) == 0)
         return gpupart_api_fail(EINVAL, call, "mask %s disables every TPC: a kernel would never run; nothing changed", text);
-    const int ordinal = gpupart_devices_current_ordinal();
-    uint32_t real[4];
+    int ordinal = gpupart_devices_current_ordinal();
+    if (ordinal < 0) ordinal = 0;
+    uint32_t count = 0;
     char uuid[48];
-    if (ordinal < 0 || !gpupart_api_real_tpcs(ordinal, real, uuid)) return 0; /* checked again at every launch */
-    if (((~disable[0] & real[0]) | (~disable[1] & real[1]) | (~disable[2] & real[2]) | (~disable[3] & real[3])) != 0) return 0;
-    char real_text[40];
-    gpupart_api_mask_text(real, real_text);
-    return gpupart_api_fail(EINVAL, call, "mask %s allows no TPC of %s (CUDA device %d, TPCs %s): a kernel would never run; "
-                            "nothing changed", text, uuid, ordinal, real_text);
+    const int error = gpupart_api_numbering(call, ordinal, &count, uuid);
+    gpupart_api_scan_maps(ordinal);
+    if (error != 0) return error; /* no map: TPC numbers cannot be translated on that GPU */
+    for (uint32_t k = 0; k < count && k < 128u; ++k)
+        if ((disable[k / 32u] & (1u << (k % 32u))) == 0) return 0;
+    return gpupart_api_fail(EINVAL, call, "mask %s allows none of TPCs 0-%u of %s (CUDA device %d): a kernel would never "
+                            "run; nothing changed", text, count - 1, uuid, ordinal);
 }
 
 static void set_global(const char* call, const uint32_t disable[4]) {
@@ -93,8 +97,18 @@ static void set_global(const char* call, const uint32_t disable[4]) {
     gpupart_app_set_global(disable);
 }
 
+static int is_zero(const uint32_t disable[4]) { return (disable[0] | disable[1] | disable[2] | disable[3]) == 0; }
+
+/* As in libsmctrl, where a zero stream or next mask is no mask at all (its launch hook applies the global
+ * mask when the stream left the descriptor's mask zero, and a next mask only when it is not zero): a zero
+ * _ext stream mask removes the stream's mask, a zero next mask (either form) cancels the thread's pending one. */
 static void set_stream(const char* call, void* stream, const uint32_t disable[4]) {
-    if (gpupart_api_begin(call, 1) != 0 || check_mask(call, disable) != 0) return;
+    if (gpupart_api_begin(call, 1) != 0) return;
+    if (is_zero(disable)) {
+        gpupart_app_forget_stream((uint64_t)(uintptr_t)stream);
+        return;
+    }
+    if (check_mask(call, disable) != 0) return;
     if (!gpupart_launch_streams_followed()) {
         gpupart_api_fail(ENOTSUP, call, "the CUDA driver does not tell gpupart which stream a launch is on: stream masks "
                          "cannot be applied (use the global or next mask)");
@@ -105,8 +119,13 @@ static void set_stream(const char* call, void* stream, const uint32_t disable[4]
                          GPUPART_APP_STREAM_LIMIT);
 }
 
-static void set_next(const char* call, const uint32_t disable[4]) {
-    if (gpupart_api_begin(call, 1) != 0 || check_mask(call, disable) != 0) return;
+static void set_next(const char* call, const uint32_t disable[4], int zero) {
+    if (gpupart_api_begin(call, 1) != 0) return;
+    if (zero) {
+        gpupart_app_clear_next();
+        return;
+    }
+    if (check_mask(call, disable) != 0) return;
     gpupart_app_set_next(disable);
 }
 
@@ -137,13 +156,13 @@ GPUPART_API void libsmctrl_set_stream_mask_ext(void* stream, uint128_t mask) {
 GPUPART_API void libsmctrl_set_next_mask(uint64_t mask) {
     uint32_t disable[4];
     from_64(mask, disable);
-    set_next(__func__, disable);
+    set_next(__func__, disable, mask == 0);
 }
 
 GPUPART_API void libsmctrl_set_next_mask_ext(uint128_t mask) {
     uint32_t disable[4];
     from_128(mask, disable);
-    set_next(__func__, disable);
+    set_next(__func__, disable, mask == 0);
 }
 
 /* ---- make_mask ---------------------------------------------------------------------------------- */

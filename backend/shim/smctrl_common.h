@@ -1,6 +1,6 @@
 /*
  * What the libsmctrl API's two files share (smctrl_api.c: masks and errors; smctrl_info.c: TPC and GPC
- * information): the per-thread error message, the start of every call, and the GPUs' real TPCs.
+ * information): the per-thread error message, the start of every call, and the GPUs' TPC numbering.
  */
 #ifndef GPUPART_SMCTRL_COMMON_H
 #define GPUPART_SMCTRL_COMMON_H
@@ -19,9 +19,14 @@ int gpupart_api_begin(const char* call, int setup);
 /* "0x..." for a 128-bit mask (no leading zeros). */
 void gpupart_api_mask_text(const uint32_t words[4], char out[40]);
 
-/* The real TPC bits of CUDA device `ordinal` when the library knows them: from `gpupart run`'s start masks,
- * the operator's control block, or the GPU's GPC map (own user directory, then root's). Fills real[] and
- * uuid_text (41 bytes) and returns 1, else 0. Remembered per ordinal once found. */
-int gpupart_api_real_tpcs(int ordinal, uint32_t real[4], char* uuid_text);
+/* The numbering of CUDA device `ordinal` (its GPC map, own user directory, then root's): fills *tpc_count
+ * and uuid_text (41 bytes) and returns 0, or an errno value with the thread's error naming `call` and the
+ * command that writes the map. Once read, the map is remembered and handed to the launch path. */
+int gpupart_api_numbering(const char* call, int ordinal, uint32_t* tpc_count, char* uuid_text);
+
+/* Reads the GPC map of every CUDA device this process sees, once each, so launches on any of them can
+ * translate the program's masks; one line on stderr for each device without a usable map, except
+ * `reported` (the device whose error the caller returns itself; -1 for none). */
+void gpupart_api_scan_maps(int reported);
 
 #endif /* GPUPART_SMCTRL_COMMON_H */

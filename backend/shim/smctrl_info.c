@@ -23,15 +23,15 @@
 #define ATTRIBUTE_CC_MAJOR 75     /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
 #define ATTRIBUTE_CC_MINOR 76
 
-static pthread_mutex_t g_info_lock = PTHREAD_MUTEX_INITIALIZER; /* the buffers handed out, the real-TPC cache */
+static pthread_mutex_t g_info_lock = PTHREAD_MUTEX_INITIALIZER; /* the buffers handed out, the numbering cache */
 static uint64_t g_gpcs64[GPUPART_MAX_ORDINALS][GPUPART_MAX_GPCS];
 static uint128_t g_gpcs128[GPUPART_MAX_ORDINALS][GPUPART_MAX_GPCS];
 static struct {
-    int checked;                /* looked up once: a missing map is not looked for again at every mask */
-    int known;
-    uint32_t real[4];
+    int scanned;                /* looked up once quietly by the setters' scan: a missing map is said once */
+    int known;                  /* its map is read and handed to the launch path */
+    uint32_t tpc_count;
     char uuid[GPUPART_UUID_TEXT_BYTES];
-} g_real_cache[GPUPART_MAX_ORDINALS];
+} g_numbered[GPUPART_MAX_ORDINALS];
 
 /* The UUID of CUDA device `dev` (initialising the driver, as libsmctrl's info calls do). */
 static int device_uuid(const char* call, int dev, struct gpupart_gpu_uuid* uuid) {
@@ -77,38 +77,54 @@ static int read_map(const char* call, int dev, const struct gpupart_gpu_uuid* uu
                             "`gpupart topology`) once on this machine", text, dev, text);
 }
 
-static void remember_real(int ordinal, const struct gpupart_gpu_uuid* uuid, const uint32_t real[4]) {
-    memcpy(g_real_cache[ordinal].real, real, sizeof g_real_cache[ordinal].real);
-    gpupart_uuid_format(uuid, g_real_cache[ordinal].uuid);
-    g_real_cache[ordinal].checked = g_real_cache[ordinal].known = 1;
-    gpupart_app_learn_real(gpupart_devices_gpu_of_ordinal(gpupart_shim_slot(), ordinal), real);
+/* Hands the launch path the numbering of CUDA device `ordinal` (under g_info_lock). */
+static void remember_map(int ordinal, const struct gpupart_gpu_uuid* uuid, const struct gpupart_gpcs_file* map) {
+    g_numbered[ordinal].tpc_count = map->tpc_count;
+    gpupart_uuid_format(uuid, g_numbered[ordinal].uuid);
+    g_numbered[ordinal].known = 1;
+    gpupart_app_learn_map(gpupart_devices_gpu_of_ordinal(gpupart_shim_slot(), ordinal), map->bit_of_tpc);
 }
 
 /* The map of CUDA device `dev` into *map; 0 or an errno value (the thread's error says why). A map read
- * here also tells the mask setters that GPU's real TPCs. */
-static int map_of(const char* call, uint32_t* out, const void* buffer, int dev, struct gpupart_gpcs_file* map) {
+ * here also gives the launch path that GPU's numbering. */
+static int map_of(const char* call, int outputs_given, int dev, struct gpupart_gpcs_file* map) {
     int error = gpupart_api_begin(call, 1);
     if (error != 0) return error;
-    if (out == NULL || buffer == NULL) return gpupart_api_fail(EINVAL, call, "an output pointer is NULL");
+    if (!outputs_given) return gpupart_api_fail(EINVAL, call, "an output pointer is NULL");
     struct gpupart_gpu_uuid uuid;
     if ((error = device_uuid(call, dev, &uuid)) != 0) return error;
     if ((error = read_map(call, dev, &uuid, map)) != 0) return error;
     pthread_mutex_lock(&g_info_lock);
-    if (!g_real_cache[dev].known) remember_real(dev, &uuid, map->real_tpcs);
+    if (!g_numbered[dev].known) remember_map(dev, &uuid, map);
     pthread_mutex_unlock(&g_info_lock);
     return 0;
 }
 
+/* Each GPC's TPCs as TPC numbers (the map keeps descriptor bits; bit_of_tpc says which number each is). */
+static void gpc_numbers(const struct gpupart_gpcs_file* map, uint32_t numbers[GPUPART_MAX_GPCS][4]) {
+    memset(numbers, 0, GPUPART_MAX_GPCS * 4 * sizeof(uint32_t));
+    for (uint32_t k = 0; k < map->tpc_count && k < 128u; ++k) {
+        const uint32_t bit = map->bit_of_tpc[k];
+        for (uint32_t g = 0; g < map->gpc_count && g < GPUPART_MAX_GPCS; ++g)
+            if ((map->gpc_tpcs[g][bit / 32u] & (1u << (bit % 32u))) != 0) numbers[g][k / 32u] |= 1u << (k % 32u);
+    }
+}
+
+/* Like libsmctrl, every information call first sets its outputs to 0 (and the array pointer to NULL), so a
+ * program that prints them after an error prints nothing it could mistake for a GPU. */
 GPUPART_API int libsmctrl_get_gpc_info(uint32_t* num_enabled_gpcs, uint64_t** tpcs_for_gpc, int dev) {
+    if (num_enabled_gpcs != NULL) *num_enabled_gpcs = 0;
+    if (tpcs_for_gpc != NULL) *tpcs_for_gpc = NULL;
     struct gpupart_gpcs_file map;
-    const int error = map_of(__func__, num_enabled_gpcs, tpcs_for_gpc, dev, &map);
+    const int error = map_of(__func__, num_enabled_gpcs != NULL && tpcs_for_gpc != NULL, dev, &map);
     if (error != 0) return error;
-    if ((map.real_tpcs[2] | map.real_tpcs[3]) != 0)
-        return gpupart_api_fail(ERANGE, __func__, "CUDA device %d has TPCs above bit 63, which 64-bit masks cannot name: "
-                                "use libsmctrl_get_gpc_info_ext", dev);
+    if (map.tpc_count > 64)
+        return gpupart_api_fail(ERANGE, __func__, "CUDA device %d has %u TPCs, more than 64-bit masks can name: use "
+                                "libsmctrl_get_gpc_info_ext", dev, map.tpc_count);
+    uint32_t numbers[GPUPART_MAX_GPCS][4];
+    gpc_numbers(&map, numbers);
     pthread_mutex_lock(&g_info_lock);
-    for (uint32_t g = 0; g < map.gpc_count; ++g)
-        g_gpcs64[dev][g] = (uint64_t)map.gpc_tpcs[g][0] | (uint64_t)map.gpc_tpcs[g][1] << 32;
+    for (uint32_t g = 0; g < map.gpc_count; ++g) g_gpcs64[dev][g] = (uint64_t)numbers[g][0] | (uint64_t)numbers[g][1] << 32;
     pthread_mutex_unlock(&g_info_lock);
     *num_enabled_gpcs = map.gpc_count;
     *tpcs_for_gpc = g_gpcs64[dev];
@@ -116,14 +132,18 @@ GPUPART_API int libsmctrl_get_gpc_info(uint32_t* num_enabled_gpcs, uint64_t** tp
 }
 
 GPUPART_API int libsmctrl_get_gpc_info_ext(uint32_t* num_enabled_gpcs, uint128_t** tpcs_for_gpc, int dev) {
+    if (num_enabled_gpcs != NULL) *num_enabled_gpcs = 0;
+    if (tpcs_for_gpc != NULL) *tpcs_for_gpc = NULL;
     struct gpupart_gpcs_file map;
-    const int error = map_of(__func__, num_enabled_gpcs, tpcs_for_gpc, dev, &map);
+    const int error = map_of(__func__, num_enabled_gpcs != NULL && tpcs_for_gpc != NULL, dev, &map);
     if (error != 0) return error;
+    uint32_t numbers[GPUPART_MAX_GPCS][4];
+    gpc_numbers(&map, numbers);
     pthread_mutex_lock(&g_info_lock);
     for (uint32_t g = 0; g < map.gpc_count; ++g) {
-        uint128_t bits = 0;
-        for (int w = 3; w >= 0; --w) bits = (bits << 32) | map.gpc_tpcs[g][w];
-        g_gpcs128[dev][g] = bits;
+        uint128_t value = 0;
+        for (int w = 3; w >= 0; --w) value = (value << 32) | numbers[g][w];
+        g_gpcs128[dev][g] = value;
     }
     pthread_mutex_unlock(&g_info_lock);
     *num_enabled_gpcs = map.gpc_count;
@@ -132,14 +152,16 @@ GPUPART_API int libsmctrl_get_gpc_info_ext(uint32_t* num_enabled_gpcs, uint128_t
 }
 
 GPUPART_API int libsmctrl_get_tpc_info(uint32_t* num_tpcs, int dev) {
+    if (num_tpcs != NULL) *num_tpcs = 0;
     struct gpupart_gpcs_file map;
-    const int error = map_of(__func__, num_tpcs, num_tpcs, dev, &map);
+    const int error = map_of(__func__, num_tpcs != NULL, dev, &map);
     if (error != 0) return error;
     *num_tpcs = map.tpc_count;
     return 0;
 }
 
 GPUPART_API int libsmctrl_get_tpc_info_cuda(uint32_t* num_tpcs, int cuda_dev) {
+    if (num_tpcs != NULL) *num_tpcs = 0;
     int error = gpupart_api_begin(__func__, 1);
     if (error != 0) return error;
     if (num_tpcs == NULL) return gpupart_api_fail(EINVAL, __func__, "num_tpcs is NULL");
@@ -160,35 +182,59 @@ GPUPART_API int libsmctrl_get_tpc_info_cuda(uint32_t* num_tpcs, int cuda_dev) {
     return 0;
 }
 
-/* ---- Real TPCs for the mask setters' check ------------------------------------------------------ */
+/* ---- Numbering for the mask setters and the launch path ------------------------------------------ */
 
-static int real_from_control(const struct gpupart_gpu_uuid* uuid, uint32_t real[4]) {
-    struct gpupart_control control;
-    if (gpupart_control_read(&gpupart_shim_slot()->control, &control, 8) != 0) return 0;
-    const int index = gpupart_control_find(&control.current, uuid);
-    if (index < 0 || !gpupart_control_has_real_tpc(&control.current.gpus[index])) return 0;
-    memcpy(real, control.current.gpus[index].real_tpcs, 4 * sizeof(uint32_t));
-    return 1;
-}
-
-int gpupart_api_real_tpcs(int ordinal, uint32_t real[4], char* uuid_text) {
-    if (ordinal < 0 || ordinal >= GPUPART_MAX_ORDINALS) return 0;
+int gpupart_api_numbering(const char* call, int ordinal, uint32_t* tpc_count, char* uuid_text) {
     pthread_mutex_lock(&g_info_lock);
-    unsigned char bytes[16];
-    if (!g_real_cache[ordinal].checked && gpupart_cu.device_get_uuid != NULL && gpupart_cu.device_get_uuid(bytes, ordinal) == 0) {
+    const int known = ordinal >= 0 && ordinal < GPUPART_MAX_ORDINALS && g_numbered[ordinal].known;
+    pthread_mutex_unlock(&g_info_lock);
+    if (!known) { /* read again at each call until it works: the error names the command that writes it */
         struct gpupart_gpu_uuid uuid;
         struct gpupart_gpcs_file map;
-        uint32_t found[4];
-        gpupart_uuid_from_bytes(bytes, &uuid);
-        g_real_cache[ordinal].checked = 1;
-        if (gpupart_devices_known_real(&uuid, found) || real_from_control(&uuid, found)) remember_real(ordinal, &uuid, found);
-        else if (read_map(NULL, ordinal, &uuid, &map) == 0) remember_real(ordinal, &uuid, map.real_tpcs);
+        int error = device_uuid(call, ordinal, &uuid);
+        if (error == 0) error = read_map(call, ordinal, &uuid, &map);
+        if (error != 0) return error;
+        pthread_mutex_lock(&g_info_lock);
+        if (!g_numbered[ordinal].known) remember_map(ordinal, &uuid, &map);
+        pthread_mutex_unlock(&g_info_lock);
     }
-    const int known = g_real_cache[ordinal].known;
-    if (known) {
-        memcpy(real, g_real_cache[ordinal].real, 4 * sizeof(uint32_t));
-        memcpy(uuid_text, g_real_cache[ordinal].uuid, GPUPART_UUID_TEXT_BYTES);
-    }
+    pthread_mutex_lock(&g_info_lock);
+    *tpc_count = g_numbered[ordinal].tpc_count;
+    memcpy(uuid_text, g_numbered[ordinal].uuid, GPUPART_UUID_TEXT_BYTES);
     pthread_mutex_unlock(&g_info_lock);
-    return known;
+    return 0;
+}
+
+static uint32_t g_scan_done; /* atomic: every device was looked up once (the device count never changes) */
+
+void gpupart_api_scan_maps(int reported) {
+    if (__atomic_load_n(&g_scan_done, __ATOMIC_ACQUIRE)) return; /* setters may run before every launch: no driver call */
+    int count = 0;
+    if (gpupart_cu.init == NULL || gpupart_cu.device_get_count == NULL || gpupart_cu.device_get_uuid == NULL ||
+        gpupart_cu.init(0) != 0 || gpupart_cu.device_get_count(&count) != 0)
+        return;
+    for (int ordinal = 0; ordinal < count && ordinal < GPUPART_MAX_ORDINALS; ++ordinal) {
+        pthread_mutex_lock(&g_info_lock);
+        const int skip = g_numbered[ordinal].scanned || g_numbered[ordinal].known;
+        g_numbered[ordinal].scanned = 1;
+        pthread_mutex_unlock(&g_info_lock);
+        if (skip) continue;
+        unsigned char bytes[16];
+        struct gpupart_gpu_uuid uuid;
+        struct gpupart_gpcs_file map;
+        if (gpupart_cu.device_get_uuid(bytes, ordinal) != 0) continue;
+        gpupart_uuid_from_bytes(bytes, &uuid);
+        if (read_map(NULL, ordinal, &uuid, &map) == 0) {
+            pthread_mutex_lock(&g_info_lock);
+            if (!g_numbered[ordinal].known) remember_map(ordinal, &uuid, &map);
+            pthread_mutex_unlock(&g_info_lock);
+            continue;
+        }
+        if (ordinal == reported) continue;
+        char text[GPUPART_UUID_TEXT_BYTES];
+        gpupart_uuid_format(&uuid, text);
+        fprintf(stderr, "libgpupart: no usable GPC map for %s (CUDA device %d): the masks this program sets do not "
+                "apply to its kernels there; run `gpupart gpcs --gpu %s --write` once on this machine\n", text, ordinal, text);
+    }
+    __atomic_store_n(&g_scan_done, 1u, __ATOMIC_RELEASE);
 }

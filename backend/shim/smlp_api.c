@@ -136,6 +136,11 @@ GPUPART_SMLP_API int gpupart_smlp_open(const char* component, const struct gpupa
     }
     if (error == 0 && copy->header.owner_uid != (uint32_t)geteuid())
         error = smlp_fail(EPERM, "%s: made for uid %u, not this user", smlp->path, copy->header.owner_uid);
+    /* Grants are used as the API's masks, TPC numbers: a component of descriptor bits would grant other TPCs. */
+    if (error == 0 && (copy->header.flags & GPUPART_SMLP_NUMBERED) == 0)
+        error = smlp_fail(EPROTO, "component %s was made by a libgpupart before TPC numbers: its TPCs are launch-descriptor "
+                                  "bits, which this library's masks are not (remove %s when no process uses it, and open "
+                                  "it again)", component, smlp->path);
     if (error == 0 && config != NULL) {
         struct gpupart_smlp_shape stored;
         gpupart_smlp_core_shape(copy, &stored);

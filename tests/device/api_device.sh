@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
-# Issue 22 on a real GPU, through the `device` tool after tests/device/stage.sh: libgpupart's libsmctrl API
-# and the SMLP. Steps (each writes into OUT_DIR; summary.txt has the verdicts):
-#  1. `gpupart gpcs --write`: the GPU's GPC map, which the API's get_gpc_info reads.
-#  2. gpupart-dev-smctrl: global / stream / next / _ext masks against %smid (the API test program).
-#  3. gpupart-dev-exp2 --calibrate: the SMs of every TPC bit; then Experiment 2 (seed 004): one kernel on
+# libgpupart's libsmctrl API and the SMLP on a real GPU, through the `device` tool after tests/device/stage.sh.
+# Steps (each writes into OUT_DIR; summary.txt has the verdicts):
+#  1. `gpupart gpcs --write`: the GPU's GPC map, which the API translates TPC numbers with.
+#  2. gpupart-dev-smctrl (without MPS): global / stream / next / _ext masks and libsmctrl's test suite (each
+#     mask type with TPC 0, 32 and 64 alone, the GPC info test), judged against %smid in libsmctrl's
+#     numbering (TPC k = SMs 2k and 2k+1). With `smctrl` as third argument the script stops here.
+#  3. gpupart-dev-exp2 --calibrate: the SMs of every TPC number; then Experiment 2 (seed 004): one kernel on
 #     1..N TPCs, checked against the calibration (no block outside the allowed TPCs).
 #  4. Three processes of one SMLP component (h=2, M=2, priorities 3/2/1), without MPS: every block of
 #     every request must run inside that request's grant; grants held at the same time must be disjoint.
 #  5. The same three under MPS (concurrent kernels), then the same with a whole-GPU lock (h = H: every
 #     request takes the whole component, i.e. a mutex with the SMLP's queues): blocking times compared.
-#   api_device.sh CARRY_DIR OUT_DIR [REQUESTS]
+# Exits 0 when every verdict passed, 1 otherwise.
+#   api_device.sh CARRY_DIR OUT_DIR [REQUESTS | smctrl]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=device_env.sh
 . "$here/device_env.sh" "$1" "$2" gpupart-api  # bin, out, gp, GPUPART_*
 requests=${3:-40}
+only_smctrl=0
+[ "$requests" = smctrl ] && only_smctrl=1 && requests=40
 export CUDA_MPS_PIPE_DIRECTORY=/tmp/gpupart-api-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/gpupart-api-log
 pids=()
 cleanup() {
@@ -29,7 +34,14 @@ nvidia-smi -L > "$out/gpus.txt" 2>&1
 "$gp" probe > "$out/probe.txt" 2>&1 || { echo "probe failed"; cat "$out/probe.txt"; exit 1; }
 "$gp" gpcs --write > "$out/gpcs.txt" 2>&1 || { echo "gpcs --write failed"; cat "$out/gpcs.txt"; exit 1; }
 "$bin/gpupart-dev-smctrl" > "$out/smctrl.txt" 2>&1
-echo "smctrl api program: exit $?"
+smctrl_status=$?
+echo "smctrl api program: exit $smctrl_status"
+grep -E '^(verdict .* FAIL|VERDICT|gpc-info)' "$out/smctrl.txt"
+[ "$smctrl_status" -eq 0 ] || tail -5 "$out/smctrl.txt"
+if [ "$only_smctrl" = 1 ]; then
+    grep '^VERDICT' "$out/smctrl.txt" > "$out/summary.txt"
+    exit $((smctrl_status != 0))
+fi
 "$bin/gpupart-example-libsmctrl-streams" --hold-seconds 3 > "$out/example.txt" 2>&1 &
 example=$!
 sleep 2
@@ -79,4 +91,6 @@ run_three mps 2
 total=$(python3 -c "import sys; print(sum(1 for l in open(sys.argv[1]) if l[:1].isdigit()))" "$out/exp2-88.csv")
 run_three mpswhole "$total"
 "$gp" mps stop > /dev/null 2>&1
-python3 "$here/check_smlp.py" "$out" plain mps mpswhole | tee "$out/summary.txt"
+python3 "$here/check_smlp.py" "$out" plain mps mpswhole > "$out/summary.txt"; verdicts=$?
+cat "$out/summary.txt"
+[ "$smctrl_status" -eq 0 ] && [ "$verdicts" -eq 0 ]

@@ -60,10 +60,19 @@ def check_smctrl(path, sms_of_bit):
     return bad
 
 
+def check_numbering(sms_of_tpc):
+    """The calibration (through the API, without MPS) in libsmctrl's numbering: TPC k ran on SMs 2k and 2k+1."""
+    wrong = {k: sorted(sms) for k, sms in sms_of_tpc.items() if not sms or not sms <= {2 * k, 2 * k + 1}}
+    print(f"== numbering: {len(sms_of_tpc)} TPCs alone, {len(wrong)} not on SMs 2k and 2k+1"
+          + (f": {dict(list(wrong.items())[:8])}" if wrong else ""))
+    return len(wrong)
+
+
 def main():
     out_dir, runs = sys.argv[1], sys.argv[2:]
-    sms_of_bit = calibration(f"{out_dir}/calibration.csv")
+    sms_of_bit = calibration(f"{out_dir}/calibration.csv")  # keyed by TPC number: the API's numbering
     failed = check_smctrl(f"{out_dir}/smctrl.txt", sms_of_bit) > 0
+    failed |= check_numbering(sms_of_bit) > 0
     for run in runs:
         reqs = []
         for who in ("high", "mid", "low"):

@@ -100,6 +100,29 @@ TEST(AppMasks, AProcessThatNeverUsedTheApiShowsNothing) {
     EXPECT_TRUE(app_mask_rows(record.app, std::nullopt, std::nullopt).empty());
 }
 
+// Blocks say whether their masks are TPC numbers (shims since the numbering) or descriptor bits (older
+// shims, a flag never set), and count launches on GPUs without a GPC map in what was a reserved field.
+TEST(AppMasks, TheBlockSaysItsNumberingAndCountsUnmappedLaunches) {
+    TempRegistry registry_dir;
+    RegisteredChild child(registry_dir.dir, "0xff");
+    const std::string path = slot_of(Registry(registry_dir.dir), child.pid);
+    {
+        MappedSlot mapped(path, true);
+        test::write_app_masks(mapped.slot->app, FixtureAppMasks{});
+    }
+    SlotRecord record = SlotFile::open(path, false).read();
+    EXPECT_FALSE(record.app.numbered);
+    EXPECT_EQ(record.app.unmapped_launches, 0u);
+    {
+        MappedSlot mapped(path, true);
+        __atomic_or_fetch(&mapped.slot->app.flags, GPUPART_APP_NUMBERED, __ATOMIC_RELEASE);
+        __atomic_store_n(&mapped.slot->app.unmapped_launches, 7u, __ATOMIC_RELAXED);
+    }
+    record = SlotFile::open(path, false).read();
+    EXPECT_TRUE(record.app.numbered);
+    EXPECT_EQ(record.app.unmapped_launches, 7u);
+}
+
 TEST(AppMasks, AStreamCountBeyondTheSlotIsClampedAndSaid) {
     TempRegistry registry_dir;
     RegisteredChild child(registry_dir.dir, "0xff");
@@ -197,8 +220,7 @@ TEST(AppMasks, TheProgramsChoiceRunsInsideTheOperatorsMask) {
     e = effective_tpcs(TpcMask::range(100, 101), std::nullopt, real);
     EXPECT_EQ(e.tpcs, real);
     EXPECT_TRUE(e.outside_bound);
-    // libsmctrl's `~allowed` idiom with its bit 63 carried to 64-127 (decision 3): ~0x1 allows TPC 0 only,
-    // set_global_mask(0) every TPC.
+    // libsmctrl's `~allowed` idiom in an _ext mask: ~0x1 allows TPC 0 only, set_global_mask_ext(0) every TPC.
     const TpcMask only_zero = ~TpcMask::from_words(~std::uint64_t{1}, ~std::uint64_t{0});
     EXPECT_EQ(effective_tpcs(only_zero, std::nullopt, real).tpcs, TpcMask::range(0, 0));
     EXPECT_EQ(effective_tpcs(~TpcMask{}, std::nullopt, real).tpcs, real);

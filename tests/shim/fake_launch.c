@@ -8,7 +8,8 @@
  * hStream at 40 in cuLaunchKernel_params, a CUlaunchConfig* first in cuLaunchKernelEx_params with hStream
  * at 32 in it); between the two a launch builds its kernel's descriptor, which runs the descriptor
  * callback (fake_cuda_build_descriptor). The test reads that descriptor back with
- * fake_cuda_last_descriptor (per thread, like the launch).
+ * fake_cuda_last_descriptor (per thread, like the launch), and where the kernel would run with
+ * fake_cuda_last_sms (the SMs of the H200's TPCs that its descriptor allows).
  * Streams come from a pool of 128 and a destroyed stream's place is the next one given out, so a new stream
  * gets the address of the one destroyed last, as allocators do.
  */
@@ -130,6 +131,49 @@ EXPORT int cuLaunchKernelEx(const void* config, void* f, void** kernel_params, v
 EXPORT int fake_cuda_last_descriptor(unsigned char* out) {
     memcpy(out, t_descriptor, sizeof t_descriptor);
     return t_called;
+}
+
+/* ---- Where a kernel runs: the H200's TPCs ------------------------------------------------------------
+ * Every GPU of the test double is the measured H200 (docs: HARDWARE.md section 3; tests/fixtures/h200's
+ * mask-bit log): 66 of the descriptor's 128 TPC bits are TPCs, each holding two SMs, and the driver's TPC
+ * number k holds SMs 2k and 2k+1. kFirstSmOfBit[b] is the first SM of descriptor bit b, -1 for a hole. */
+static const int16_t kFirstSmOfBit[128] = {
+    0, 16, 32, 48, -1, -1, -1, -1, -1,                 /* bits 0-8: one GPC of 4 TPCs, then holes */
+    2, 18, 34, 50, 64, 78, 92, 106, -1,                /* 9-17 */
+    4, 20, 36, 52, 66, 80, 94, 108, -1,                /* 18-26 */
+    6, 22, 38, 54, 68, 82, 96, 110, -1,                /* 27-35 */
+    8, 24, 40, 56, 70, 84, 98, 112, -1,                /* 36-44 */
+    10, 26, 42, 58, 72, 86, 100, 114, -1,              /* 45-53 */
+    12, 28, 44, 60, 74, 88, 102, 116, 120,             /* 54-62 */
+    14, 30, 46, 62, 76, 90, 104, 118, 122,             /* 63-71 */
+    -1, -1, -1, 124, -1, -1, 126, -1, -1, 128, -1, 130, /* 72-83 */
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, /* 84-105 */
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, /* 106-127 */
+};
+_Static_assert(sizeof kFirstSmOfBit == 128 * sizeof(int16_t), "one entry per descriptor bit");
+
+/* The SMs a V04 descriptor lets its kernel run on, as the GPU reads it: its TPC mask when the enable bit is
+ * set (a set bit disables that TPC), else every SM. */
+static void sms_of(const unsigned char* descriptor, uint32_t sms[FAKE_CUDA_SM_WORDS]) {
+    uint32_t word0, mask[4] = {0, 0, 0, 0};
+    memcpy(&word0, descriptor, sizeof word0);
+    if ((word0 & 0x80000000u) != 0) memcpy(mask, descriptor + 304, sizeof mask);
+    memset(sms, 0, FAKE_CUDA_SM_WORDS * sizeof(uint32_t));
+    for (int bit = 0; bit < 128; ++bit) {
+        if (kFirstSmOfBit[bit] < 0 || ((mask[bit / 32] >> (bit % 32)) & 1u) != 0) continue;
+        for (int sm = kFirstSmOfBit[bit]; sm <= kFirstSmOfBit[bit] + 1; ++sm) sms[sm / 32] |= 1u << (sm % 32);
+    }
+}
+
+/* The SMs this thread's last launch could run on (a GPU program reads %smid instead): a bit set of
+ * FAKE_CUDA_SM_WORDS words. Returns how many; 0 means the kernel would never run (only holes allowed),
+ * -1 that the last launch built no Hopper (0x40) descriptor. */
+EXPORT int fake_cuda_last_sms(uint32_t sms[FAKE_CUDA_SM_WORDS]) {
+    if (t_descriptor[FAKE_CUDA_VERSION_OFFSET] != 0x40) return -1;
+    sms_of(t_descriptor, sms);
+    int count = 0;
+    for (int w = 0; w < FAKE_CUDA_SM_WORDS; ++w) count += __builtin_popcount(sms[w]);
+    return count;
 }
 
 /* The descriptor version the launch functions build (default 0x40, Hopper's). */

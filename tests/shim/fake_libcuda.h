@@ -8,6 +8,7 @@
 #define FAKE_CUDA_DESCRIPTOR_BYTES 512
 #define FAKE_CUDA_VERSION_OFFSET 72
 #define FAKE_CUDA_DOMAIN_DRIVER_API 6
+#define FAKE_CUDA_SM_WORDS 8 /* fake_cuda_last_sms: a bit set of 256 SMs */
 
 #include <stdint.h>
 

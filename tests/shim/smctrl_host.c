@@ -11,7 +11,8 @@
  *     next:HEX | next128:HEX          libsmctrl_set_next_mask(_ext)          -> "next ok" | ...
  *     newstream:S / destroy:S         cuStreamCreate / cuStreamDestroy_v2     -> "stream S at 0x..." / "destroyed S"
  *     launch:S | launchex:S           cuLaunchKernel / cuLaunchKernelEx on S  -> "launch S allowed=0-3,9-16"
- *                                     (TPC bits the kernel's descriptor allows; "all" when it carries no mask)
+ *                                     (TPC numbers the kernel's descriptor allows on the test double's H200,
+ *                                     k for SMs 2k and 2k+1; "all" when it carries no mask)
  *     gpcs:D | gpcs128:D              libsmctrl_get_gpc_info(_ext)            -> "gpcs D n=N 0x..,0x.." | error
  *     tpcs:D | tpcscuda:D             libsmctrl_get_tpc_info(_cuda)           -> "tpcs D n=N" | error
  *     makemask:L:H | makemask128:L:H  libsmctrl_make_mask(_ext)              -> "makemask 0x..." | error
@@ -41,7 +42,6 @@
 #include <gpupart/libsmctrl.h>
 
 #define DESCRIPTOR_BYTES 512
-#define V04_MASK_OFFSET 304
 #define V04_ENABLE_BIT 0x80000000u
 #define STREAMS 8
 
@@ -58,6 +58,7 @@ static struct {
     int (*launch_ex)(const struct launch_config* config, void* f, void** params, void** extra);
     int (*last_descriptor)(unsigned char* out);
     int (*set_device)(int ordinal);
+    int (*last_sms)(uint32_t sms[8]);
 } g_cu;
 static void* g_streams[STREAMS];
 #define EXTRA_STREAMS 100
@@ -83,6 +84,7 @@ static int driver(void) {
     RESOLVE(library, launch_ex, "cuLaunchKernelEx");
     RESOLVE(library, last_descriptor, "fake_cuda_last_descriptor");
     RESOLVE(library, set_device, "fake_cuda_set_device");
+    RESOLVE(library, last_sms, "fake_cuda_last_sms");
     RESOLVE(library, launch, "cuLaunchKernel");
     return 0;
 }
@@ -132,28 +134,30 @@ static void result_line(const char* what, int error) {
     else printf("%s error=%d %s\n", what, error, message);
 }
 
+/* The TPC numbers the last kernel may run on: the SMs the test double says its descriptor allows (it models
+ * the H200), TPC k for SMs 2k and 2k+1, as %smid would tell on a GPU. */
 static void print_allowed(const char* prefix) {
     unsigned char descriptor[DESCRIPTOR_BYTES];
     const int called = g_cu.last_descriptor(descriptor);
-    uint32_t word0, mask[4];
+    uint32_t word0, sms[8];
     memcpy(&word0, descriptor, sizeof word0);
-    memcpy(mask, descriptor + V04_MASK_OFFSET, sizeof mask);
     printf("%s%s allowed=", prefix, called ? "" : " (no callback)");
     if ((word0 & V04_ENABLE_BIT) == 0) {
         printf("all\n");
         return;
     }
+    g_cu.last_sms(sms);
     int first = 1;
-    for (int bit = 0; bit < 128;) {
-        if ((mask[bit / 32] >> (bit % 32)) & 1u) {
-            ++bit;
+    for (int tpc = 0; tpc < 128;) {
+        if (((sms[(2 * tpc) / 32] >> ((2 * tpc) % 32)) & 1u) == 0) {
+            ++tpc;
             continue;
         }
-        int end = bit;
-        while (end + 1 < 128 && !((mask[(end + 1) / 32] >> ((end + 1) % 32)) & 1u)) ++end;
-        printf(end > bit ? "%s%d-%d" : "%s%d", first ? "" : ",", bit, end);
+        int end = tpc;
+        while (end + 1 < 128 && ((sms[(2 * end + 2) / 32] >> ((2 * end + 2) % 32)) & 1u) != 0) ++end;
+        printf(end > tpc ? "%s%d-%d" : "%s%d", first ? "" : ",", tpc, end);
         first = 0;
-        bit = end + 1;
+        tpc = end + 1;
     }
     printf("%s\n", first ? "none" : "");
 }

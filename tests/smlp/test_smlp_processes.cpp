@@ -3,6 +3,7 @@
 // inside the mutex.
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <filesystem>
 
@@ -78,6 +79,31 @@ TEST(SmlpProcesses, OpenCreatesJoinsAndChecksSettings) {
     EXPECT_EQ(after.header.satisfied, 1u);
     EXPECT_EQ(after.header.finalized, 1u);
     EXPECT_EQ(after.header.seq % 2, 0u);
+}
+
+// Grants are used as libsmctrl masks, which are TPC numbers: a component made before the numbering holds
+// descriptor bits, and joining it would grant other TPCs than it names.
+TEST(SmlpProcesses, ComponentsAreNumberedAndOldOnesAreRefused) {
+    TempRegistry registry;
+    const gpupart_smlp_config config = config_of(8, 2, 2);
+    gpupart_smlp* made = nullptr;
+    ASSERT_EQ(gpupart_smlp_open("numbered", &config, &made), 0) << gpupart_smlp_last_error();
+    const std::string path = registry.user_dir() + "/numbered.smlp";
+    EXPECT_EQ(read_component(path).header.flags, GPUPART_SMLP_NUMBERED);
+    EXPECT_EQ(gpupart_smlp_close(made), 0);
+
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    const uint32_t before_numbers = 0;
+    ASSERT_EQ(::pwrite(fd, &before_numbers, sizeof before_numbers, offsetof(gpupart_smlp_component, flags)),
+              static_cast<ssize_t>(sizeof before_numbers));
+    ::close(fd);
+    gpupart_smlp* refused = nullptr;
+    EXPECT_EQ(gpupart_smlp_open("numbered", nullptr, &refused), EPROTO);
+    EXPECT_EQ(refused, nullptr);
+    EXPECT_TRUE(one_line(gpupart_smlp_last_error()));
+    EXPECT_NE(std::strstr(gpupart_smlp_last_error(), "before TPC numbers"), nullptr) << gpupart_smlp_last_error();
+    EXPECT_EQ(gpupart_smlp_open("numbered", &config, &refused), EPROTO);
 }
 
 TEST(SmlpProcesses, RacingCreatorsAllJoinOneFile) {

@@ -2,11 +2,13 @@
  * libgpupart: the libsmctrl API (same names, same signatures) for programs that partition their own
  * kernels, served by gpupart's launch path. Link with -lgpupart; docs/api.md is the guide.
  *
- * Masks are libsmctrl's DISABLE masks: a set bit is a TPC the kernel must not use. Bit i is the TPC that
- * gpupart calls i (`gpupart topology` shows them; bits of floorswept holes are never TPCs). The 64-bit
- * forms set bits 0-63 and copy bit 63 into bits 64-127: set_global_mask(0) allows every TPC of an H100
- * (66 TPCs, bits up to 71), and ~0x1ull (only TPC 0) keeps meaning "only TPC 0". The _ext forms take all
- * 128 bits.
+ * Masks are libsmctrl's DISABLE masks: a set bit is a TPC the kernel must not use. Bit k is TPC number k in
+ * libsmctrl's numbering, the driver's own: TPC k holds SMs 2k and 2k+1 (as %smid counts them), numbered 0 to
+ * N-1 without gaps. libgpupart translates masks into the launch descriptor's bits through the GPU's GPC map
+ * (`gpupart gpcs --write`); without one a setter fails (ENODATA) and changes nothing. As in libsmctrl, the
+ * 64-bit forms name TPCs 0-63 and leave TPCs 64-127 disabled (use the _ext forms above TPC 63:
+ * set_global_mask_ext(0) allows every TPC), a zero _ext stream mask removes the stream's mask and a zero
+ * next mask cancels the pending one.
  *
  * Which mask a launch gets: the calling thread's next mask (used once), else the mask of the launch's
  * stream, else the global mask, else none. Under `gpupart run` or after `gpupart set`, an operator's mask
@@ -15,8 +17,8 @@
  *
  * Errors: calls returning int return 0 or an errno value (EINVAL bad argument, ENODEV no such device,
  * ENODATA no GPC map, ...); every call, void ones included, leaves a one-line message for this thread in
- * gpupart_last_error() when it fails (and "" when it succeeds). A failed call changes nothing, and no
- * call ever aborts the program.
+ * gpupart_last_error() when it fails (and "" when it succeeds). A failed call changes nothing but its
+ * zeroed outputs, and no call ever aborts the program.
  * `dev` is the CUDA device ordinal (libsmctrl's get_gpc_info took nvdebug's index; gpupart needs no
  * kernel module).
  */
@@ -46,9 +48,11 @@ void libsmctrl_set_stream_mask_ext(void* stream, uint128_t mask);
 /* Mask for the next kernel this thread launches, once. Overrides the stream and global masks. */
 void libsmctrl_set_next_mask(uint64_t mask);
 
-/* The GPCs of CUDA device `dev` with at least one TPC, and a GPC-indexed array of their TPC bits. The
- * array stays valid until the next call for that device. Needs the GPU's GPC map (ENODATA names the
- * gpupart command that writes it); ERANGE when a TPC lies above bit 63 (use the _ext form). */
+/* The GPCs of CUDA device `dev` with at least one TPC, and a GPC-indexed array of their TPCs (masks of TPC
+ * numbers: disjoint, together 0..N-1). The array stays valid until the next call for that device. Needs the
+ * GPU's GPC map (ENODATA names the gpupart command that writes it); ERANGE when the GPU has more than 64
+ * TPCs (use the _ext form); ENODEV for a device the process does not have. Like libsmctrl, the information
+ * calls set their outputs to 0 (and NULL) first: after a failure they hold nothing else. */
 int libsmctrl_get_gpc_info(uint32_t* num_enabled_gpcs, uint64_t** tpcs_for_gpc, int dev);
 /* The TPCs of CUDA device `dev`, from its GPC map. */
 int libsmctrl_get_tpc_info(uint32_t* num_tpcs, int dev);

@@ -51,11 +51,11 @@ struct gpupart_smlp; /* an open component */
 /* What a component is: chosen by its creator, checked by everyone who opens it with a config. */
 struct gpupart_smlp_config {
     unsigned char gpu_uuid[16];  /* cuDeviceGetUuid's bytes of the component's GPU; all zero: not said */
-    uint32_t tpcs[4];            /* the component's TPCs (allowed bits, bit 0 lowest); H = their number */
+    uint32_t tpcs[4];            /* the component's TPCs (allowed bits of TPC numbers, as the libsmctrl API's); H = their number */
     uint32_t h;                  /* grant granularity in TPCs: divides H, H/h <= 128 */
     uint32_t fq_length;          /* M: the FIFO queue's length, 1..64 */
     uint32_t gpc_count;          /* 0: no GPC map (grants take the lowest free TPCs) */
-    uint32_t gpc_tpcs[32][4];    /* each GPC's TPC bits: grants are packed into few GPCs */
+    uint32_t gpc_tpcs[32][4];    /* each GPC's TPC numbers (libsmctrl_get_gpc_info_ext): grants are packed into few GPCs */
 };
 
 struct gpupart_smlp_request_spec {
