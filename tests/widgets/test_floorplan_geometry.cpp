@@ -39,9 +39,9 @@ private slots:
             // No TPC tile on a hole, and no two tiles overlap.
             for (const FloorplanTile& a : geometry.tiles())
                 for (const FloorplanTile& b : geometry.tiles())
-                    if (&a != &b) QVERIFY2(!a.rect.intersects(b.rect), qPrintable(QString("bits %1 and %2 overlap").arg(a.mask_bit).arg(b.mask_bit)));
+                    if (&a != &b) QVERIFY2(!a.rect.intersects(b.rect), qPrintable(QString("tiles %1 and %2 overlap").arg(a.tpc_key).arg(b.tpc_key)));
             for (const FloorplanTile& tile : geometry.tiles()) {
-                QCOMPARE(find_tpc(*shown, tile.mask_bit) != nullptr, !tile.hole);
+                QCOMPARE(find_tpc(*shown, tile.tpc_key) != nullptr, !tile.hole);
                 QVERIFY(QRectF(QPointF(0, 0), geometry.size()).contains(tile.rect));
             }
         }

@@ -57,7 +57,7 @@ private slots:
         QVERIFY(fills_one_direction(view));
         // Every tile is inside the view, below the banner, and no scroll bar shows.
         for (const FloorplanTile& tile : view.geometry().tiles())
-            if (tile.selectable()) QVERIFY(QRectF(0, FloorplanView::kBannerHeight, 1800, 1100 - FloorplanView::kBannerHeight).contains(view.tileRectInWidget(tile.mask_bit)));
+            if (tile.selectable()) QVERIFY(QRectF(0, FloorplanView::kBannerHeight, 1800, 1100 - FloorplanView::kBannerHeight).contains(view.tileRectInWidget(tile.tpc_key)));
         QVERIFY(!bar(view, Qt::Horizontal)->isVisible());
         QVERIFY(!bar(view, Qt::Vertical)->isVisible());
         QVERIFY(gpupart::test::save_screenshot(view, "floorplan_fit_large", {1800, 1100}));
