@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "model/tpc_numbering.hpp"
 #include "model/gpu_queries.hpp"
 #include "model/user_error.hpp"
 #include "registry/gpc_map.hpp"
@@ -49,11 +50,18 @@ TEST(GpcMap, TheRecordedH200GivesEightGpcsCoveringItsSixtySixTpcsOnce) {
     char uuid[GPUPART_UUID_TEXT_BYTES];
     gpupart_uuid_format(&map.uuid, uuid);
     EXPECT_EQ(std::string(uuid), "GPU-258f535b-999d-058c-3642-767b7fb8d4f0");
-    for (int g = 0; g < 8; ++g) {  // in gpupart's GPC order, as `gpupart topology` numbers them
-        const auto words = gpc_tpcs(gpu, g).words32();
+    const TpcNumbering numbering = TpcNumbering::of(gpu);
+    for (int g = 0; g < 8; ++g) {  // in gpupart's GPC order, as `gpupart topology` numbers them: descriptor bits
+        const auto words = numbering.to_bits(gpc_tpcs(gpu, g)).words32();
         for (int w = 0; w < 4; ++w) EXPECT_EQ(map.gpc_tpcs[g][w], words[static_cast<std::size_t>(w)]) << "gpc" << g;
     }
     EXPECT_EQ(map.gpc_tpcs[1][2], (1u << (75 - 64)) | (1u << (78 - 64)) | (1u << (81 - 64)) | (1u << (83 - 64)));
+    // Each TPC number's descriptor bit: TPC k is SMs 2k and 2k+1 (TPC 1 = SMs 2-3 = bit 9; TPC 65 = SMs 130-131 = bit 83).
+    EXPECT_EQ(map.bit_of_tpc[0], 0u);
+    EXPECT_EQ(map.bit_of_tpc[1], 9u);
+    EXPECT_EQ(map.bit_of_tpc[8], 1u);
+    EXPECT_EQ(map.bit_of_tpc[65], 83u);
+    EXPECT_EQ(map.bit_of_tpc[66], GPUPART_GPCS_NO_TPC);
 }
 
 TEST(GpcMap, WrittenThenReadBackWhole) {

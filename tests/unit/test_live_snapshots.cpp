@@ -83,7 +83,7 @@ TEST(LiveSnapshots, TheLiveH200AgreesWithTheIndependentlyRecordedBuiltIn) {
     ASSERT_EQ(real_tpcs(gpu), real_tpcs(builtin));
     std::map<int, std::set<int>> live_gpcs_of_cluster_gpc;
     for (const Tpc& recorded : builtin.tpcs) {
-        const Tpc* now = find_tpc(gpu, *recorded.mask_bit);
+        const Tpc* now = find_tpc_by_bit(gpu, *recorded.mask_bit);
         ASSERT_NE(now, nullptr);
         EXPECT_EQ(now->sms, recorded.sms) << "bit " << *recorded.mask_bit;
         if (recorded.gpc) live_gpcs_of_cluster_gpc[*recorded.gpc].insert(*now->gpc);
@@ -95,7 +95,9 @@ TEST(LiveSnapshots, TheLiveH200AgreesWithTheIndependentlyRecordedBuiltIn) {
         used.insert(*live_gpcs.begin());
     }
     EXPECT_EQ(used.size(), 8u);
-    // The four TPCs the cluster method could not place sit with bits 0-3, in physical GPC 1.
-    for (int bit : {75, 78, 81, 83}) EXPECT_EQ(find_tpc(gpu, bit)->gpc, find_tpc(gpu, 0)->gpc) << bit;
+    // The four TPCs the cluster method could not place (bits 75, 78, 81, 83: TPCs 62-65) sit with bits 0-3, in physical GPC 1.
+    for (int bit : {75, 78, 81, 83}) EXPECT_EQ(find_tpc_by_bit(gpu, bit)->gpc, find_tpc_by_bit(gpu, 0)->gpc) << bit;
+    for (int number : {62, 63, 64, 65}) EXPECT_EQ(find_tpc(gpu, number)->gpc, find_tpc(gpu, 0)->gpc) << number;
+
     EXPECT_EQ(gpu.gpcs.at(static_cast<std::size_t>(*find_tpc(gpu, 0)->gpc)).physical_id, 1);
 }

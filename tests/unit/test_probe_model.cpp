@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "model/gpu_queries.hpp"
+#include "model/tpc_numbering.hpp"
 #include "probe_fixtures.hpp"
 #include "report/topology_text.hpp"
 #include "rm_fixture_transport.hpp"
@@ -44,7 +45,8 @@ TEST(ProbeModel, EveryTpcOfTheRmFloorplanGetsItsMaskBit) {
     EXPECT_EQ(status.source, Source::probe);
     EXPECT_TRUE(mask_bits_known(model.gpu));
     EXPECT_EQ(find_inconsistency(model.gpu), std::nullopt);
-    EXPECT_EQ(real_tpcs(model.gpu).to_list(), "0-3,9-16,18-25,27-34,36-43,45-52,54-71,75,78,81,83");
+    EXPECT_EQ(real_tpcs(model.gpu).to_list(), "0-65");
+    EXPECT_EQ(TpcNumbering::of(model.gpu).to_bits(real_tpcs(model.gpu)).to_list(), "0-3,9-16,18-25,27-34,36-43,45-52,54-71,75,78,81,83");
     EXPECT_EQ(model.gpu.holes.size(), 62u);
     EXPECT_EQ(model.gpu.descriptor_version.value, 0x40);
     // Bit 83 (SMs 130, 131), which the cluster method could not place: logical GPC 1, its TPC 7, the
@@ -55,13 +57,15 @@ TEST(ProbeModel, EveryTpcOfTheRmFloorplanGetsItsMaskBit) {
     EXPECT_EQ(model.gpu.gpcs.at(static_cast<std::size_t>(*tpc->gpc)).physical_id, 1);
     EXPECT_EQ(tpc->slot, 8);
     EXPECT_EQ(tpc->from.detail, "GR_GET_TPC_MASK; SMs from GR_GET_GLOBAL_SM_ORDER via GRMGR_GET_GR_FS_INFO; mask bit from the probe (cache.txt)");
-    // Every GPC is whole now: gpc1 holds bits 0-3 and the four bits of no cluster group.
-    EXPECT_EQ(gpc_tpcs(model.gpu, 1).to_list(), "0-3,75,78,81,83");
+    // Every GPC is whole now: gpc1 holds bits 0-3 and the four bits of no cluster group, which are TPCs
+    // 0, 8, 16, 24 (SMs 0-1, 16-17, 32-33, 48-49) and 62-65 (SMs 124-131).
+    EXPECT_EQ(gpc_tpcs(model.gpu, 1).to_list(), "0,8,16,24,62-65");
+    EXPECT_EQ(TpcNumbering::of(model.gpu).to_bits(gpc_tpcs(model.gpu, 1)).to_list(), "0-3,75,78,81,83");
     EXPECT_TRUE(undetermined_gpc_tpcs(model.gpu).empty());
     const std::string text = topology_text(model.gpu);
-    EXPECT_NE(text.find("gpc1      8   16   bit        0       .       3       1      75      81       2      78      83\n"), std::string::npos)
+    EXPECT_NE(text.find("gpc1      8   16   TPC        0       .      24       8      62      64      16      63      65\n"), std::string::npos)
         << text;
-    EXPECT_EQ(text.find("mask bits: not known"), std::string::npos);
+    EXPECT_NE(text.find("launch-descriptor bits: known for every TPC"), std::string::npos) << text;
 }
 
 TEST(ProbeModel, AProbeThatDisagreesChangesNothing) {

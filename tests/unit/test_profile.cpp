@@ -246,7 +246,7 @@ TEST(Profile, Rules) {
 TEST(Profile, MaskExpressionsAreChecked) {
     EXPECT_EQ(error_of(with("\"gpc0-3\"", "\"gpc\"")), "profile t.json:12: field rules[0].tpcs: mask 'gpc': 'gpc' is not a GPC name (write gpc2 or gpc2-3)");
     EXPECT_EQ(error_of(with("\"8 tpcs\"", "\"\"")),
-              "profile t.json:16: field rules[1].tpcs: mask is empty: give TPC bits (0-3,9-16), a GPC (gpc2), a hex "
+              "profile t.json:16: field rules[1].tpcs: mask is empty: give TPC numbers (0-3,9-16), a GPC (gpc2), a hex "
               "mask (0xff), a count (8 tpcs) or 'all'");
     // A mask with a newline in it still gives a one-line message.
     const std::string message = error_of(with("\"8 tpcs\"", "\"zz\\nzz\""));
