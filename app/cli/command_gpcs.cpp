@@ -9,6 +9,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "model/gpu_queries.hpp"
+#include "model/tpc_numbering.hpp"
 #include "model/user_error.hpp"
 #include "registry/gpc_map.hpp"
 #include "registry/registry.hpp"
@@ -45,6 +46,7 @@ Command add_gpcs_command(CLI::App& app) {
                 if (!mask_bits_known(gpu)) throw UserError(fmt::format("GPU {}: {}", gpu.index, mask_bits_unknown_reason(gpu)));
                 const std::string path = options->write ? write_map(chosen, gpu) : "";
                 const std::string uuid = gpu.uuid.value.value_or("");
+                const TpcNumbering numbering = TpcNumbering::of(gpu);  // the map file holds descriptor bits too
                 if (options->json) {
                     Json out = origin_json(chosen);
                     out["gpu"] = gpu.index;
@@ -54,7 +56,7 @@ Command add_gpcs_command(CLI::App& app) {
                     for (const Gpc& gpc : gpu.gpcs) {
                         const TpcMask tpcs = gpc_tpcs(gpu, gpc.index);
                         if (!tpcs.empty())
-                            out["gpcs"].push_back(Json{{"gpc", gpc.index}, {"tpcs", tpcs.to_list()}, {"bits", tpcs.to_hex()}});
+                            out["gpcs"].push_back(Json{{"gpc", gpc.index}, {"tpcs", tpcs.to_list()}, {"descriptor_bits", "bits:" + numbering.to_bits(tpcs).to_hex()}});
                     }
                     out["written"] = path.empty() ? Json(nullptr) : Json(path);
                     out["unavailable_reason"] = gpc_map_unavailable_reason(gpu);
@@ -68,7 +70,8 @@ Command add_gpcs_command(CLI::App& app) {
                 for (const Gpc& gpc : gpu.gpcs) {
                     const TpcMask tpcs = gpc_tpcs(gpu, gpc.index);
                     if (tpcs.empty()) continue;
-                    fmt::print("  [{}] {:<5} bits {:<34} TPCs {}\n", listed++, gpc_name(gpc.index), tpcs.to_hex(), tpcs.to_list());
+                    fmt::print("  [{}] {:<5} TPCs {:<34} bits:{}\n", listed++, gpc_name(gpc.index), tpcs.to_list(),
+                               numbering.to_bits(tpcs).to_hex());
                 }
                 if (!path.empty()) fmt::print("wrote {}\n", path);
                 else if (const std::string reason = gpc_map_unavailable_reason(gpu); !reason.empty())

@@ -20,7 +20,7 @@ Command add_mask_command(CLI::App& app) {
     CLI::App* mask = app.add_subcommand("mask", "Work with TPC mask expressions");
     mask->require_subcommand(1);
     CLI::App* parse = mask->add_subcommand(
-        "parse", "Normalise a mask expression against a GPU: 0-3,9-16 | 0xff | gpc2 | gpc0-1,75 | all | 8 tpcs | 2 gpcs | 25%");
+        "parse", "Normalise a mask expression against a GPU (TPC k = SMs 2k and 2k+1): 0-31 | 33 | 0xff | gpc2 | gpc0-1,33 | all | 8 tpcs | 2 gpcs | 25% | bits:0x3c0f");
     parse->add_option("EXPR", options->expression, "The mask expression (quote it if it has spaces)")->required();
     add_snapshot_options(*parse, options->snapshot);
     parse->add_flag("--json", options->json, "Machine-readable output (docs/json-output.md)");

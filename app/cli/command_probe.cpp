@@ -11,6 +11,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "model/tpc_numbering.hpp"
 #include "model/user_error.hpp"
 #include "sources/probe_analysis.hpp"
 #include "sources/probe_cache.hpp"
@@ -68,7 +69,10 @@ nlohmann::ordered_json join_json(const SmOrderJoin& joined) {
 nlohmann::ordered_json probe_json(const ProbeRun& run, const ProbeMap& map, const std::string& cache) {
     const ProbeReport& r = *run.report;
     nlohmann::ordered_json tpcs = nlohmann::ordered_json::array();
-    for (const ProbeBit& bit : map.tpcs) tpcs.push_back({{"bit", bit.mask_bit}, {"sms", bit.sms}});
+    for (const ProbeBit& bit : map.tpcs) {
+        const std::optional<int> number = tpc_number(Tpc{bit.mask_bit, {}, {}, bit.sms, {}, {}, {}});
+        tpcs.push_back({{"bit", bit.mask_bit}, {"tpc", number ? nlohmann::ordered_json(*number) : nullptr}, {"sms", bit.sms}});
+    }
     TpcMask holes;
     for (int bit : map.holes) holes.set(bit);
     return {{"gpu",
@@ -115,8 +119,12 @@ void print_text(const ProbeRun& run, const ProbeMap& map, const std::string& cac
                r.device.uuid, r.device.pci_bus_id, r.device.driver_version, r.descriptor_version, r.mask_width);
     fmt::print("{} mask bits are TPCs, {} are holes; {} SMs. {} launches in {:.0f} ms ({:.0f} ms with process start)\n",
                map.tpcs.size(), map.holes.size(), r.device.sm_count, r.launches, r.elapsed_ms, run.wall_ms);
-    fmt::print("cached: {}\n\n{:<5} {}\n", cache, "bit", "sms");
-    for (const ProbeBit& bit : map.tpcs) fmt::print("{:<5} {}\n", bit.mask_bit, fmt::join(bit.sms, " "));
+    // Each descriptor bit with the TPC number the driver gives its SMs (TPC k = SMs 2k and 2k+1): masks name numbers.
+    fmt::print("cached: {}\n\n{:<5} {:<5} {}\n", cache, "bit", "tpc", "sms");
+    for (const ProbeBit& bit : map.tpcs) {
+        const std::optional<int> number = tpc_number(Tpc{bit.mask_bit, {}, {}, bit.sms, {}, {}, {}});
+        fmt::print("{:<5} {:<5} {}\n", bit.mask_bit, number ? fmt::format("{}", *number) : std::string("?"), fmt::join(bit.sms, " "));
+    }
     fmt::print("\nholes: {}\n", holes.to_list());
 }
 

@@ -38,7 +38,7 @@ Command add_run_command(CLI::App& app) {
     };
     auto options = std::make_shared<RunOptions>();
     CLI::App* run = app.add_subcommand("run", "Start a command confined to some TPCs (it can be moved later with `gpupart set`)");
-    run->add_option("--tpcs", options->tpcs, "TPCs the command may use: 0-3,9-16 | gpc2 | 8 tpcs | 25% | all")->required();
+    run->add_option("--tpcs", options->tpcs, "TPCs the command may use (TPC k = SMs 2k and 2k+1): 0-31 | 33 | gpc2 | 8 tpcs | 25% | all")->required();
     add_snapshot_options(*run, options->snapshot);
     run->add_flag("--spread", options->spread, "Place a count over as many GPCs as possible (default: GPC-packed)");
     run->add_flag("--dry-run", options->dry_run, "Show the placement and findings; start nothing");

@@ -23,7 +23,7 @@ Command add_set_command(CLI::App& app) {
     auto options = std::make_shared<SetOptions>();
     CLI::App* set = app.add_subcommand("set", "Change the TPCs of a running partitioned process");
     set->add_option("PID", options->pid, "Process id (see `gpupart list`)")->required();
-    set->add_option("EXPR", options->tpcs, "TPCs it may use from its next launch: 0-3,9-16 | gpc2 | 8 tpcs | 25% | all")->required();
+    set->add_option("EXPR", options->tpcs, "TPCs it may use from its next launch (TPC k = SMs 2k and 2k+1): 0-31 | 33 | gpc2 | 8 tpcs | 25% | all")->required();
     set->add_flag("--spread", options->spread, "Place a count over as many GPCs as possible (default: GPC-packed)");
     set->add_flag("--dry-run", options->dry_run, "Show the placement and findings; change nothing");
     set->add_flag("--json", options->json, "Machine-readable output (docs/json-output.md)");

@@ -74,8 +74,8 @@ std::vector<Column> table_columns(const TopData& data, bool wide, int width) {
         std::erase_if(columns, [](const Column& column) { return column.id == scaling; });
     if (!any_app_masks(data)) std::erase_if(columns, [](const Column& column) { return column.id == app; });
     // The command keeps at least kCommandWidth columns: the extra columns go first, least useful first.
-    // REQUESTED narrows (its masks cut with "…") before it goes: a partition of whole GPCs on the H200
-    // names holes-separated bits ("0-3,9-16,18-25,27-34,75,78,81,83"), and 120 columns still show it.
+    // REQUESTED narrows (its masks cut with "…") before it goes: a partition of whole GPCs names TPC numbers
+    // striped across GPCs (the driver numbers SMs round the GPCs), so its list is long, and 120 columns still show it.
     const auto used_now = [&] {
         int used = 4;
         for (const Column& column : columns) used += column.width + 1;

@@ -149,7 +149,9 @@ struct Gpu {
 };
 
 struct Snapshot {
-    static constexpr int kFormatVersion = 1;
+    // 2: processes' masks are TPC numbers. 1: launch-descriptor bits (read through the recorded GPU's map).
+    static constexpr int kFormatVersion = 2;
+    static constexpr int kBitsFormatVersion = 1;
     std::string captured;     // ISO date or date-time of the recording
     std::string description;  // one line: what this snapshot is
     std::vector<Gpu> gpus;

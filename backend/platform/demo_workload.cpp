@@ -22,13 +22,14 @@ namespace gpupart {
 std::vector<DemoWorkerSpec> demo_workers(int count) {
     if (count < 1 || count > 16) throw UserError(fmt::format("demo workers: {} is not between 1 and 16", count));
     // The first four own whole GPCs (seed 001's advice); the rest are small jobs on single TPCs of GPCs
-    // a service holds (75-83 are gpc0's, as on the driver's floorplan), sharing them as a busy machine does.
+    // a service holds (TPCs 62-65, SMs 124-131, are gpc0's on the built-in H200), sharing them as a busy
+    // machine does.
     std::vector<DemoWorkerSpec> all = {
         {"llm-serving", "gpc0-3", 400}, {"vision", "gpc4-5", 150}, {"batch-train", "gpc6", 60}, {"embeddings", "gpc7", 90},
     };
-    const char* small_bits[] = {"75", "78", "81", "83", "0", "9", "18", "27", "36", "45", "54", "63"};
+    const char* small_tpcs[] = {"62", "63", "64", "65", "0", "1", "2", "3", "4", "5", "6", "7"};
     for (int i = 4; i < count; ++i)
-        all.push_back({fmt::format("job-{}", i - 3), small_bits[i - 4], 20 + 5 * (i - 4)});
+        all.push_back({fmt::format("job-{}", i - 3), small_tpcs[i - 4], 20 + 5 * (i - 4)});
     all.resize(static_cast<std::size_t>(count));
     return all;
 }

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "model/gpu_queries.hpp"
+#include "model/tpc_numbering.hpp"
 #include "snapshot/json_object_reader.hpp"
 #include "snapshot/snapshot_json.hpp"
 
@@ -179,7 +180,7 @@ Snapshot snapshot_from_json(const OrderedJson& document) {
     if (format != kSnapshotFormatName)
         Reader::fail("format", fmt::format("is '{}', expected '{}'", format, kSnapshotFormatName));
     const auto version = top.get<int>("version");
-    if (version != Snapshot::kFormatVersion)
+    if (version != Snapshot::kFormatVersion && version != Snapshot::kBitsFormatVersion)
         Reader::fail("version", fmt::format("{} is not supported (this gpupart reads version {}{})", version,
                                             Snapshot::kFormatVersion,
                                             version > Snapshot::kFormatVersion ? "; upgrade gpupart" : ""));
@@ -190,6 +191,22 @@ Snapshot snapshot_from_json(const OrderedJson& document) {
     for (std::size_t i = 0; i < snapshot.gpus.size(); ++i)
         if (snapshot.gpus[i].index != static_cast<int>(i))
             Reader::fail(fmt::format("gpus[{}].index", i), "must equal its position in gpus");
+    // Version 1 recorded processes' masks as launch-descriptor bits: read them as TPC numbers through the
+    // recorded GPU's own map, or refuse where the recording does not have it.
+    if (version == Snapshot::kBitsFormatVersion)
+        for (Gpu& gpu : snapshot.gpus) {
+            std::string why;
+            const std::optional<TpcNumbering> numbering = TpcNumbering::try_of(gpu, &why);
+            for (std::size_t p = 0; p < gpu.processes.size(); ++p) {
+                std::optional<TpcMask>& mask = gpu.processes[p].tpc_mask;
+                if (!mask) continue;
+                if (!numbering)
+                    Reader::fail(fmt::format("gpus[{}].processes[{}].tpc_mask", gpu.index, p),
+                                 fmt::format("a version 1 recording's mask is launch-descriptor bits, and this GPU's map of them to TPC "
+                                             "numbers is not recorded ({})", why));
+                mask = numbering->to_numbers(*mask);
+            }
+        }
     top.finish();
     return snapshot;
 }
