@@ -33,8 +33,9 @@ void add_path_options(CLI::App& command, K8sPaths& paths, bool with_cdi) {
 int print_claims(const K8sPaths& paths, bool json) {
     const ClaimStore store(paths.state_dir, ClaimStore::Access::read);
     Json all = Json::array();
+    const TpcNumberings maps = claim_file_maps();
     for (const std::string& key : store.gpu_keys()) {
-        const ClaimBook book = store.load_as_recorded(key);
+        const ClaimBook book = store.load_as_recorded(key, claim_file_map(maps, key));
         for (const Claim& claim : book.claims()) {
             if (json) {
                 all.push_back(Json{{"gpu", key}, {"uid", claim.uid}, {"namespace", claim.namespace_name},

@@ -86,7 +86,8 @@ std::vector<ListRow> list_rows(const std::vector<const RegistryEntry*>& entries,
 std::string requested_text(const SlotRecord& record, const std::string& gpu) {
     if (!record.control) return "(being changed)";
     const GpuControl* entry = record.control->gpu(gpu);
-    return entry != nullptr && entry->has_mask ? entry->allowed.to_list() : "all";
+    // A GPU whose map is not known (or a mask with bits that are no TPC) keeps descriptor bits: "bits:0x...".
+    return entry != nullptr && entry->has_mask ? mask_text(entry->allowed, entry->numbered) : "all";
 }
 
 // The TPCS cell: the operator's mask, marked "+app" where the program chooses its own masks under it.
@@ -116,7 +117,7 @@ Json gpu_json(const SlotRecord& r, const std::string& uuid) {
     Json out{{"uuid", uuid}};
     const GpuControl* control = r.control ? r.control->gpu(uuid) : nullptr;
     const bool partitioned = control != nullptr && control->has_mask;
-    out["requested"] = Json{{"partitioned", partitioned}, {"tpcs", partitioned ? control->allowed.to_list() : "all"},
+    out["requested"] = Json{{"partitioned", partitioned}, {"tpcs", partitioned ? mask_text(control->allowed, control->numbered) : "all"},
                             {"mask", partitioned ? Json(control->allowed.to_hex_padded()) : Json(nullptr)},
                             {"real_tpcs", control != nullptr ? Json(control->real_tpcs.to_hex_padded()) : Json(nullptr)}};
     const GpuStatus* status = r.status ? r.status->gpu(uuid) : nullptr;
@@ -125,7 +126,7 @@ Json gpu_json(const SlotRecord& r, const std::string& uuid) {
                            {"state", std::string(to_string(status->state))}, {"state_code", static_cast<int>(status->state)},
                            {"descriptor_version", status->descriptor_version},
                            {"applied_generation", status->applied_generation}, {"mask_applied", status->mask_applied},
-                           {"applied_tpcs", status->applied.to_list()}, {"pending", mask_change_pending(r, uuid)},
+                           {"applied_tpcs", mask_text(status->applied, status->numbered)}, {"pending", mask_change_pending(r, uuid)},
                            {"applied_realtime_ns", status->applied_ns},
                            {"launches", status->launches}, {"masked_launches", status->masked_launches}};
     else

@@ -71,6 +71,13 @@ Json claim_json(const Claim& claim, const Gpu& gpu) {
 
 }  // namespace
 
+TpcNumberings claim_file_maps() { return numberings_of(machine_gpus_for_numbers()); }
+
+const TpcNumbering* claim_file_map(const TpcNumberings& maps, const std::string& key) {
+    const auto found = maps.find(key);
+    return found == maps.end() ? nullptr : &found->second;
+}
+
 int run_k8s_prepare(const K8sPrepareOptions& options) {
     const ChosenSnapshot topology = partition_topology(options.snapshot);
     const Gpu& gpu = selected_gpu(topology, options.snapshot);
@@ -83,13 +90,14 @@ int run_k8s_prepare(const K8sPrepareOptions& options) {
     const std::string node = device_node_of(topology, gpu, options.device_node);
 
     const ClaimStore store(options.paths.state_dir, ClaimStore::Access::change);
+    const TpcNumberings maps = numberings_of(topology.snapshot.gpus);  // reads files written in descriptor bits
     // One claim, one GPU: its containers reach one MPS daemon (docs/kubernetes.md, "Open questions").
     for (const std::string& other : store.gpu_keys())
-        if (other != key && store.load_as_recorded(other).find(request.uid) != nullptr)
+        if (other != key && store.load_as_recorded(other, claim_file_map(maps, other)).find(request.uid) != nullptr)
             throw UserError(fmt::format("claim {} already holds TPCs on GPU {}: a claim of TPCs on several GPUs is not "
                                         "supported (one MPS daemon per GPU); nothing prepared",
                                         request.uid, other));
-    ClaimBook book = store.load(key, real_tpcs(gpu));
+    ClaimBook book = store.load(key, real_tpcs(gpu), claim_file_map(maps, key));
     const ClaimBook::Prepared prepared = book.prepare(gpu, request, claim_time_now());
 
     CdiClaimEdits edits;
@@ -183,8 +191,9 @@ int run_k8s_unprepare(const std::string& claim, const K8sPaths& paths, bool json
     }
     std::optional<Claim> released;
     std::string on_gpu;
+    const TpcNumberings maps = claim_file_maps();
     for (const std::string& key : store.gpu_keys()) {
-        ClaimBook book = store.load_as_recorded(key);
+        ClaimBook book = store.load_as_recorded(key, claim_file_map(maps, key));
         if ((released = book.release(claim))) {
             store.save(book);
             on_gpu = key;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli_common.hpp"
+#include "registry/slot_numbering.hpp"
 
 namespace gpupart::cli {
 
@@ -32,6 +33,10 @@ struct K8sPrepareOptions {
 };
 
 int run_k8s_prepare(const K8sPrepareOptions& options);
+// The maps of this machine's GPUs (machine_gpus_for_numbers), for reading claims files written in descriptor bits
+// (fleet/claim_store.hpp, version 1); the map of `key` or nullptr.
+TpcNumberings claim_file_maps();
+const TpcNumbering* claim_file_map(const TpcNumberings& maps, const std::string& key);
 int run_k8s_unprepare(const std::string& claim, const K8sPaths& paths, bool json);
 
 }  // namespace gpupart::cli

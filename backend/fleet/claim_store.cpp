@@ -22,7 +22,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 constexpr std::string_view kFormat = "gpupart-k8s-claims";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;        // masks are TPC numbers ("numbering": "tpc")
+constexpr int kBitsVersion = 1;    // masks were launch-descriptor bits (before TPC numbers)
+constexpr std::string_view kNumbering = "tpc";
 constexpr std::size_t kMaxFileBytes = 1 << 20;  // 128 claims of a few hundred bytes each fit many times over
 constexpr std::size_t kMaxClaims = TpcMask::kWidth;  // every claim holds at least one TPC
 // A prepare holds the lock for milliseconds; longer means a gpupart is stopped or stuck.
@@ -48,10 +50,18 @@ std::string text(const Json& object, const char* key, const std::string& origin)
     return result;
 }
 
-TpcMask mask(const Json& object, const char* key, const std::string& origin) {
+// A mask of the file in TPC numbers: as written (version 2), or a version 1 file's descriptor bits through the
+// GPU's map (`bits_map`; the caller refused such a file without one).
+TpcMask mask(const Json& object, const char* key, const std::string& origin, const TpcNumbering* bits_map = nullptr) {
     const auto parsed = TpcMask::parse_hex(text(object, key, origin));
     if (!parsed) refuse_claims_file(origin, fmt::format("'{}' is not a TPC mask (0x and hex digits)", key));
-    return *parsed;
+    if (bits_map == nullptr) return *parsed;
+    TpcMask holes;
+    const TpcMask numbers = bits_map->to_numbers(*parsed, &holes);
+    if (!holes.empty())
+        refuse_claims_file(origin, fmt::format("'{}' holds launch-descriptor bits {}, which are no TPC of this GPU", key,
+                                               holes.to_list()));
+    return numbers;
 }
 
 int count(const Json& object, const char* key, const std::string& origin) {
@@ -61,7 +71,7 @@ int count(const Json& object, const char* key, const std::string& origin) {
     return value.get<int>();
 }
 
-Claim claim_from(const Json& item, const std::string& origin) {
+Claim claim_from(const Json& item, const std::string& origin, const TpcNumbering* bits_map) {
     if (!item.is_object()) refuse_claims_file(origin, "a claim must be an object");
     Claim claim;
     claim.uid = text(item, "uid", origin);
@@ -78,7 +88,7 @@ Claim claim_from(const Json& item, const std::string& origin) {
     if (unit != "tpcs" && unit != "gpcs") refuse_claims_file(origin, fmt::format("claim {}: unit '{}' is neither tpcs nor gpcs", claim.uid, unit));
     claim.unit = unit == "gpcs" ? ClaimUnit::gpcs : ClaimUnit::tpcs;
     claim.count = count(item, "count", origin);
-    claim.tpcs = mask(item, "tpcs", origin);
+    claim.tpcs = mask(item, "tpcs", origin, bits_map);
     if (claim.unit == ClaimUnit::tpcs && claim.tpcs.count() != claim.count)
         refuse_claims_file(origin, fmt::format("claim {} asked {} TPCs but holds {}", claim.uid, claim.count, claim.tpcs.count()));
     claim.job = text(item, "job", origin);
@@ -128,6 +138,7 @@ std::string claim_book_json(const ClaimBook& book) {
                           {"prepared", claim.prepared}});
     const Json file{{"format", kFormat},
                     {"version", kVersion},
+                    {"numbering", kNumbering},
                     {"gpu", book.gpu_key()},
                     {"real_tpcs", book.real_tpcs().to_hex()},
                     {"claims", std::move(claims)}};
@@ -135,16 +146,26 @@ std::string claim_book_json(const ClaimBook& book) {
 }
 
 ClaimBook claim_book_from_json(std::string_view text_in, const std::string& origin, const std::string& gpu_key,
-                               const std::optional<TpcMask>& expected_real) {
+                               const std::optional<TpcMask>& expected_real, const TpcNumbering* bits_map) {
     const Json file = Json::parse(text_in, nullptr, false);
     if (file.is_discarded() || !file.is_object()) refuse_claims_file(origin, "not a JSON object");
     if (text(file, "format", origin) != kFormat) refuse_claims_file(origin, fmt::format("'format' is not {}", kFormat));
     const Json& version = field(file, "version", origin);
-    if (!version.is_number_integer() || version.get<std::int64_t>() != kVersion)
+    const bool numbers = version.is_number_integer() && version.get<std::int64_t>() == kVersion;
+    const bool bits = version.is_number_integer() && version.get<std::int64_t>() == kBitsVersion;
+    if (!numbers && !bits)
         refuse_claims_file(origin, fmt::format("version {} is not {} (written by another gpupart?)", version.dump(), kVersion));
+    if (numbers && text(file, "numbering", origin) != kNumbering)
+        refuse_claims_file(origin, fmt::format("'numbering' is not {}", kNumbering));
     if (text(file, "gpu", origin) != gpu_key)
         refuse_claims_file(origin, fmt::format("it is for GPU {}, not {}", text(file, "gpu", origin), gpu_key));
-    const TpcMask recorded = mask(file, "real_tpcs", origin);
+    // Version 1 masks are descriptor bits: never read them as numbers (they name other TPCs).
+    if (bits && bits_map == nullptr)
+        refuse_claims_file(origin, "it was written by an older gpupart in launch-descriptor bits (version 1) and this GPU's "
+                                   "TPC map is not known here: run `gpupart probe` on the GPU, then again; a prepare then "
+                                   "writes it in TPC numbers");
+    const TpcNumbering* from_bits = bits ? bits_map : nullptr;
+    const TpcMask recorded = mask(file, "real_tpcs", origin, from_bits);
     const TpcMask real_tpcs = expected_real.value_or(recorded);
     if (recorded != real_tpcs)
         refuse_claims_file(origin, fmt::format("recorded when the GPU's real TPCs were {}; they are {} now (another GPU, or another "
@@ -154,7 +175,7 @@ ClaimBook claim_book_from_json(std::string_view text_in, const std::string& orig
     if (!items.is_array()) refuse_claims_file(origin, "'claims' must be an array");
     if (items.size() > kMaxClaims) refuse_claims_file(origin, fmt::format("more than {} claims", kMaxClaims));
     std::vector<Claim> claims;
-    for (const Json& item : items) claims.push_back(claim_from(item, origin));
+    for (const Json& item : items) claims.push_back(claim_from(item, origin, from_bits));
     try {
         return ClaimBook(gpu_key, real_tpcs, std::move(claims));
     } catch (const UserError& error) {
@@ -176,18 +197,18 @@ std::string ClaimStore::path_of(const std::string& gpu_key) const {
     return fmt::format("{}/{}.claims.json", directory_, gpu_key);
 }
 
-ClaimBook ClaimStore::load(const std::string& gpu_key, const TpcMask& real_tpcs) const {
+ClaimBook ClaimStore::load(const std::string& gpu_key, const TpcMask& real_tpcs, const TpcNumbering* bits_map) const {
     const std::string path = path_of(gpu_key);
     const auto content = read_regular_file_if_exists(path, kMaxFileBytes, Links::refuse, "claims file");
     if (!content) return ClaimBook(gpu_key, real_tpcs);
-    return claim_book_from_json(*content, path, gpu_key, real_tpcs);
+    return claim_book_from_json(*content, path, gpu_key, real_tpcs, bits_map);
 }
 
-ClaimBook ClaimStore::load_as_recorded(const std::string& gpu_key) const {
+ClaimBook ClaimStore::load_as_recorded(const std::string& gpu_key, const TpcNumbering* bits_map) const {
     const std::string path = path_of(gpu_key);
     const auto content = read_regular_file_if_exists(path, kMaxFileBytes, Links::refuse, "claims file");
     if (!content) return ClaimBook(gpu_key, TpcMask{});
-    return claim_book_from_json(*content, path, gpu_key, std::nullopt);
+    return claim_book_from_json(*content, path, gpu_key, std::nullopt, bits_map);
 }
 
 std::vector<std::string> ClaimStore::gpu_keys() const {

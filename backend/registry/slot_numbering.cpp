@@ -30,7 +30,13 @@ void number_slot_masks(SlotRecord& record, const TpcNumberings& numberings) {
         for (GpuControl& gpu : record.control->gpus) {
             const TpcNumbering* numbering = find(numberings, gpu.uuid);
             if (gpu.numbered || numbering == nullptr) continue;
-            gpu.allowed = numbering->to_numbers(gpu.allowed);
+            // A requested mask with bits that are no TPC of the GPU (written by hand or by another tool into the
+            // start environment; the shim refuses one of holes only) is shown as the bits it is, never as fewer
+            // TPCs. (Holes in real_tpcs name nothing a process could run on: they are dropped.)
+            TpcMask holes;
+            const TpcMask allowed = numbering->to_numbers(gpu.allowed, &holes);
+            if (gpu.has_mask && !holes.empty()) continue;
+            gpu.allowed = allowed;
             gpu.real_tpcs = numbering->to_numbers(gpu.real_tpcs);
             gpu.numbered = true;
         }

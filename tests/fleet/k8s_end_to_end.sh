@@ -62,7 +62,11 @@ check "resource-slice: in one line" lines "$work/slice-bad.err" 1
 # ---- Two claims: packed, disjoint; a retry; refusals ------------------------------------------------
 prep --claim "$A" --namespace inference --name llm --tpcs 16 --json > "$work/a.json" 2> "$work/a.err"; rc=$?
 check "prepare A exits 0" [ "$rc" -eq 0 ]
-check "A: two whole GPCs" [ "$(field "$work/a.json" claim.tpcs)" = "0-3,9-16,75,78,81,83" ]
+# Claims are TPC numbers: gpc0 + gpc1 of the H200 are TPCs 0-1,8-9,16-17,24-25,32,39,46,53,62-65
+# (launch-descriptor bits 0-3,9-16,75,78,81,83, which the container's shim is given in GPUPART_TPCS).
+GPC01_BITS=0xa4800000000000001fe0f
+check "A: two whole GPCs" [ "$(field "$work/a.json" claim.tpcs)" = "0-1,8-9,16-17,24-25,32,39,46,53,62-65" ]
+check "A's CDI spec gives the shim their descriptor bits" contains "$(spec_of "$A")" "=$GPC01_BITS\""
 check "A: its job" [ "$(field "$work/a.json" claim.job)" = "k8s:inference/$A" ]
 check "A: says the device node is assumed" contains "$work/a.err" "its device node is assumed to be /dev/nvidia0"
 check "A: the spec file" [ -f "$(spec_of "$A")" ]
@@ -70,13 +74,13 @@ check "A: the CDI device" [ "$(field "$work/a.json" cdi_device)" = "gpupart.io/t
 check "A: its registry is sticky and open to every uid" [ "$(stat -c %a "$registries/$A")" = 1777 ]
 prep --claim "$B" --namespace batch --tpcs 9 --json > "$work/b.json" 2> /dev/null; rc=$?
 check "prepare B exits 0" [ "$rc" -eq 0 ]
-check "B: one whole GPC of 9" [ "$(field "$work/b.json" claim.tpcs)" = "54-62" ]
+check "B: one whole GPC of 9" [ "$(field "$work/b.json" claim.tpcs)" = "6,14,22,30,37,44,51,58,60" ]  # gpc6
 check "A and B share no TPC" python3 -c 'import sys; sys.exit(int(sys.argv[1],16) & int(sys.argv[2],16))' \
     "$(field "$work/a.json" claim.tpcs_hex)" "$(field "$work/b.json" claim.tpcs_hex)"
 cp "$state/$G0.claims.json" "$work/claims.before"
 prep --claim "$A" --namespace inference --name llm --tpcs 16 > "$work/retry.out" 2> /dev/null; rc=$?
 check "a kubelet retry exits 0" [ "$rc" -eq 0 ]
-check "a retry says so" contains "$work/retry.out" "was already prepared: 16 TPCs 0-3,9-16,75,78,81,83"
+check "a retry says so" contains "$work/retry.out" "was already prepared: 16 TPCs 0-1,8-9,16-17,24-25,32,39,46,53,62-65"
 check "a retry changes no claim" cmp -s "$state/$G0.claims.json" "$work/claims.before"
 prep --claim "$A" --namespace inference --tpcs 20 > /dev/null 2> "$work/other.err"; rc=$?
 check "A with another size exits 1" [ "$rc" -eq 1 ]
@@ -106,7 +110,7 @@ env -i PATH="$PATH" ASAN_OPTIONS="$ASAN_OPTIONS" "${a_env[@]}" "$host" load:"$fa
 a_pid=$!
 for _ in $(seq 1 1000); do [ -e "$work/a.ready" ] && break; sleep 0.01; done
 check "the container's process runs" [ -e "$work/a.ready" ]
-check "its launch carries claim A's TPCs" [ "$(sed -n 2p "$work/a-proc.out")" = "$(v04_for "$(field "$work/a.json" claim.tpcs_hex)")" ]
+check "its launch carries claim A's TPCs (their descriptor bits)" [ "$(sed -n 2p "$work/a-proc.out")" = "$(v04_for "$GPC01_BITS")" ]
 check "it registers in claim A's registry" [ -n "$(find "$registries/$A" -name "$a_pid-*.slot")" ]
 check "and nowhere else" [ -z "$(find "$GPUPART_REGISTRY_DIR" -name '*.slot' 2> /dev/null)" ]
 GPUPART_REGISTRY_DIR=$registries/$A "$gpupart" list --json > "$work/list-a.json"
@@ -120,14 +124,14 @@ kill -KILL "$a_pid"; wait "$a_pid" 2> /dev/null  # the pod is killed; the kubele
 # ---- Unprepare: spec, registry (with the dead process's slot) and TPCs go; a second one is no error ----
 unprep --claim "$A" > "$work/un.out"; rc=$?
 check "unprepare A exits 0" [ "$rc" -eq 0 ]
-check "unprepare says what is free" contains "$work/un.out" "claim $A released: TPCs 0-3,9-16,75,78,81,83"
+check "unprepare says what is free" contains "$work/un.out" "claim $A released: TPCs 0-1,8-9,16-17,24-25,32,39,46,53,62-65"
 check "its spec is gone" [ ! -e "$(spec_of "$A")" ]
 check "its registry is gone" [ ! -e "$registries/$A" ]
 unprep --claim "$A" > "$work/un2.out"; rc=$?
 check "a second unprepare exits 0" [ "$rc" -eq 0 ]
 check "and says there is nothing to release" contains "$work/un2.out" "is not prepared on this node"
 prep --claim c-next --tpcs 16 --json > "$work/next.json" 2> /dev/null
-check "a new claim gets the freed TPCs" [ "$(field "$work/next.json" claim.tpcs)" = "0-3,9-16,75,78,81,83" ]
+check "a new claim gets the freed TPCs" [ "$(field "$work/next.json" claim.tpcs)" = "0-1,8-9,16-17,24-25,32,39,46,53,62-65" ]
 
 # ---- Planted and corrupt claim files: refused in one line, nothing changed, no hang -------------------
 claims_file=$state/$G0.claims.json

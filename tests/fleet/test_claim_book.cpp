@@ -42,7 +42,9 @@ TEST(ClaimBook, FirstClaimIsGpcPacked) {
     ClaimBook book = empty_book();
     const auto prepared = book.prepare(h200(), tpcs("a1", 16), kNow);
     EXPECT_FALSE(prepared.already);
-    EXPECT_EQ(prepared.claim.tpcs.to_list(), "0-3,9-16,75,78,81,83");  // gpc0 + gpc1 whole (test_placement_exact)
+    // gpc0 + gpc1 whole (test_placement_exact), in TPC numbers: gpc0 is 0,8,16,24,62-65, gpc1 1,9,17,25,32,39,46,53
+    EXPECT_EQ(prepared.claim.tpcs.to_list(), "0-1,8-9,16-17,24-25,32,39,46,53,62-65");
+    EXPECT_EQ(prepared.claim.tpcs, gpc_tpcs(h200(), 0) | gpc_tpcs(h200(), 1));
     EXPECT_EQ(gpcs_fully_covered(h200(), prepared.claim.tpcs).size(), 2u);
     EXPECT_EQ(prepared.claim.job, "k8s:inference/a1");
     EXPECT_EQ(prepared.claim.prepared, kNow);
@@ -168,8 +170,8 @@ TEST(ClaimBook, RecordedClaimsThatCannotAllBeTrueAreRefused) {
     EXPECT_EQ(message_of([&] { ClaimBook(key, real, {claim("a", TpcMask::range(0, 1)), claim("a", TpcMask::range(9, 9))}); }),
               "claim a is recorded twice");
     EXPECT_EQ(message_of([&] { ClaimBook(key, real, {claim("a", TpcMask{})}); }), "claim a holds no TPC");
-    EXPECT_NE(message_of([&] { ClaimBook(key, real, {claim("a", TpcMask::range(4, 8))}); }).find("not real TPCs"),
-              std::string::npos);  // bits 4-8 include holes of the H200
+    EXPECT_NE(message_of([&] { ClaimBook(key, real, {claim("a", TpcMask::range(64, 68))}); }).find("holds TPCs 66-68, which are not real TPCs"),
+              std::string::npos);  // the H200 has TPCs 0-65: 66-68 are none of its
     EXPECT_THROW(ClaimBook(key, real, {claim("../etc", TpcMask::range(0, 0))}), UserError);
 }
 

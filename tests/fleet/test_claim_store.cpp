@@ -141,7 +141,8 @@ TEST_F(ClaimStoreTest, CorruptOrImpossibleContentIsRefusedInOneLine) {
     EXPECT_NE(with("{", "[").find("not a JSON object"), std::string::npos);
     write(file(), good.substr(0, good.size() / 2));
     EXPECT_NE(load_error().find("not a JSON object"), std::string::npos);
-    EXPECT_NE(with("\"version\": 1", "\"version\": 2").find("version 2 is not 1"), std::string::npos);
+    EXPECT_NE(with("\"version\": 2", "\"version\": 3").find("version 3 is not 2"), std::string::npos);
+    EXPECT_NE(with("\"numbering\": \"tpc\"", "\"numbering\": \"bit\"").find("'numbering' is not tpc"), std::string::npos);
     EXPECT_NE(with(gpu_key(h200()), "GPU-11111111-2222-3333-4444-555555555555").find("it is for GPU"), std::string::npos);
     EXPECT_NE(with(real_tpcs(h200()).to_hex(), "0xff").find("real TPCs were 0-7"), std::string::npos);
     EXPECT_NE(with("\"count\": 8", "\"count\": 9").find("asked 9 TPCs but holds 8"), std::string::npos);
@@ -165,6 +166,54 @@ TEST_F(ClaimStoreTest, CorruptOrImpossibleContentIsRefusedInOneLine) {
     EXPECT_THROW(prepare("c", 1), UserError);
     write(file(), good);
     EXPECT_EQ(prepare("a", 8), a);
+}
+
+// A file written before claims were TPC numbers (version 1) holds launch-descriptor bits: read through the GPU's
+// map it names the TPCs it always meant; without the map it is refused, never read as numbers.
+TEST_F(ClaimStoreTest, AFileOfDescriptorBitsIsReadThroughTheGpusMapOrRefused) {
+    const TpcNumbering map = TpcNumbering::of(h200());
+    const std::string key = gpu_key(h200());
+    // gpc1 of the H200 was descriptor bits 9-16 (TPCs 1,9,17,25,32,39,46,53); claim "b" holds bit 0 (TPC 0).
+    std::filesystem::create_directories(dir_);
+    ::chmod(dir_.c_str(), 0755);
+    write(file(), "{\"format\": \"gpupart-k8s-claims\", \"version\": 1, \"gpu\": \"" + key + "\", \"real_tpcs\": \"" +
+                      map.to_bits(real_tpcs(h200())).to_hex() +
+                      "\", \"claims\": [{\"uid\": \"a\", \"namespace\": \"ns\", \"name\": \"\", \"unit\": \"gpcs\", "
+                      "\"count\": 1, \"tpcs\": \"0x1fe00\", \"job\": \"k8s:ns/a\", \"prepared\": \"2026-11-24T10:00:00Z\"}, "
+                      "{\"uid\": \"b\", \"namespace\": \"ns\", \"name\": \"\", \"unit\": \"tpcs\", \"count\": 1, "
+                      "\"tpcs\": \"0x1\", \"job\": \"k8s:ns/b\", \"prepared\": \"2026-11-24T10:00:00Z\"}]}\n");
+    EXPECT_NE(load_error().find("launch-descriptor bits (version 1)"), std::string::npos) << load_error();
+    EXPECT_EQ(load_error().find('\n'), std::string::npos);
+    EXPECT_THROW(ClaimStore(dir_, ClaimStore::Access::read).load_as_recorded(key), UserError);
+    const ClaimBook book = ClaimStore(dir_, ClaimStore::Access::read).load(key, real_tpcs(h200()), &map);
+    ASSERT_NE(book.find("a"), nullptr);
+    EXPECT_EQ(book.find("a")->tpcs, gpc_tpcs(h200(), 1));
+    EXPECT_EQ(book.find("a")->tpcs.to_list(), "1,9,17,25,32,39,46,53");
+    EXPECT_EQ(book.find("b")->tpcs.to_list(), "0");
+    const ClaimBook recorded = ClaimStore(dir_, ClaimStore::Access::read).load_as_recorded(key, &map);
+    EXPECT_EQ(recorded.real_tpcs(), real_tpcs(h200()));
+    EXPECT_EQ(recorded.claims(), book.claims());
+    // The next change writes the file again in TPC numbers: it reads the same without the map.
+    {
+        const ClaimStore store(dir_, ClaimStore::Access::change);
+        ClaimBook changed = store.load(key, real_tpcs(h200()), &map);
+        changed.prepare(h200(), ClaimRequest{"c", "ns", "", ClaimUnit::tpcs, 1}, "2026-11-24T11:00:00Z");
+        store.save(changed);
+    }
+    const ClaimBook rewritten = ClaimStore(dir_, ClaimStore::Access::read).load(key, real_tpcs(h200()));
+    EXPECT_EQ(rewritten.find("a")->tpcs, gpc_tpcs(h200(), 1));
+    EXPECT_TRUE((rewritten.find("c")->tpcs & (book.find("a")->tpcs | book.find("b")->tpcs)).empty());
+    // A version 1 file with a bit that is no TPC of the GPU (a hole) is refused, not dropped.
+    write(file(), "{\"format\": \"gpupart-k8s-claims\", \"version\": 1, \"gpu\": \"" + key + "\", \"real_tpcs\": \"" +
+                      map.to_bits(real_tpcs(h200())).to_hex() +
+                      "\", \"claims\": [{\"uid\": \"a\", \"namespace\": \"ns\", \"name\": \"\", \"unit\": \"tpcs\", "
+                      "\"count\": 1, \"tpcs\": \"0x10\", \"job\": \"k8s:ns/a\", \"prepared\": \"2026-11-24T10:00:00Z\"}]}\n");
+    try {
+        ClaimStore(dir_, ClaimStore::Access::read).load(key, real_tpcs(h200()), &map);
+        ADD_FAILURE() << "a hole was read";
+    } catch (const UserError& error) {
+        EXPECT_NE(std::string(error.what()).find("launch-descriptor bits 4, which are no TPC"), std::string::npos) << error.what();
+    }
 }
 
 TEST_F(ClaimStoreTest, ADirectoryOthersCanChangeIsRefused) {

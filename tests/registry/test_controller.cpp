@@ -17,6 +17,8 @@
 #include "controller/give_plan.hpp"
 #include "controller/profile_apply.hpp"
 #include "registry/registry_slot.h"
+#include "model/gpu_queries.hpp"
+#include "model/tpc_numbering.hpp"
 #include "model/user_error.hpp"
 #include "controller_test_fixture.hpp"
 #include "registry_test_support.hpp"
@@ -196,7 +198,7 @@ TEST_F(ControllerTest, ProfilesChangeRunningProcessesAndArmRulesForLaterOnes) {
     const ProfileApplication application = plan_profile(controller, profile, 0);
     ASSERT_EQ(application.plan.changes.size(), 1u);
     EXPECT_EQ(application.plan.changes[0].pid, running.pid);
-    EXPECT_EQ(application.plan.changes[0].after.to_list(), "9-16");
+    EXPECT_EQ(application.plan.changes[0].after.to_list(), "1,9,17,25,32,39,46,53");  // gpc1 in TPC numbers
     ASSERT_EQ(application.not_armed.size(), 1u);
     EXPECT_NE(application.not_armed[0].find("matches pid"), std::string::npos);
     // The too-long exe is refused, not cut short; the rules after it are armed cleanly.
@@ -204,8 +206,13 @@ TEST_F(ControllerTest, ProfilesChangeRunningProcessesAndArmRulesForLaterOnes) {
     EXPECT_NE(application.plan.findings.back().message.find("exe name longer than 63 bytes"), std::string::npos);
     ASSERT_EQ(application.rules.count, 3u);
     const auto& rules = application.rules.rules;
-    // gpc1 goes to the running process; two "8 tpcs" rules get different whole GPCs.
+    // gpc1 goes to the running process; two "8 tpcs" rules get different whole GPCs. The table is the shim's,
+    // read in later processes that write launch descriptors: its masks are DESCRIPTOR BITS (gpc0 is TPCs
+    // 0,8,16,24,62-65, bits 0-3,75,78,81,83 on the H200), never TPC numbers.
     EXPECT_EQ(mask_from_words(rules[0].allowed).to_list(), "0-3,75,78,81,83");
+    const TpcNumbering map = TpcNumbering::of(controller.state().gpu);
+    EXPECT_EQ(map.to_numbers(mask_from_words(rules[0].allowed)), gpc_tpcs(controller.state().gpu, 0));
+    EXPECT_EQ(mask_from_words(rules[0].real_tpcs), map.to_bits(real_tpcs(controller.state().gpu)));
     EXPECT_EQ(mask_from_words(rules[1].allowed).to_list(), "18-25");
     EXPECT_EQ(rules[2].match, GPUPART_RULE_MATCH_CMDLINE);            // nothing left over from the refused rule
     EXPECT_EQ(mask_from_words(rules[2].allowed).to_list(), "63-71");

@@ -12,6 +12,7 @@
 #include "controller/rules_table.hpp"
 #include "model/gpu_queries.hpp"
 #include "model/mask_resolve.hpp"
+#include "model/tpc_numbering.hpp"
 #include "registry_test_support.hpp"
 #include "snapshot/snapshot_file.hpp"
 #include "top/top_session.hpp"
@@ -116,10 +117,12 @@ TEST_F(MultiGpuTest, ProfileRulesAreKeptPerGpu) {
     const ArmedRules armed = read_armed_rules(registry_dir.dir);
     ASSERT_TRUE(armed.has_value());
     ASSERT_EQ(armed->count, 2u);  // GPU 0's rule stayed when GPU 1's was armed
+    // The table is read by the shim: its masks are each GPU's launch-descriptor bits, through that GPU's map.
     EXPECT_EQ(uuid_text(armed->rules[0].gpu), U0);
-    EXPECT_EQ(mask_from_words(armed->rules[0].allowed), resolve_mask("gpc1", gpu(0)).mask);
+    EXPECT_EQ(mask_from_words(armed->rules[0].allowed), TpcNumbering::of(gpu(0)).to_bits(resolve_mask("gpc1", gpu(0)).mask));
+    EXPECT_EQ(mask_from_words(armed->rules[0].real_tpcs), TpcNumbering::of(gpu(0)).to_bits(real_tpcs(gpu(0))));
     EXPECT_EQ(uuid_text(armed->rules[1].gpu), U1);
-    EXPECT_EQ(mask_from_words(armed->rules[1].allowed), resolve_mask("gpc2", gpu(1)).mask);
+    EXPECT_EQ(mask_from_words(armed->rules[1].allowed), TpcNumbering::of(gpu(1)).to_bits(resolve_mask("gpc2", gpu(1)).mask));
 }
 
 TEST_F(MultiGpuTest, TopShowsOneGpuAtATimeAndGSwitches) {

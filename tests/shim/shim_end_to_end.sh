@@ -8,9 +8,13 @@
 set -u
 # shellcheck source-path=SCRIPTDIR source=shim_test_lib.sh
 . "$(dirname "$0")/shim_test_lib.sh" "$@"  # arguments, the private registry, cleanup, slot and process helpers
-TPCS_0_3=0xfffffff0  # the disable mask (complement of the allowed TPCs), lowest word
+# Masks given to gpupart are TPC numbers; the shim writes launch-descriptor bits. TPCs 0,8,16,24 are descriptor
+# bits 0-3 of the built-in H200 (`gpupart topology --sources` prints the map), gpc1 is
+# TPCs 1,9,17,25,32,39,46,53 = bits 9-16, gpc6 TPCs 6,14,22,30,37,44,51,58,60 = bits 54-62.
+Q=0,8,16,24          # half of gpc0, as TPC numbers (descriptor bits 0-3)
+TPCS_0_3=0xfffffff0  # the disable mask of bits 0-3 (complement of the allowed bits), lowest word
 GPC1=0xfffe01ff      # complement of bits 9-16
-# 0-3 is half of the built-in H200's gpc0 (0-3,75,78,81,83): `gpupart run --tpcs 0-3` warns once, before
+# TPCs 0,8,16,24 are half of the built-in H200's gpc0 (0,8,16,24,62-65): `gpupart run --tpcs $Q` warns once, before
 # the command starts, in the command's stderr. The shim itself must add nothing to it.
 HALF_GPC0="gpupart: warning: the new process gets only 4 of gpc0's 8 TPCs: a partition of whole GPCs shares no GPC with others and interferes less [partial-gpc; Bakita & Anderson, RTAS 2023 (SE-packed)]"
 only_the_half_gpc0_warning() { [ "$(cat "$1")" = "$HALF_GPC0" ]; }
@@ -24,7 +28,7 @@ check "no libcuda: nothing on stderr" [ ! -s "$work/plain.err" ]
 check "no libcuda: no slot" no_slot_files
 
 # The same under `gpupart run`, checking the shim really is in the process while it runs.
-start plain-run "$gpupart" run --tpcs 0-3 --snapshot builtin:h200 -- "$host" pid ready:"$work/plain-run.ready" \
+start plain-run "$gpupart" run --tpcs $Q --snapshot builtin:h200 -- "$host" pid ready:"$work/plain-run.ready" \
     wait:"$work/plain-run.go"
 pid=$started
 check "run without libcuda: reaches its pause" await "$work/plain-run.ready" "$pid"
@@ -37,8 +41,8 @@ check "run without libcuda: its own pid" line_is "$work/plain-run.out" 1 "pid $p
 check "run without libcuda: nothing on stderr but gpupart's warning" only_the_half_gpc0_warning "$work/plain-run.err"
 check "run without libcuda: still no slot" no_slot_files
 
-# ---- 2. gpupart run --tpcs 0-3: masks per descriptor version, list, set ---------------------------
-start main "$gpupart" run --tpcs 0-3 --snapshot builtin:h200 -- "$host" load:"$fake" \
+# ---- 2. gpupart run --tpcs 0,8,16,24 (bits 0-3): masks per descriptor version, list, set -----------
+start main "$gpupart" run --tpcs $Q --snapshot builtin:h200 -- "$host" load:"$fake" \
     launch:0x40 launch:0x30 launch:0x41 launch:0x50 ready:"$work/main.1" wait:"$work/go.1" \
     launch:0x40 ready:"$work/main.2" wait:"$work/go.2" \
     launch:0x40 ready:"$work/main.3" wait:"$work/go.3"
@@ -46,7 +50,7 @@ main=$started
 out=$work/main.out
 check "run: reaches its first pause" await "$work/main.1" "$main"
 check "run: loads the test double" line_is "$out" 1 "loaded"
-check "run: V04 (0x40) gets the 128-bit mask of 0-3 and the enable bit" line_is "$out" 2 "$(v04_mask $TPCS_0_3)"
+check "run: V04 (0x40) gets the 128-bit mask of bits 0-3 and the enable bit" line_is "$out" 2 "$(v04_mask $TPCS_0_3)"
 check "run: 0x30 gets the 64-bit mask at 84, 304 untouched" line_is "$out" 3 \
     "launch version=0x30 callback=1 word0=$F mask=$F,$F,$F,$F low=$TPCS_0_3,0xffffffff"
 check "run: unknown 0x41 untouched" line_is "$out" 4 "$(untouched 0x41)"
@@ -60,7 +64,7 @@ check "list: one process" [ "$(grep -c '"pid":' "$work/list1.json")" -eq 1 ]
 check "list: alive" contains "$work/list1.json" '"liveness": "alive"'
 check "list: its command" contains "$work/list1.json" "\"command\": \"$host load:$fake launch:0x40"
 check "list: partitioned" contains "$work/list1.json" '"partitioned": true'
-check "list: requested 0-3" contains "$work/list1.json" '"tpcs": "0-3"'
+check "list: requested 0,8,16,24" contains "$work/list1.json" '"tpcs": "0,8,16,24"'
 check "list: generation 1" contains "$work/list1.json" '"generation": 1,'
 check "list: 4 launches" contains "$work/list1.json" '"launches": 4,'
 check "list: 2 masked launches" contains "$work/list1.json" '"masked_launches": 2,'
@@ -70,12 +74,12 @@ check "list: unsupported descriptor text" contains "$work/list1.json" \
     '"state": "unsupported launch descriptor version: not partitioned"'
 check "list: last descriptor version 0x50" contains "$work/list1.json" '"descriptor_version": 80,'
 check "list: mask applied" contains "$work/list1.json" '"mask_applied": true,'
-check "list: applied 0-3" contains "$work/list1.json" '"applied_tpcs": "0-3"'
+check "list: applied 0,8,16,24" contains "$work/list1.json" '"applied_tpcs": "0,8,16,24"'
 
 "$gpupart" set "$main" gpc1 --snapshot builtin:h200 > "$work/set1.out" 2> "$work/set1.err"; rc=$?
 check "set gpc1 exits 0" [ "$rc" -eq 0 ]
 check "set gpc1 says what changed" contains "$work/set1.out" "process $main ("
-check "set gpc1: 0-3 -> 9-16" contains "$work/set1.out" "TPCs 0-3 -> 9-16 (8 TPCs, 16 SMs)"
+check "set gpc1: 0,8,16,24 -> gpc1" contains "$work/set1.out" "TPCs 0,8,16,24 -> 1,9,17,25,32,39,46,53 (8 TPCs, 16 SMs)"
 check "set gpc1: journaled" contains "$work/set1.out" "applied as #1"
 touch "$work/go.1"
 check "run: reaches its second pause" await "$work/main.2" "$main"
@@ -83,10 +87,10 @@ check "set gpc1: the next launch carries gpc1" line_is "$out" 8 "$(v04_mask $GPC
 
 "$gpupart" list --json > "$work/list2.json"; rc=$?
 check "list after set exits 0" [ "$rc" -eq 0 ]
-check "list after set: requested 9-16" contains "$work/list2.json" '"tpcs": "9-16"'
+check "list after set: requested gpc1" contains "$work/list2.json" '"tpcs": "1,9,17,25,32,39,46,53"'
 check "list after set: generation 2" contains "$work/list2.json" '"generation": 2,'
 check "list after set: applied generation 2" contains "$work/list2.json" '"applied_generation": 2,'
-check "list after set: applied 9-16" contains "$work/list2.json" '"applied_tpcs": "9-16"'
+check "list after set: applied gpc1" contains "$work/list2.json" '"applied_tpcs": "1,9,17,25,32,39,46,53"'
 # The stamps a script times a change with: the control block's write, then the launch that adopted it.
 check "list after set: applied at or after the write" python3 -c '
 import json, sys
@@ -98,10 +102,10 @@ check "list after set: not pending" contains "$work/list2.json" '"pending": fals
 check "list after set: 5 launches" contains "$work/list2.json" '"launches": 5,'
 check "list after set: 3 masked launches" contains "$work/list2.json" '"masked_launches": 3,'
 
-"$gpupart" set "$main" 4-8 --snapshot builtin:h200 > "$work/set2.out" 2> "$work/set2.err"; rc=$?
+"$gpupart" set "$main" bits:0x1f0 --snapshot builtin:h200 > "$work/set2.out" 2> "$work/set2.err"; rc=$?
 check "set to holes refused" [ "$rc" -eq 1 ]
 check "set to holes: one line" lines "$work/set2.err" 1
-check "set to holes: message" contains "$work/set2.err" "gpupart: mask '4-8' selects no real TPC on NVIDIA H200: bits 4-8 are holes"
+check "set to holes: message" contains "$work/set2.err" "gpupart: mask 'bits:0x1f0' selects no real TPC on NVIDIA H200: descriptor bits 4-8 are holes"
 check "set to holes: nothing on stdout" [ ! -s "$work/set2.out" ]
 touch "$work/go.2"
 check "run: reaches its third pause" await "$work/main.3" "$main"
@@ -127,7 +131,8 @@ check "holes only: still untouched" line_is "$work/refused.out" 4 "$(untouched 0
 "$gpupart" list --json > "$work/refused.json"; rc=$?
 check "holes only: list exits 0" [ "$rc" -eq 0 ]
 check "holes only: listed" contains "$work/refused.json" "\"pid\": $pid,"
-check "holes only: requested 4" contains "$work/refused.json" '"tpcs": "4"'
+# Descriptor bit 4 is a hole of the H200, no TPC number: the request is shown as the bits it is.
+check "holes only: requested bit 4" contains "$work/refused.json" '"tpcs": "bits:0x10"'
 check "holes only: refused state" contains "$work/refused.json" '"state_code": 4,'
 check "holes only: refused text" contains "$work/refused.json" \
     '"state": "last requested mask refused (no real TPC): previous mask kept"'
@@ -185,9 +190,9 @@ JSON
 "$gpupart" profile apply "$work/e2e.json" --snapshot builtin:h200 > "$work/apply.out" 2> "$work/apply.err"; rc=$?
 check "profile apply: exits 0" [ "$rc" -eq 0 ]
 check "profile apply: moves the running process" contains "$work/apply.out" "process $before ("
-check "profile apply: to gpc1" contains "$work/apply.out" "TPCs all -> 9-16 (8 TPCs, 16 SMs)"
+check "profile apply: to gpc1" contains "$work/apply.out" "TPCs all -> 1,9,17,25,32,39,46,53 (8 TPCs, 16 SMs)"
 check "profile apply: journaled" contains "$work/apply.out" "applied as #"
-check "profile apply: arms the exe rule" contains "$work/apply.out" "armed: profile e2e line 4: processes that start later matching it get TPCs 54-62"
+check "profile apply: arms the exe rule" contains "$work/apply.out" "armed: profile e2e line 4: processes that start later matching it get TPCs 6,14,22,30,37,44,51,58,60"
 check "profile apply: a pid rule is not armed" contains "$work/apply.out" "not armed: profile e2e line 3: matches pid $before"
 check "profile apply: rules table written" present "$registry/u$uid/rules"
 touch "$work/before.go1"
@@ -208,12 +213,12 @@ check "check --json: the no-mps finding by id" contains "$work/check.json" '"id"
 "$gpupart" list --json > "$work/later.json"; rc=$?
 check "profile: list exits 0" [ "$rc" -eq 0 ]
 check "profile: list names the rule it started with" contains "$work/later.json" "\"start_rule\": \"profile e2e rule at line 4 (uid $uid)\""
-check "profile: list shows its tpcs" contains "$work/later.json" '"tpcs": "54-62"'
+check "profile: list shows its tpcs" contains "$work/later.json" '"tpcs": "6,14,22,30,37,44,51,58,60"'
 
 "$gpupart" undo --snapshot builtin:h200 > "$work/undo.out" 2> "$work/undo.err"; rc=$?
 check "undo: exits 0" [ "$rc" -eq 0 ]
 check "undo: names what it reverts" contains "$work/undo.out" "process $before ("
-check "undo: back to every TPC" contains "$work/undo.out" "TPCs 9-16 -> all"
+check "undo: back to every TPC" contains "$work/undo.out" "TPCs 1,9,17,25,32,39,46,53 -> all"
 check "undo: the profile's rules for later processes go with it" contains "$work/undo.out" "rules for processes that start later: profile e2e ("
 check "undo: no rules armed any more" [ ! -e "$registry/u$uid/rules" ]
 touch "$work/before.go2"
@@ -285,11 +290,11 @@ graph_is() {  # graph_is PID NAME VALUE
     echo "  graph_$2 of $1: expected $3, got '$actual'" >&2
     return 1
 }
-X=0x0000000f  # allowed TPCs 0-3, lowest word, as the fake reads it back from a graph kernel's descriptor
-Y=0x0001fe00  # gpc1: TPCs 9-16
+X=0x0000000f  # allowed descriptor bits 0-3 (TPCs 0,8,16,24), lowest word, as the fake reads it back from a graph kernel's descriptor
+Y=0x0001fe00  # gpc1: descriptor bits 9-16
 
 # One exec of two kernels: it keeps its upload mask until a set, then follows it once.
-start graphs "$gpupart" run --tpcs 0-3 --snapshot builtin:h200 -- "$host" load:"$fake" graph:2 \
+start graphs "$gpupart" run --tpcs $Q --snapshot builtin:h200 -- "$host" load:"$fake" graph:2 \
     graphlaunch:0 graphlaunch:0 ready:"$work/graphs.1" wait:"$work/graphs.go1" \
     graphlaunch:0 graphlaunch:0 ready:"$work/graphs.2" wait:"$work/graphs.go2" \
     execdestroy:0 ready:"$work/graphs.3" wait:"$work/graphs.go3"
@@ -332,7 +337,7 @@ check "graph: the shim said nothing" only_the_half_gpc0_warning "$work/graphs.er
 
 # A process that only replays a graph is not idle: a replay stamps "last launch" too (issue 19: a
 # graph-only process showed "last launch 2.5 s ago" while it replayed hundreds of times a second).
-start replay "$gpupart" run --tpcs 0-3 --snapshot builtin:h200 -- "$host" load:"$fake" graph:1 \
+start replay "$gpupart" run --tpcs $Q --snapshot builtin:h200 -- "$host" load:"$fake" graph:1 \
     graphlaunch:0 ready:"$work/replay.1" wait:"$work/replay.go1" graphlaunch:0 ready:"$work/replay.2" wait:"$work/replay.go2"
 pid=$started
 check "replay: reaches its first pause" await "$work/replay.1" "$pid"
@@ -349,7 +354,7 @@ wait "$pid"
 # Graphs of other shapes: destroyed by the application while its exec lives (PyTorch does so right after
 # instantiating), a kernel in a child graph, a conditional node (its body cannot be read back, so its
 # kernel keeps the old mask and the exec is reported), an exec for device launch (launched from the host).
-start shapes "$gpupart" run --tpcs 0-3 --snapshot builtin:h200 -- "$host" load:"$fake" graph:2 graphdestroy:0 \
+start shapes "$gpupart" run --tpcs $Q --snapshot builtin:h200 -- "$host" load:"$fake" graph:2 graphdestroy:0 \
     graphchild graphcond devgraph:1 graphlaunch:0 graphlaunch:1 graphlaunch:2 graphlaunch:3 graphcount \
     ready:"$work/shapes.1" wait:"$work/shapes.go1" \
     graphlaunch:0 graphlaunch:1 graphlaunch:2 graphlaunch:3 ready:"$work/shapes.2" wait:"$work/shapes.go2" \

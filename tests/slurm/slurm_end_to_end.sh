@@ -24,9 +24,10 @@ submit() {  # submit NAME SBATCH-OPTIONS... : a job whose task is the stand-in C
 process_of() { json "$work/$1.json" "[p for p in d['processes'] if p.get('job') == '$2'][0]$3"; }
 mask_of() { process_of "$1" "$2" "['gpus'][0]['requested']['mask']"; }
 tpcs_of() { process_of "$1" "$2" "['gpus'][0]['requested']['tpcs']"; }
-# The descriptor line the task printed for its first launch carries the complement of its mask (disable bits).
+# The descriptor line the task printed for its first launch carries the complement of its mask's descriptor bits
+# (disable bits); MASK is TPC numbers.
 descriptor_carries() {  # descriptor_carries NAME MASK
-    grep -qF "launch version=0x40 callback=1 word0=0xda5a5a5a mask=$(disable_words "$2") " "$work/jobs/$1.out"
+    grep -qF "launch version=0x40 callback=1 word0=0xda5a5a5a mask=$(disable_words "$(descriptor_bits_of "$2" builtin:h200)") " "$work/jobs/$1.out"
 }
 
 # ---- 1. the configuration comes from `gpupart slurm conf`; the cluster starts ------------------------

@@ -29,6 +29,12 @@ started() { await_condition 30 test -e "$work/jobs/$1.ready"; }  # the job's tas
 list_json() { "$gpupart" list --json > "$work/$1.json" 2> "$work/$1.err"; }
 count_of() { python3 -c 'import sys; print(bin(int(sys.argv[1], 16)).count("1"))' "$1"; }
 disjoint() { python3 -c 'import sys; sys.exit(0 if int(sys.argv[1], 16) & int(sys.argv[2], 16) == 0 else 1)' "$1" "$2"; }
+# The launch-descriptor bits (hex) of the TPC numbers MASK (hex, as `list --json` gives requested.mask) on the GPU
+# of snapshot SNAPSHOT ([GPU]), through `gpupart mask parse`: the shim writes bits, gpupart speaks numbers.
+descriptor_bits_of() {  # descriptor_bits_of MASK SNAPSHOT [GPU]
+    "$gpupart" mask parse "$1" --snapshot "$2" ${3:+--gpu "$3"} --json |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["descriptor_bits"].removeprefix("bits:"))'
+}
 # The descriptor words of a launch on allowed-TPC mask MASK (their complement, the disable bits), as the
 # stand-in program prints them: "0x........,0x........,0x........,0x........".
 disable_words() {

@@ -16,37 +16,47 @@ check "topology exits 0" [ "$rc" -eq 0 ]
 check "topology says which snapshot" contains "$work/topology.txt" "snapshot: builtin:h200 ("
 check "topology says why" contains "$work/topology.txt" "showing the built-in recorded H200"
 check "topology counts" contains "$work/topology.txt" "66 TPCs, 132 SMs, 8 GPCs, 62 holes"
-check "topology floorplan" contains "$work/topology.txt" "gpc6      9   18   bit       54"
+# rows name TPC numbers: gpc6 starts with TPC 6 (descriptor bit 54), then 30 and 51
+check "topology floorplan" contains "$work/topology.txt" "gpc6      9   18   TPC        6      30      51"
 
 "$gpupart" topology --json > "$work/topology.json"; rc=$?
 check "topology --json exits 0" [ "$rc" -eq 0 ]
 check "topology --json summary" contains "$work/topology.json" '"tpcs": 66'
 check "topology --json builtin" contains "$work/topology.json" '"builtin": true'
 check "topology --json: no TPC of undetermined GPC" contains "$work/topology.json" '"undetermined_gpc_tpcs": ""'
-# The same H200 as a source without the driver's floorplan leaves it: bits 75, 78, 81, 83 of no GPC.
+# The same H200 as a source without the driver's floorplan leaves it: bits 75, 78, 81, 83 (TPCs 62-65) of no GPC.
 "$gpupart" export --json "$work/h200.json" --snapshot builtin:h200 2> /dev/null
 sed -E '/"mask_bit": (75|78|81|83),/{n;s/"gpc": 0,/"gpc": null,/;n;s/"slot": [0-9]+,/"slot": null,/}' "$work/h200.json" > "$work/partly.json"
 "$gpupart" topology --snapshot "$work/partly.json" > "$work/partly.txt"; rc=$?
 check "topology of a partly known floorplan exits 0" [ "$rc" -eq 0 ]
 check "topology counts the TPCs of undetermined GPC" contains "$work/partly.txt" "66 TPCs, 132 SMs, 8 GPCs (+4 TPCs of undetermined GPC), 62 holes"
 "$gpupart" topology --snapshot "$work/partly.json" --json > "$work/partly.json.out"
-check "topology --json undetermined" contains "$work/partly.json.out" '"undetermined_gpc_tpcs": "75,78,81,83"'
+check "topology --json undetermined" contains "$work/partly.json.out" '"undetermined_gpc_tpcs": "62-65"'
 
-# mask parse
-"$gpupart" mask parse 0-8 > "$work/mask.txt"; rc=$?
+# mask parse: numbers are TPC numbers; descriptor bits (bits:0x...) have holes, which are dropped and said
+"$gpupart" mask parse 0-8 > "$work/numbers.txt"; rc=$?
+check "mask parse of numbers exits 0" [ "$rc" -eq 0 ]
+check "mask parse of numbers keeps them" contains "$work/numbers.txt" "tpcs  0-8"
+check "mask parse says their descriptor bits" contains "$work/numbers.txt" "bits  bits:0x8040201008040203 (launch descriptor)"
+"$gpupart" mask parse bits:0x1ff > "$work/mask.txt"; rc=$?
 check "mask parse exits 0" [ "$rc" -eq 0 ]
-check "mask parse normalises" contains "$work/mask.txt" "tpcs  0-3"
-check "mask parse reports holes" contains "$work/mask.txt" "note  dropped bits 4-8: no TPC there (holes)"
+check "mask parse normalises" contains "$work/mask.txt" "tpcs  0,8,16,24"
+check "mask parse reports holes" contains "$work/mask.txt" "note  dropped descriptor bits 4-8: no TPC there (holes)"
 "$gpupart" mask parse "8 tpcs" --json > "$work/mask.json"; rc=$?
 check "mask parse --json exits 0" [ "$rc" -eq 0 ]
-check "mask parse --json places a count" contains "$work/mask.json" '"tpcs": "0-3,75,78,81,83"'
+check "mask parse --json places a count" contains "$work/mask.json" '"tpcs": "0,8,16,24,62-65"'
 check "mask parse --json whole gpcs" contains "$work/mask.json" '"gpc0"'
 
-"$gpupart" mask parse 4-8 > "$work/holes.out" 2> "$work/holes.err"; rc=$?
+"$gpupart" mask parse bits:0x1f0 > "$work/holes.out" 2> "$work/holes.err"; rc=$?
 check "mask of holes is refused" [ "$rc" -eq 1 ]
 check "mask of holes: one line" lines "$work/holes.err" 1
-check "mask of holes: message" contains "$work/holes.err" "gpupart: mask '4-8' selects no real TPC on NVIDIA H200: bits 4-8 are holes"
+check "mask of holes: message" contains "$work/holes.err" "gpupart: mask 'bits:0x1f0' selects no real TPC on NVIDIA H200: descriptor bits 4-8 are holes"
 check "mask of holes: nothing on stdout" [ ! -s "$work/holes.out" ]
+"$gpupart" mask parse 64-70 > "$work/none.out" 2> "$work/none.err"; rc=$?
+check "TPC numbers the GPU lacks are refused" [ "$rc" -eq 1 ]
+check "TPC numbers the GPU lacks: one line" lines "$work/none.err" 1
+check "TPC numbers the GPU lacks: message" contains "$work/none.err" "which NVIDIA H200 does not have (its TPCs are 0-65"
+check "TPC numbers the GPU lacks: nothing on stdout" [ ! -s "$work/none.out" ]
 
 "$gpupart" mask parse "gpc9" 2> "$work/gpc.err" > /dev/null; rc=$?
 check "unknown gpc refused" [ "$rc" -eq 1 ]
@@ -126,7 +136,7 @@ check "demo start starts three workers" [ "$(grep -c '^started demo worker' "$wo
 for _ in $(seq 1 50); do [ "$(ls "$GPUPART_REGISTRY_DIR"/u*/*.slot 2> /dev/null | wc -l)" -eq 3 ] && break; sleep 0.05; done
 "$gpupart" list > "$work/demo-list.txt"
 check "demo workers are listed" [ "$(grep -c 'simulated workload, no GPU' "$work/demo-list.txt")" -eq 3 ]
-check "demo workers hold gpc0-3" contains "$work/demo-list.txt" " 0-3,9-16,18-25,27-34,75,78,81,83 "
+check "demo workers hold gpc0-3" contains "$work/demo-list.txt" " 0-3,8-11,16-19,24-27,32-34,39-41,46-48,53-55,62-65 "
 pid=$(awk '/llm-serving/{print $1}' "$work/demo-list.txt")
 "$gpupart" set "$pid" gpc1 --snapshot builtin:h200 > "$work/demo-set.out"; rc=$?
 check "set moves a demo worker" [ "$rc" -eq 0 ]
@@ -135,19 +145,19 @@ check "set moves a demo worker" [ "$rc" -eq 0 ]
 cp "$GPUPART_JOURNAL" "$work/history-before"
 "$gpupart" set "$pid" gpc1 --snapshot builtin:h200 > "$work/same-set.out" 2> "$work/same-set.err"; rc=$?
 check "set to the current mask is refused" [ "$rc" -eq 1 ]
-check "the refusal names its id" contains "$work/same-set.err" "already has TPCs 9-16: nothing to change for it [no-change; controller]; nothing changed"
+check "the refusal names its id" contains "$work/same-set.err" "already has TPCs 1,9,17,25,32,39,46,53: nothing to change for it [no-change; controller]; nothing changed"
 check "the refusal is not journaled" cmp -s "$work/history-before" "$GPUPART_JOURNAL"
 "$gpupart" check --snapshot builtin:h200 > "$work/check.out" 2>&1
 check "check prints ids and references" contains "$work/check.out" "[no-mps; Bakita & Anderson, RTAS 2024, rule R4]"
 sleep 0.3  # a few simulated launches later
 "$gpupart" list --json > "$work/demo-list.json"
-check "the worker applies its new mask" contains "$work/demo-list.json" '"applied_tpcs": "9-16"'
+check "the worker applies its new mask" contains "$work/demo-list.json" '"applied_tpcs": "1,9,17,25,32,39,46,53"'
 check "nothing is pending" lacks "$work/demo-list.json" '"pending": true'
 # The same again changes nothing: refused in one line, exit 1, and nothing journaled (issue 19, item 2).
 "$gpupart" history --json > "$work/history-before.json"
 "$gpupart" set "$pid" gpc1 --snapshot builtin:h200 > "$work/demo-noop.out" 2> "$work/demo-noop.err"; rc=$?
 check "a set to the current mask exits 1" [ "$rc" -eq 1 ]
-check "and says there is nothing to change" contains "$work/demo-noop.err" "already has TPCs 9-16: nothing to change"
+check "and says there is nothing to change" contains "$work/demo-noop.err" "already has TPCs 1,9,17,25,32,39,46,53: nothing to change"
 "$gpupart" history --json > "$work/history-after.json"
 check "and journals nothing" cmp -s "$work/history-before.json" "$work/history-after.json"
 "$gpupart" demo stop > "$work/demo-stop.out"; rc=$?

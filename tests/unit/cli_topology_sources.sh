@@ -80,7 +80,7 @@ check "live gpus: NVML absent in one line" matches "$work/live-gpus.txt" "^  nvm
 "$gpupart" mask parse gpc0 > "$work/live-mask.out" 2> "$work/live-mask.err"; rc=$?
 check "a mask on an unprobed live GPU is refused" [ "$rc" -eq 1 ]
 check "the refusal is one line" lines "$work/live-mask.err" 1
-check "the refusal says why" contains "$work/live-mask.err" "gpupart: GPU 0's TPC mask bits are not known (no source gave a TPC layout)"
+check "the refusal says why" contains "$work/live-mask.err" "gpupart: GPU 0's launch-descriptor bits are not known (no source gave a TPC layout)"
 "$gpupart" mask parse gpc0 --snapshot builtin:h200 > /dev/null; rc=$?
 check "a named recording still works on a GPU machine" [ "$rc" -eq 0 ]
 # Changing TPCs needs the mask bits; disarming profile rules (and undoing that) names no TPC and does not.
@@ -97,7 +97,7 @@ check "undo of the disarm exits 0" [ "$rc" -eq 0 ]
 check "undo of the disarm arms the rules again" [ -e "$GPUPART_REGISTRY_DIR/u$(id -u)/rules" ]
 "$gpupart" set "$$" gpc0 > /dev/null 2> "$work/live-set.err"; rc=$?
 check "set on an unprobed live GPU is refused" [ "$rc" -eq 1 ]
-check "set says why" contains "$work/live-set.err" "TPC mask bits are not known"
+check "set says why" contains "$work/live-set.err" "launch-descriptor bits are not known"
 "$gpupart" profile disarm > /dev/null
 "$gpupart" export --json "$work/live.json" 2> /dev/null; rc=$?
 check "export of the live snapshot" [ "$rc" -eq 0 ]
