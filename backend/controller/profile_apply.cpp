@@ -12,6 +12,7 @@
 
 #include "model/gpu_queries.hpp"
 #include "model/mask_resolve.hpp"
+#include "model/tpc_numbering.hpp"
 #include "model/user_error.hpp"
 #include "registry/registry_slot.h"
 #include "registry/slot_file.hpp"
@@ -70,6 +71,10 @@ ProfileApplication plan_profile(const Controller& controller, const Profile& pro
     result.rules.owner_uid = ::getuid();
     std::snprintf(result.rules.profile, sizeof result.rules.profile, "%s", profile.name.c_str());
     const TpcMask real = real_tpcs(state.gpu);
+    // The shim copies an armed rule's masks into a new process's control block as they are: the table holds
+    // launch-descriptor bits, like the slots, so each rule's TPC numbers are written through the GPU's map.
+    std::string no_map;
+    const std::optional<TpcNumbering> numbering = TpcNumbering::try_of(state.gpu, &no_map);
     // Rules are kept per GPU: the rules armed for other GPUs stay as they are (each GPU's profile is applied
     // against that GPU's floorplan); this GPU's are replaced.
     const gpupart_gpu_uuid this_gpu = uuid_words(state.gpu_uuid);
@@ -130,8 +135,13 @@ ProfileApplication plan_profile(const Controller& controller, const Profile& pro
             result.plan.findings.push_back({Severity::error, "holes in the mask bits (measured on the H200)", fmt::format("{}: {}", from, error.what()), "bad-mask"});
             continue;
         }
-        mask_to_words(mask, out.allowed);
-        mask_to_words(real, out.real_tpcs);
+        if (!numbering) {
+            result.plan.findings.push_back({Severity::error, "registry layout",
+                                            fmt::format("{}: cannot be armed: {}", from, no_map), "mask-bits-unknown"});
+            continue;
+        }
+        mask_to_words(numbering->to_bits(mask), out.allowed);
+        mask_to_words(numbering->to_bits(real), out.real_tpcs);
         result.armed.push_back(fmt::format("{}: processes that start later matching it get TPCs {}", from, mask.to_list()));
         ++result.rules.count;
     }
