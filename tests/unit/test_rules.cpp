@@ -102,7 +102,14 @@ TEST(Rules, PartialGpcsWarnSePacking) {
 // Issue 19: a plan warned about a split GPC that neither `gpupart check` nor the findings panel listed
 // once applied, and later plans called old splits new.
 TEST(Rules, TheStateAndAPlanAreJudgedByTheSameRulesAndAPlanMarksOnlyWhatItBrings) {
-    const auto state = state_with({process(10, TpcMask::range(9, 12) | kGpc6), process(11, TpcMask::range(13, 16))});
+    // gpc1 of the H200 in TPC numbers is 1,9,17,25,32,39,46,53 (descriptor bits 9-16); 10 and 11 hold half each.
+    const auto numbers = [](std::initializer_list<int> list) {
+        TpcMask mask;
+        for (const int n : list) mask.set(n);
+        return mask;
+    };
+    const TpcMask gpc6 = numbers({6, 14, 22, 30, 37, 44, 51, 58, 60});
+    const auto state = state_with({process(10, numbers({1, 9, 17, 25}) | gpc6), process(11, numbers({32, 39, 46, 53}))});
     const auto partial = [](const std::vector<Finding>& findings, const std::string& who) {
         return std::find_if(findings.begin(), findings.end(), [&](const Finding& f) {
             return f.id == "partial-gpc" && f.message.rfind(who, 0) == 0;
@@ -114,7 +121,7 @@ TEST(Rules, TheStateAndAPlanAreJudgedByTheSameRulesAndAPlanMarksOnlyWhatItBrings
     ASSERT_NE(partial(now, "process 11 gets only 4 of gpc1's"), now.end());
     for (const Finding& f : now) EXPECT_FALSE(f.is_new) << f.message;
     // A plan that shrinks 11 to 3 of gpc1: its split is new, 10's is as before.
-    const std::vector<PlannedChange> shrink{change_of(state.processes[1], TpcMask::range(13, 15))};
+    const std::vector<PlannedChange> shrink{change_of(state.processes[1], numbers({32, 39, 46}))};
     const auto plan = check_plan(state, shrink);
     const auto old_split = partial(plan, "process 10 gets only 4 of gpc1's");
     const auto new_split = partial(plan, "process 11 gets only 3 of gpc1's");
