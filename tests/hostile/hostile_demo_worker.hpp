@@ -13,6 +13,7 @@
 
 #include "model/gpu_queries.hpp"
 #include "model/mask_resolve.hpp"
+#include "model/tpc_numbering.hpp"
 #include "snapshot/snapshot_file.hpp"
 
 namespace gpupart::hostile {
@@ -22,8 +23,9 @@ public:
     // Registers in `registry` (made by the worker when missing) on TPCs `tpcs` of the built-in H200.
     DemoWorker(const std::string& registry, const std::string& name, const std::string& tpcs = "gpc0") {
         const Gpu gpu = load_snapshot("builtin:h200").gpus.at(0);
-        const std::string allowed = resolve_mask(tpcs, gpu).mask.to_hex();
-        const std::string real = real_tpcs(gpu).to_hex();
+        // The worker registers as the shim does: its arguments are launch-descriptor bits, not TPC numbers.
+        const std::string allowed = descriptor_hex(gpu, resolve_mask(tpcs, gpu).mask);
+        const std::string real = descriptor_hex(gpu, real_tpcs(gpu));
         pid = ::fork();
         if (pid == 0) {
             ::setenv("GPUPART_REGISTRY_DIR", registry.c_str(), 1);
