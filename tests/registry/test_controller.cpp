@@ -408,6 +408,21 @@ TEST_F(ControllerTest, AnEntryFromBeforeTpcNumbersIsReadThroughTheMapOrNotUndone
     EXPECT_EQ(mask_of(child.pid), "0-3");  // gpc0's descriptor bits, as before the old change
 }
 
+// The shim copies an armed rule's mask into a new process's slot as descriptor bits: on a GPU whose map is not
+// known, a rule for later processes cannot be written and is refused, never armed in TPC numbers.
+TEST_F(ControllerTest, RulesAreNotArmedOnAGpuWhoseMapIsNotKnown) {
+    Gpu unprobed = h200();
+    for (Tpc& tpc : unprobed.tpcs) tpc.mask_bit.reset();
+    Controller controller(Registry(registry_dir.dir), unprobed, Journal(journal_path));
+    const ProfileApplication application = plan_profile(controller, later_profile("blind", "python3", "gpc6"), 0);
+    ASSERT_TRUE(application.plan.refused());
+    EXPECT_TRUE(std::any_of(application.plan.findings.begin(), application.plan.findings.end(),
+                            [](const Finding& f) { return f.id == "mask-bits-unknown"; }));
+    EXPECT_EQ(application.rules.count, 0u);
+    EXPECT_THROW(controller.apply(application.plan), UserError);
+    EXPECT_EQ(armed_profile(registry_dir.dir), "none");
+}
+
 TEST_F(ControllerTest, AMalformedRulesTableInTheHistoryIsSkippedWithOneLineNamingTheField) {
     const auto write_line = [&](const std::string& rules) {
         std::ofstream(journal_path) << R"({"id":1,"time":"2026-11-23T00:00:00Z","uid":0,"user":"root","action":"profile apply x",)"
