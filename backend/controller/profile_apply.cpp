@@ -71,8 +71,8 @@ ProfileApplication plan_profile(const Controller& controller, const Profile& pro
     result.rules.owner_uid = ::getuid();
     std::snprintf(result.rules.profile, sizeof result.rules.profile, "%s", profile.name.c_str());
     const TpcMask real = real_tpcs(state.gpu);
-    // The table is read by the shim in each later process, which writes launch descriptors: its masks are the
-    // GPU's descriptor bits, never TPC numbers (those name other TPCs there).
+    // The shim copies an armed rule's masks into a new process's control block as they are: the table holds
+    // launch-descriptor bits, like the slots, so each rule's TPC numbers are written through the GPU's map.
     std::string no_map;
     const std::optional<TpcNumbering> numbering = TpcNumbering::try_of(state.gpu, &no_map);
     // Rules are kept per GPU: the rules armed for other GPUs stay as they are (each GPU's profile is applied
@@ -136,7 +136,8 @@ ProfileApplication plan_profile(const Controller& controller, const Profile& pro
             continue;
         }
         if (!numbering) {
-            result.plan.findings.push_back({Severity::error, "registry layout", fmt::format("{}: {}", from, no_map), "no-tpc-map"});
+            result.plan.findings.push_back({Severity::error, "registry layout",
+                                            fmt::format("{}: cannot be armed: {}", from, no_map), "mask-bits-unknown"});
             continue;
         }
         mask_to_words(numbering->to_bits(mask), out.allowed);

@@ -23,7 +23,7 @@ public:
     // Registers in `registry` (made by the worker when missing) on TPCs `tpcs` of the built-in H200.
     DemoWorker(const std::string& registry, const std::string& name, const std::string& tpcs = "gpc0") {
         const Gpu gpu = load_snapshot("builtin:h200").gpus.at(0);
-        // A demo worker's arguments are what the shim writes, launch-descriptor bits: the TPC numbers through the map.
+        // The worker registers as the shim does: its arguments are launch-descriptor bits, not TPC numbers.
         const std::string allowed = descriptor_hex(gpu, resolve_mask(tpcs, gpu).mask);
         const std::string real = descriptor_hex(gpu, real_tpcs(gpu));
         pid = ::fork();

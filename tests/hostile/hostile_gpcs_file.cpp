@@ -32,8 +32,8 @@ gpupart_gpcs_file small_map() {
     map.real_tpcs[0] = 0xff;
     map.gpc_tpcs[0][0] = 0x0f;
     map.gpc_tpcs[1][0] = 0xf0;
-    std::memset(map.bit_of_tpc, GPUPART_GPCS_NO_TPC, sizeof map.bit_of_tpc);
-    for (std::uint8_t k = 0; k < 8; ++k) map.bit_of_tpc[k] = k;  // TPC k is descriptor bit k
+    // TPC numbers 0-7 on descriptor bits 0-7 (no holes); numbers past the last TPC name none.
+    for (std::uint32_t k = 0; k < 128; ++k) map.bit_of_tpc[k] = static_cast<std::uint8_t>(k < map.tpc_count ? k : GPUPART_GPCS_NO_TPC);
     std::snprintf(map.source, sizeof map.source, "test");
     return map;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "controller/journal.hpp"
+#include "controller_test_fixture.hpp"
 #include "hostile_support.hpp"
 #include "registry/registry.hpp"
 #include "registry_test_support.hpp"
@@ -36,8 +37,14 @@ struct HostileJournal : ::testing::Test {
         all.insert(all.end(), extra_env.begin(), extra_env.end());
         return gpupart({"set", std::to_string(pid), tpcs, "--snapshot", "builtin:h200"}, all, std::nullopt, std::nullopt, 10000);
     }
+    // The mask as the slot holds it: launch-descriptor bits (read without the GPU's map).
     std::string mask_of(int pid) const {
         const auto record = Registry(registry.dir).find_live(pid);
+        return record.control && test::has_mask_on(*record.control) ? test::allowed_on(*record.control).to_list() : "all";
+    }
+    // The same mask in TPC numbers, as front ends read it through the H200's map.
+    std::string tpcs_of(int pid) const {
+        const auto record = Registry(registry.dir, test::builtin_h200()).find_live(pid);
         return record.control && test::has_mask_on(*record.control) ? test::allowed_on(*record.control).to_list() : "all";
     }
 };
@@ -85,8 +92,10 @@ TEST_F(HostileJournal, ConcurrentSetsFromSeveralProcessesGetUniqueIncreasingIds)
     for (int i = 0; i < kProcesses; ++i) {
         EXPECT_EQ(entries[i].id, i + 1) << "ids are unique and increase in file order";
         ASSERT_EQ(entries[i].changes.size(), 1u);
-        // Every slot holds what its entry says.
-        EXPECT_EQ(mask_of(entries[i].changes[0].pid), entries[i].changes[0].after.to_list());
+        // Every slot holds what its entry says: its TPC numbers, as the descriptor bits the entry recorded.
+        EXPECT_EQ(tpcs_of(entries[i].changes[0].pid), entries[i].changes[0].after.to_list());
+        ASSERT_TRUE(entries[i].changes[0].after_bits.has_value());
+        EXPECT_EQ(mask_of(entries[i].changes[0].pid), entries[i].changes[0].after_bits->to_list());
     }
     // Newest first: each child holds copies of the pipes of those forked before it.
     while (!children.empty()) children.pop_back();
@@ -180,7 +189,8 @@ TEST_F(HostileJournal, GpupartKilledBetweenSlotWriteAndJournalLeavesHistoryAndUn
     ASSERT_EQ(entries.size(), 2u);
     EXPECT_EQ(entries[1].id, 2);
     ASSERT_EQ(entries[1].changes.size(), 1u);
-    EXPECT_EQ(entries[1].changes[0].after.to_list(), "18-25");
+    EXPECT_EQ(entries[1].changes[0].after.to_list(), "2,10,18,26,33,40,47,54");  // gpc2: descriptor bits 18-25
+    EXPECT_EQ(entries[1].changes[0].after_bits, TpcMask::range(18, 25));
     EXPECT_TRUE(entries[1].recovered.has_value());
     const Outcome undo = gpupart({"undo", "--snapshot", "builtin:h200"}, env());
     EXPECT_EQ(undo.exit_code, 0) << undo.err;

@@ -20,6 +20,10 @@ struct ControllerFixture : ::testing::Test {
     TempRegistry registry_dir;
     std::string journal_path = registry_dir.dir + "/history.jsonl";
     Controller make() const { return Controller(Registry(registry_dir.dir), builtin_h200(), Journal(journal_path)); }
+    // The registry as front ends use it: slots' descriptor bits read and written as the H200's TPC numbers.
+    Registry numbered_registry() const { return Registry(registry_dir.dir, builtin_h200()); }
+    // A process's mask as its slot holds it, in launch-descriptor bits (read without the GPU's map): what the
+    // shim applies, so a test checks that a change in TPC numbers reached the process as the right bits.
     // "all" for a process with no partition
     std::string mask_of(int pid) const {
         const auto record = Registry(registry_dir.dir).find_live(pid);

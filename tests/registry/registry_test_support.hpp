@@ -1,6 +1,7 @@
 #pragma once
 // Helpers for registry tests: a private registry directory, and forked children that register the way
 // the shim does (gpupart_slot_create) and then wait to be told to exit.
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -48,6 +49,13 @@ struct MappedSlot {
     MappedSlot& operator=(const MappedSlot&) = delete;
     gpupart_slot_file* slot = nullptr;
 };
+
+// A mask of TPC numbers (or, for a slot's raw contents, descriptor bits) spelt out in a test.
+inline TpcMask tpcs(std::initializer_list<int> numbers) {
+    TpcMask mask;
+    for (const int number : numbers) mask.set(number);
+    return mask;
+}
 
 // The mask a control block holds for `gpu` ("all": none, unconfined there).
 inline bool has_mask_on(const SlotControl& control, std::string_view gpu = kTestGpu) {

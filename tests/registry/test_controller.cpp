@@ -17,8 +17,6 @@
 #include "controller/give_plan.hpp"
 #include "controller/profile_apply.hpp"
 #include "registry/registry_slot.h"
-#include "model/gpu_queries.hpp"
-#include "model/tpc_numbering.hpp"
 #include "model/user_error.hpp"
 #include "controller_test_fixture.hpp"
 #include "registry_test_support.hpp"
@@ -35,7 +33,7 @@ const Gpu& h200() { return gpupart::test::builtin_h200(); }
 
 struct ControllerTest : gpupart::test::ControllerFixture {};
 
-TpcMask real_tpcs_for_test() { return TpcMask::range(0, 127); }
+TpcMask real_tpcs_for_test() { return TpcMask::range(0, 65); }  // TPC numbers of the H200
 
 std::string error_of(const std::function<void()>& action) {
     try {
@@ -54,8 +52,9 @@ TEST_F(ControllerTest, SetIsPlannedAppliedAndJournaled) {
     const Plan plan = controller.plan_set({{child.pid, "gpc1"}}, "set gpc1");
     ASSERT_FALSE(plan.refused());
     ASSERT_EQ(plan.changes.size(), 1u);
-    EXPECT_EQ(plan.changes[0].before.to_list(), "0-3");
-    EXPECT_EQ(plan.changes[0].after.to_list(), "9-16");
+    // Plans and the history speak TPC numbers; the slot holds the same TPCs as descriptor bits (gpc0: 0-3, gpc1: 9-16).
+    EXPECT_EQ(plan.changes[0].before.to_list(), "0,8,16,24");
+    EXPECT_EQ(plan.changes[0].after.to_list(), "1,9,17,25,32,39,46,53");
     EXPECT_EQ(mask_of(child.pid), "0-3");  // planning changes nothing
     const Applied applied = controller.apply(plan);
     EXPECT_EQ(mask_of(child.pid), "9-16");
@@ -65,8 +64,10 @@ TEST_F(ControllerTest, SetIsPlannedAppliedAndJournaled) {
     EXPECT_EQ(entries[0].action, "set gpc1");
     ASSERT_EQ(entries[0].changes.size(), 1u);
     EXPECT_EQ(entries[0].changes[0].pid, child.pid);
-    EXPECT_EQ(entries[0].changes[0].before.to_list(), "0-3");
-    EXPECT_EQ(entries[0].changes[0].after.to_list(), "9-16");
+    EXPECT_EQ(entries[0].changes[0].before.to_list(), "0,8,16,24");
+    EXPECT_EQ(entries[0].changes[0].after.to_list(), "1,9,17,25,32,39,46,53");
+    EXPECT_EQ(entries[0].changes[0].before_bits, TpcMask::range(0, 3));
+    EXPECT_EQ(entries[0].changes[0].after_bits, TpcMask::range(9, 16));
     EXPECT_EQ(entries[0].changes[0].generation_after, 2u);
 }
 
@@ -93,9 +94,9 @@ TEST_F(ControllerTest, CountsAreplacedOnTpcsNobodyElseHolds) {
     const Plan plan = controller.plan_set({{b.pid, "8 tpcs"}}, "set 8 tpcs");
     ASSERT_FALSE(plan.refused());
     // gpc1 is taken; gpc0 (b's own 4 and the 4 nobody holds) is the first whole GPC of 8.
-    EXPECT_EQ(plan.changes.at(0).after.to_list(), "0-3,75,78,81,83");
+    EXPECT_EQ(plan.changes.at(0).after.to_list(), "0,8,16,24,62-65");
     const Plan spread = controller.plan_set({{b.pid, "8 tpcs", Placement::spread}}, "set 8 tpcs --spread");
-    EXPECT_EQ(spread.changes.at(0).after.to_list(), "0-1,18,27,36,45,54,63");  // one per GPC, gpc1 skipped, gpc0 twice
+    EXPECT_EQ(spread.changes.at(0).after.to_list(), "0,2-8");  // one per GPC (TPCs 0-7), gpc1 (TPC 1) skipped, gpc0 twice (0, 8)
     const Plan too_many = controller.plan_set({{b.pid, "60 tpcs"}}, "set 60 tpcs");
     ASSERT_TRUE(too_many.refused());
     EXPECT_NE(too_many.findings.at(0).message.find("only 58 are free"), std::string::npos);
@@ -104,9 +105,13 @@ TEST_F(ControllerTest, CountsAreplacedOnTpcsNobodyElseHolds) {
 TEST_F(ControllerTest, RefusedPlansChangeNothing) {
     RegisteredChild child(registry_dir.dir, "0xf");
     Controller controller = make();
-    const Plan holes = controller.plan_set({{child.pid, "4-8"}}, "set 4-8");
+    const Plan holes = controller.plan_set({{child.pid, "bits:0x1f0"}}, "set bits:0x1f0");
     ASSERT_TRUE(holes.refused());
-    EXPECT_EQ(holes.findings.at(0).message, "mask '4-8' selects no real TPC on NVIDIA H200: bits 4-8 are holes");
+    EXPECT_EQ(holes.findings.at(0).message, "mask 'bits:0x1f0' selects no real TPC on NVIDIA H200: descriptor bits 4-8 are holes");
+    EXPECT_NE(error_of([&] { controller.apply(holes); }).find("nothing changed"), std::string::npos);
+    const Plan missing = controller.plan_set({{child.pid, "66-70"}}, "set 66-70");  // the H200 has TPCs 0-65
+    ASSERT_TRUE(missing.refused());
+    EXPECT_NE(missing.findings.at(0).message.find("66"), std::string::npos) << missing.findings.at(0).message;
     EXPECT_NE(error_of([&] { controller.apply(holes); }).find("nothing changed"), std::string::npos);
     const Plan gone = controller.plan_set({{4194304, "gpc1"}}, "set");  // the largest pid Linux has: not running here
     ASSERT_TRUE(gone.refused());
@@ -148,11 +153,11 @@ TEST_F(ControllerTest, UndoIsRefusedAfterSomeoneElseChangedTheProcess) {
     Controller controller = make();
     controller.apply(controller.plan_set({{child.pid, "gpc1"}}, "set gpc1"));
     // Another gpupart (not through this journal) moves the process.
-    Registry(registry_dir.dir).set_mask(child.pid, kTestGpu, true, TpcMask::range(54, 62), real_tpcs_for_test());
+    numbered_registry().set_mask(child.pid, kTestGpu, true, gpupart::test::tpcs({6, 14, 22, 30, 37, 44, 51, 58, 60}), real_tpcs_for_test());  // gpc6
     controller.refresh();
     const Plan undo = controller.plan_undo();
     ASSERT_TRUE(undo.refused());
-    EXPECT_NE(undo.findings.at(0).message.find("was changed again since #1 (now TPCs 54-62)"), std::string::npos);
+    EXPECT_NE(undo.findings.at(0).message.find("was changed again since #1 (now TPCs 6,14,22,30,37,44,51,58,60)"), std::string::npos);
     EXPECT_EQ(mask_of(child.pid), "54-62");
 }
 
@@ -162,7 +167,7 @@ TEST_F(ControllerTest, APlanIsNotAppliedOverAChangeMadeSinceItWasPlanned) {
     Controller controller = make();
     const Plan plan = controller.plan_set({{a.pid, "gpc1"}, {b.pid, "gpc2"}}, "set two");
     ASSERT_FALSE(plan.refused());
-    Registry(registry_dir.dir).set_mask(b.pid, kTestGpu, true, TpcMask::range(54, 62), real_tpcs_for_test());  // concurrent change
+    numbered_registry().set_mask(b.pid, kTestGpu, true, gpupart::test::tpcs({6, 14, 22, 30, 37, 44, 51, 58, 60}), real_tpcs_for_test());  // concurrent change: gpc6
     EXPECT_NE(error_of([&] { controller.apply(plan); }).find("was changed by someone else since"), std::string::npos);
     EXPECT_EQ(mask_of(a.pid), "0-3");    // rolled back: the plan applies whole or not at all
     EXPECT_EQ(mask_of(b.pid), "54-62");  // the other change stands
@@ -198,7 +203,7 @@ TEST_F(ControllerTest, ProfilesChangeRunningProcessesAndArmRulesForLaterOnes) {
     const ProfileApplication application = plan_profile(controller, profile, 0);
     ASSERT_EQ(application.plan.changes.size(), 1u);
     EXPECT_EQ(application.plan.changes[0].pid, running.pid);
-    EXPECT_EQ(application.plan.changes[0].after.to_list(), "1,9,17,25,32,39,46,53");  // gpc1 in TPC numbers
+    EXPECT_EQ(application.plan.changes[0].after.to_list(), "1,9,17,25,32,39,46,53");
     ASSERT_EQ(application.not_armed.size(), 1u);
     EXPECT_NE(application.not_armed[0].find("matches pid"), std::string::npos);
     // The too-long exe is refused, not cut short; the rules after it are armed cleanly.
@@ -206,13 +211,9 @@ TEST_F(ControllerTest, ProfilesChangeRunningProcessesAndArmRulesForLaterOnes) {
     EXPECT_NE(application.plan.findings.back().message.find("exe name longer than 63 bytes"), std::string::npos);
     ASSERT_EQ(application.rules.count, 3u);
     const auto& rules = application.rules.rules;
-    // gpc1 goes to the running process; two "8 tpcs" rules get different whole GPCs. The table is the shim's,
-    // read in later processes that write launch descriptors: its masks are DESCRIPTOR BITS (gpc0 is TPCs
-    // 0,8,16,24,62-65, bits 0-3,75,78,81,83 on the H200), never TPC numbers.
+    // gpc1 goes to the running process; two "8 tpcs" rules get different whole GPCs. The shim copies a rule's
+    // masks into a new process's slot as they are: the table holds descriptor bits (gpc0, gpc2, gpc7).
     EXPECT_EQ(mask_from_words(rules[0].allowed).to_list(), "0-3,75,78,81,83");
-    const TpcNumbering map = TpcNumbering::of(controller.state().gpu);
-    EXPECT_EQ(map.to_numbers(mask_from_words(rules[0].allowed)), gpc_tpcs(controller.state().gpu, 0));
-    EXPECT_EQ(mask_from_words(rules[0].real_tpcs), map.to_bits(real_tpcs(controller.state().gpu)));
     EXPECT_EQ(mask_from_words(rules[1].allowed).to_list(), "18-25");
     EXPECT_EQ(rules[2].match, GPUPART_RULE_MATCH_CMDLINE);            // nothing left over from the refused rule
     EXPECT_EQ(mask_from_words(rules[2].allowed).to_list(), "63-71");
@@ -331,32 +332,95 @@ TEST_F(ControllerTest, GivingTpcsMovesThemFromTheirHoldersAndNeverStarvesOne) {
     RegisteredChild a(registry_dir.dir, "0x1fe0f");  // gpc0 (0-3) and gpc1 (9-16)
     RegisteredChild b(registry_dir.dir, "0x3fc0000");  // gpc2 (18-25)
     Controller controller = make();
-    const Plan give = plan_give(controller, ProcessRef{b.pid}, TpcMask::range(9, 16));
+    const TpcMask gpc1 = gpupart::test::tpcs({1, 9, 17, 25, 32, 39, 46, 53});
+    const Plan give = plan_give(controller, ProcessRef{b.pid}, gpc1);
     ASSERT_FALSE(give.refused()) << finding_line(give.findings.at(0));
-    EXPECT_EQ(give.action, "give 9-16 to " + std::to_string(b.pid));
+    EXPECT_EQ(give.action, "give 1,9,17,25,32,39,46,53 to " + std::to_string(b.pid));
     controller.apply(give);
     EXPECT_EQ(mask_of(a.pid), "0-3");
     EXPECT_EQ(mask_of(b.pid), "9-16,18-25");
 
     controller.refresh();
-    const Plan starve = plan_give(controller, ProcessRef{b.pid}, TpcMask::range(0, 8));  // a's last TPCs (4-8 are holes)
+    const Plan starve = plan_give(controller, ProcessRef{b.pid}, gpupart::test::tpcs({0, 8, 16, 24}));  // a's last TPCs
     ASSERT_TRUE(starve.refused());
     EXPECT_TRUE(std::any_of(starve.findings.begin(), starve.findings.end(),
                             [](const Finding& f) { return f.id == "last-tpcs"; }));
     EXPECT_THROW(controller.apply(starve), UserError);
     EXPECT_EQ(mask_of(a.pid), "0-3");
 
-    const Plan release = plan_give(controller, std::nullopt, TpcMask::range(18, 25));
+    const TpcMask gpc2 = gpupart::test::tpcs({2, 10, 18, 26, 33, 40, 47, 54});
+    const Plan release = plan_give(controller, std::nullopt, gpc2);
     ASSERT_FALSE(release.refused());
-    EXPECT_EQ(release.action, "release 18-25");
+    EXPECT_EQ(release.action, "release 2,10,18,26,33,40,47,54");
     controller.apply(release);
     EXPECT_EQ(mask_of(b.pid), "9-16");
     controller.refresh();
-    const Plan already_free = plan_give(controller, std::nullopt, TpcMask::range(18, 25));
+    const Plan already_free = plan_give(controller, std::nullopt, gpc2);
     EXPECT_TRUE(already_free.changes.empty());
     EXPECT_TRUE(already_free.refused());  // never journaled: the next undo would undo nothing
     EXPECT_TRUE(std::any_of(already_free.findings.begin(), already_free.findings.end(),
                             [](const Finding& f) { return f.id == "no-change"; }));
+}
+
+// A history entry written before gpupart used TPC numbers holds launch-descriptor bits and no "numbering":
+// read through the GPU's map it names the same TPCs, and undo puts back those; a view that does not know
+// the map refuses to undo it rather than guess.
+TEST_F(ControllerTest, AnEntryFromBeforeTpcNumbersIsReadThroughTheMapOrNotUndone) {
+    RegisteredChild child(registry_dir.dir, "0xf");  // descriptor bits 0-3: gpc0
+    // An older gpupart moved it to gpc1 (bits 9-16) and journaled that in bits.
+    const SlotRecord moved = numbered_registry().set_mask(child.pid, kTestGpu, true, gpupart::test::tpcs({1, 9, 17, 25, 32, 39, 46, 53}),
+                                                          real_tpcs_for_test());
+    ASSERT_TRUE(moved.control.has_value());
+    std::ofstream(journal_path) << fmt::format(
+        R"({{"id":1,"time":"2026-11-01T00:00:00Z","uid":{},"user":"old","action":"set {} gpc1","undoes":null,)"
+        R"("changes":[{{"pid":{},"gpu":"{}","start_time":{},"command":"worker","before":"0xf","after":"0x1fe00",)"
+        R"("before_tpcs":"0-3","after_tpcs":"9-16","generation_after":{}}}]}})"
+        "\n",
+        ::getuid(), child.pid, child.pid, kTestGpu, moved.start_time, moved.control->generation);
+
+    const JournalChange unmapped = Journal(journal_path).read().at(0).changes.at(0);
+    EXPECT_FALSE(unmapped.numbered);
+    EXPECT_EQ(unmapped.before.to_list(), "0-3");
+    EXPECT_EQ(unmapped.after.to_list(), "9-16");
+    Journal learnt(journal_path);
+    learnt.learn_numbering(h200());
+    const JournalChange mapped = learnt.read().at(0).changes.at(0);
+    EXPECT_TRUE(mapped.numbered);
+    EXPECT_EQ(mapped.before.to_list(), "0,8,16,24");
+    EXPECT_EQ(mapped.after.to_list(), "1,9,17,25,32,39,46,53");
+
+    // The same GPU with its mask bits not known (never probed): undo is refused and nothing changes.
+    Gpu unprobed = h200();
+    for (Tpc& tpc : unprobed.tpcs) tpc.mask_bit.reset();
+    const Controller blind(Registry(registry_dir.dir), unprobed, Journal(journal_path));
+    const Plan refused = blind.plan_undo();
+    ASSERT_TRUE(refused.refused());
+    EXPECT_TRUE(std::any_of(refused.findings.begin(), refused.findings.end(),
+                            [](const Finding& f) { return f.id == "undo-unnumbered"; }));
+    EXPECT_EQ(mask_of(child.pid), "9-16");
+
+    Controller controller = make();
+    const Plan undo = controller.plan_undo();
+    ASSERT_FALSE(undo.refused()) << finding_line(undo.findings.at(0));
+    ASSERT_EQ(undo.changes.size(), 1u);
+    EXPECT_EQ(undo.changes[0].after.to_list(), "0,8,16,24");
+    controller.apply(undo);
+    EXPECT_EQ(mask_of(child.pid), "0-3");  // gpc0's descriptor bits, as before the old change
+}
+
+// The shim copies an armed rule's mask into a new process's slot as descriptor bits: on a GPU whose map is not
+// known, a rule for later processes cannot be written and is refused, never armed in TPC numbers.
+TEST_F(ControllerTest, RulesAreNotArmedOnAGpuWhoseMapIsNotKnown) {
+    Gpu unprobed = h200();
+    for (Tpc& tpc : unprobed.tpcs) tpc.mask_bit.reset();
+    Controller controller(Registry(registry_dir.dir), unprobed, Journal(journal_path));
+    const ProfileApplication application = plan_profile(controller, later_profile("blind", "python3", "gpc6"), 0);
+    ASSERT_TRUE(application.plan.refused());
+    EXPECT_TRUE(std::any_of(application.plan.findings.begin(), application.plan.findings.end(),
+                            [](const Finding& f) { return f.id == "mask-bits-unknown"; }));
+    EXPECT_EQ(application.rules.count, 0u);
+    EXPECT_THROW(controller.apply(application.plan), UserError);
+    EXPECT_EQ(armed_profile(registry_dir.dir), "none");
 }
 
 TEST_F(ControllerTest, AMalformedRulesTableInTheHistoryIsSkippedWithOneLineNamingTheField) {

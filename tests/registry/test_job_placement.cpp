@@ -71,14 +71,14 @@ TEST_F(JobPlacementTest, AnUntrustedRecordIsRefusedInOneLine) {
     std::filesystem::create_directory(dir);
     const std::string path = dir + "/" + kTestGpu + ".json";
     EXPECT_THROW(JobReservationsLock(registry_dir.dir, "../x"), RegistryError);  // a UUID names a file, never a path
-    std::ofstream(path) << "{\"version\": 2, \"gpu\": \"" << kTestGpu << "\", \"jobs\": []}";
+    std::ofstream(path) << "{\"version\": 3, \"gpu\": \"" << kTestGpu << "\", \"jobs\": []}";
     try {
         record();
         FAIL() << "another version was read";
     } catch (const RegistryError& error) {
-        EXPECT_NE(std::string(error.what()).find("not version 1 of the record"), std::string::npos) << error.what();
+        EXPECT_NE(std::string(error.what()).find("not version 2 of the record"), std::string::npos) << error.what();
     }
-    std::ofstream(path) << "{\"version\": 1, \"gpu\": \"" << kTestGpu << "\", \"jobs\": [{\"job\": 3}]}";
+    std::ofstream(path) << "{\"version\": 2, \"gpu\": \"" << kTestGpu << "\", \"jobs\": [{\"job\": 3}]}";
     try {
         record();
         FAIL() << "a malformed record was read";
@@ -94,7 +94,7 @@ TEST_F(JobPlacementTest, AnUntrustedRecordIsRefusedInOneLine) {
     if (::geteuid() != 0) {
         EXPECT_THROW(JobReservationsLock(registry_dir.dir, kTestGpu), RegistryError);
     } else {  // root (the plugin's helper) moves such a directory aside and makes its own
-        std::ofstream(dir + "/" + kTestGpu + ".json") << "{\"version\": 1, \"gpu\": \"" << kTestGpu << "\", \"jobs\": []}";
+        std::ofstream(dir + "/" + kTestGpu + ".json") << "{\"version\": 2, \"gpu\": \"" << kTestGpu << "\", \"jobs\": []}";
         { const JobReservationsLock lock(registry_dir.dir, kTestGpu); }
         struct stat info {};
         ASSERT_EQ(::lstat(dir.c_str(), &info), 0);
@@ -105,6 +105,28 @@ TEST_F(JobPlacementTest, AnUntrustedRecordIsRefusedInOneLine) {
             aside = aside || item.path().filename().string().starts_with("jobs.untrusted-uid0-");
         EXPECT_TRUE(aside);
     }
+}
+
+// A record written before gpupart used TPC numbers (version 1) holds launch-descriptor bits: read through
+// the GPU's map it names the same TPCs; without the map it is refused in one line, never read as numbers.
+TEST_F(JobPlacementTest, ARecordFromBeforeTpcNumbersIsReadThroughTheMapOrRefused) {
+    const std::string dir = job_reservations_directory(registry_dir.dir);
+    std::filesystem::create_directory(dir);
+    const std::string path = dir + "/" + kTestGpu + ".json";
+    std::ofstream(path) << "{\"version\": 1, \"gpu\": \"" << kTestGpu << "\", \"jobs\": [{\"job\": \"slurm:5\", \"uid\": "
+                        << ::getuid() << ", \"tpcs\": \"0x1fe00\", \"since_realtime_ns\": 1, \"allocated\": 8, \"holders\": []}]}";
+    try {
+        record();
+        FAIL() << "a record in descriptor bits was read without the GPU's map";
+    } catch (const RegistryError& error) {
+        EXPECT_NE(std::string(error.what()).find("from before TPC numbers, in launch-descriptor bits"), std::string::npos) << error.what();
+        EXPECT_EQ(std::string(error.what()).find('\n'), std::string::npos);
+    }
+    const auto jobs = read_job_reservations(registry_dir.dir, kTestGpu, numberings_of({builtin_h200()}));
+    ASSERT_EQ(jobs.size(), 1u);
+    EXPECT_EQ(jobs[0].job, "slurm:5");
+    EXPECT_EQ(jobs[0].tpcs.to_list(), "1,9,17,25,32,39,46,53");  // bits 9-16: gpc1
+    EXPECT_EQ(jobs[0].allocated, 8);
 }
 
 TEST_F(JobPlacementTest, JobsGetDisjointGpcPackedTpcsAndQueueWhenFull) {

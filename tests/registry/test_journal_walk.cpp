@@ -7,6 +7,7 @@
 
 #include "controller/controller.hpp"
 #include "controller_test_fixture.hpp"
+#include "model/tpc_numbering.hpp"
 #include "registry_test_support.hpp"
 
 using namespace gpupart;
@@ -23,11 +24,13 @@ struct JournalWalkTest : gpupart::test::ControllerFixture {
         plan.walk = JournalWalk{writer, writes};
         return controller.apply(plan).entry;
     }
-    // A later step, written as the walk writes them: straight to the slot, compare-and-set.
+    // A later step, written as the walk writes them: straight to the slot, compare-and-set, in TPC numbers.
+    // Named here by descriptor bits (holes dropped), so that mask_of (the slot's bits) can be checked after.
     void step(int pid, int first_bit, int last_bit) {
-        const auto record = Registry(registry_dir.dir).find_live(pid);
-        Registry(registry_dir.dir).set_mask(pid, kTestGpu, true, TpcMask::range(first_bit, last_bit), TpcMask::range(0, 127),
-                                            {record.start_time, record.control->generation});
+        const Registry registry = numbered_registry();
+        const auto record = registry.find_live(pid);
+        const TpcMask numbers = TpcNumbering::of(gpupart::test::builtin_h200()).to_numbers(TpcMask::range(first_bit, last_bit));
+        registry.set_mask(pid, kTestGpu, true, numbers, TpcMask::range(0, 65), {record.start_time, record.control->generation});
     }
 };
 

@@ -19,6 +19,7 @@
 #include "registry/registry.hpp"
 #include "registry/registry_seqlock.h"
 #include "registry/registry_slot.h"
+#include "controller_test_fixture.hpp"
 #include "registry_test_support.hpp"
 
 using namespace gpupart;
@@ -109,17 +110,24 @@ TEST(Registry, TheSchedulerJobIsPrintableAsciiOnly) {
 TEST(Registry, SetMaskReachesTheRegisteredProcess) {
     TempRegistry registry_dir;
     RegisteredChild child(registry_dir.dir, "0xf");
-    const Registry registry(registry_dir.dir);
-    const SlotRecord after = registry.set_mask(child.pid, kTestGpu, true, TpcMask::range(9, 16), TpcMask::range(0, 127));
+    const Registry registry(registry_dir.dir, gpupart::test::builtin_h200());
+    // gpc1 of the built-in H200 in TPC numbers; its slot holds them as descriptor bits 9-16.
+    const TpcMask gpc1 = gpupart::test::tpcs({1, 9, 17, 25, 32, 39, 46, 53});
+    const SlotRecord after = registry.set_mask(child.pid, kTestGpu, true, gpc1, TpcMask::range(0, 65));
     ASSERT_TRUE(after.control.has_value());
-    EXPECT_EQ(allowed_on(*after.control).to_list(), "9-16");
+    EXPECT_EQ(allowed_on(*after.control).to_list(), "1,9,17,25,32,39,46,53");
     EXPECT_EQ(after.control->generation, 2u);
     EXPECT_EQ(after.control->writer_pid, ::getpid());
-    // Another process (a fresh fork) reads the same block through its own mapping.
+    // Another process (a fresh fork) reads the same block through its own mapping; without the map it sees
+    // the slot's descriptor bits.
     const pid_t reader = ::fork();
     if (reader == 0) {
         const SlotRecord seen = registry.find_live(child.pid);
-        ::_exit(seen.control && allowed_on(*seen.control).to_list() == "9-16" ? 0 : 1);
+        const SlotRecord raw = Registry(registry_dir.dir).find_live(child.pid);
+        ::_exit(seen.control && allowed_on(*seen.control).to_list() == "1,9,17,25,32,39,46,53" && raw.control &&
+                        allowed_on(*raw.control).to_list() == "9-16"
+                    ? 0
+                    : 1);
     }
     EXPECT_EQ(wait_exit_code(reader), 0);
 }
@@ -249,7 +257,7 @@ TEST(Registry, OtherUsersCannotChangeAProcess) {
 TEST(Registry, WriterKilledMidUpdateLeavesNothingStuck) {
     TempRegistry registry_dir;
     RegisteredChild child(registry_dir.dir, "0xf");
-    const Registry registry(registry_dir.dir);
+    const Registry registry(registry_dir.dir, gpupart::test::builtin_h200());
     const std::string path = registry.list().at(0).path;
     int ready[2];
     ASSERT_EQ(::pipe(ready), 0);
@@ -277,14 +285,15 @@ TEST(Registry, WriterKilledMidUpdateLeavesNothingStuck) {
     const SlotRecord torn = registry.find_live(child.pid);
     ASSERT_TRUE(torn.control.has_value());
     EXPECT_TRUE(torn.writer_died);
-    EXPECT_EQ(allowed_on(*torn.control).to_list(), "0-3");
+    EXPECT_EQ(allowed_on(*torn.control).to_list(), "0,8,16,24");  // descriptor bits 0-3, gpc0
     EXPECT_EQ(torn.control->generation, 1u);
     // The kernel dropped the dead writer's lock: the next writer completes the block at once.
     const auto started = std::chrono::steady_clock::now();
-    const SlotRecord fixed = registry.set_mask(child.pid, kTestGpu, true, TpcMask::range(9, 16), TpcMask::range(0, 127));
+    const SlotRecord fixed = registry.set_mask(child.pid, kTestGpu, true, gpupart::test::tpcs({1, 9, 17, 25, 32, 39, 46, 53}),
+                                               TpcMask::range(0, 65));
     EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(500));
     ASSERT_TRUE(fixed.control.has_value());
-    EXPECT_EQ(allowed_on(*fixed.control).to_list(), "9-16");
+    EXPECT_EQ(allowed_on(*fixed.control).to_list(), "1,9,17,25,32,39,46,53");  // gpc1
     EXPECT_EQ(fixed.control->generation, 2u);
 }
 
@@ -448,4 +457,37 @@ TEST(Registry, SlotClaimingItsOwnUserForAnotherUsersProcessIsIgnored) {
     const auto entries = Registry(registry_dir.dir).list();
     ASSERT_EQ(entries.size(), 1u);
     EXPECT_EQ(entries[0].problem, fmt::format("{}: process {} runs as root but the file belongs to nobody: ignored", path, ::getpid()));
+}
+
+// Slots hold launch-descriptor bits, the shim's language; a registry that knows the GPU's map reads them as
+// TPC numbers, one that does not reads the bits as they are (unnumbered) and refuses to write, since it
+// cannot say which bits a TPC number is.
+TEST(Registry, SlotBitsReadAsTpcNumbersOnlyThroughTheGpusMap) {
+    TempRegistry registry_dir;
+    RegisteredChild child(registry_dir.dir, "0x1fe00");  // descriptor bits 9-16: gpc1 of the H200
+    const SlotRecord mapped = Registry(registry_dir.dir, gpupart::test::builtin_h200()).find_live(child.pid);
+    ASSERT_TRUE(mapped.control.has_value());
+    ASSERT_NE(mapped.control->gpu(kTestGpu), nullptr);
+    EXPECT_TRUE(mapped.control->gpu(kTestGpu)->numbered);
+    EXPECT_EQ(allowed_on(*mapped.control).to_list(), "1,9,17,25,32,39,46,53");
+
+    const Registry unmapped(registry_dir.dir);
+    const SlotRecord raw = unmapped.find_live(child.pid);
+    ASSERT_TRUE(raw.control.has_value());
+    ASSERT_NE(raw.control->gpu(kTestGpu), nullptr);
+    EXPECT_FALSE(raw.control->gpu(kTestGpu)->numbered);
+    EXPECT_EQ(allowed_on(*raw.control).to_list(), "9-16");
+    const auto listed = unmapped.list();
+    ASSERT_EQ(listed.size(), 1u);
+    ASSERT_TRUE(listed[0].record && listed[0].record->control);
+    EXPECT_EQ(allowed_on(*listed[0].record->control).to_list(), "9-16");
+
+    const std::string refused =
+        error_of([&] { unmapped.set_mask(child.pid, kTestGpu, true, gpupart::test::tpcs({0, 8}), TpcMask::range(0, 65)); });
+    EXPECT_NE(refused.find("does not know which launch-descriptor bit each TPC number is"), std::string::npos) << refused;
+    EXPECT_NE(refused.find("nothing changed"), std::string::npos) << refused;
+    EXPECT_EQ(refused.find('\n'), std::string::npos);
+    const SlotRecord after = unmapped.find_live(child.pid);
+    EXPECT_EQ(allowed_on(*after.control).to_list(), "9-16");
+    EXPECT_EQ(after.control->generation, raw.control->generation);
 }

@@ -20,29 +20,31 @@ TpcMask tpcs(const char* expression) { return resolve_mask(expression, h200()).m
 
 }  // namespace
 
+// Masks are TPC numbers; the comments say the H200's GPCs (gpc1 = 1,9,17,25,32,39,46,53, gpc2 = 2,10,18,26,33,40,47,54,
+// gpc3 = 3,11,19,27,34,41,48,55, gpc0 = 0,8,16,24,62-65).
 TEST(MovePlan, GrowingFillsTheGpcTheProcessUsesMost) {
-    // Holds 9-12 (gpc1) and 18 (gpc2): the free TPCs of gpc1 come first.
-    EXPECT_EQ(tpc_to_add(h200(), tpcs("9-12,18"), tpcs("13-16,19-25")), 13);
-    // Its GPCs are full: a wholly free GPC (gpc3), not gpc0's free 0-1, which another process's 2-3 would
-    // then share with it (issue 19).
-    EXPECT_EQ(tpc_to_add(h200(), tpcs("gpc1"), tpcs("0-1,27-34")), 27);
-    EXPECT_NE(choose_tpc_to_add(h200(), tpcs("gpc1"), tpcs("0-1,27-34"))->why.find("gpc3, which is wholly free"), std::string::npos);
+    // Holds half of gpc1 (1,9,17,25) and 2 (gpc2): the free TPCs of gpc1 come first.
+    EXPECT_EQ(tpc_to_add(h200(), tpcs("1,9,17,25,2"), tpcs("32,39,46,53,10,18,26,33,40,47,54")), 32);
+    // Its GPCs are full: a wholly free GPC (gpc3), not gpc0's free 0 and 8, which another process's 16 and 24
+    // would then share with it (issue 19).
+    EXPECT_EQ(tpc_to_add(h200(), tpcs("gpc1"), tpcs("0,8,gpc3")), 3);
+    EXPECT_NE(choose_tpc_to_add(h200(), tpcs("gpc1"), tpcs("0,8,gpc3"))->why.find("gpc3, which is wholly free"), std::string::npos);
     // No GPC wholly free: the best fit among the rest, and the reason says it shares a GPC.
-    EXPECT_EQ(tpc_to_add(h200(), tpcs("gpc1"), tpcs("0-1,27-30")), 0);
-    EXPECT_NE(choose_tpc_to_add(h200(), tpcs("gpc1"), tpcs("0-1,27-30"))->why.find("another process also uses"), std::string::npos);
+    EXPECT_EQ(tpc_to_add(h200(), tpcs("gpc1"), tpcs("0,8,3,11,19,27")), 0);
+    EXPECT_NE(choose_tpc_to_add(h200(), tpcs("gpc1"), tpcs("0,8,3,11,19,27"))->why.find("another process also uses"), std::string::npos);
     EXPECT_EQ(tpc_to_add(h200(), tpcs("gpc1"), TpcMask{}), std::nullopt);
-    EXPECT_EQ(tpc_to_add(h200(), tpcs("gpc1"), TpcMask::range(4, 8)), std::nullopt);  // holes only
+    EXPECT_EQ(tpc_to_add(h200(), tpcs("gpc1"), TpcMask::range(66, 70)), std::nullopt);  // numbers the H200 lacks
 }
 
 TEST(MovePlan, ShrinkingTakesFromTheGpcTheProcessUsesLeast) {
-    EXPECT_EQ(tpc_to_remove(h200(), tpcs("gpc1,18")), 18);
-    EXPECT_EQ(tpc_to_remove(h200(), tpcs("gpc1-2")), 25);  // a tie: the higher GPC's highest TPC
-    EXPECT_EQ(tpc_to_remove(h200(), tpcs("gpc6,75")), 75);     // 75 is gpc0's: the GPC it uses least
-    EXPECT_EQ(tpc_to_remove(h200(), tpcs("gpc1,18,75")), 18);  // a tie of gpc0 and gpc2: the higher GPC's
+    EXPECT_EQ(tpc_to_remove(h200(), tpcs("gpc1,2")), 2);
+    EXPECT_EQ(tpc_to_remove(h200(), tpcs("gpc1-2")), 54);  // a tie: the higher GPC's highest TPC
+    EXPECT_EQ(tpc_to_remove(h200(), tpcs("gpc6,62")), 62);     // 62 is gpc0's: the GPC it uses least
+    EXPECT_EQ(tpc_to_remove(h200(), tpcs("gpc1,2,62")), 2);  // a tie of gpc0 and gpc2: the higher GPC's
     // Where a source gave some TPCs no GPC, those go first.
     Gpu partly_known = h200();
     for (Tpc& tpc : partly_known.tpcs)
         if (tpc.mask_bit == 75 || tpc.mask_bit == 78 || tpc.mask_bit == 81 || tpc.mask_bit == 83) tpc.gpc.reset(), tpc.slot.reset();
-    EXPECT_EQ(tpc_to_remove(partly_known, resolve_mask("gpc1,18,75", partly_known).mask), 75);
-    EXPECT_EQ(tpc_to_remove(h200(), tpcs("9")), std::nullopt);
+    EXPECT_EQ(tpc_to_remove(partly_known, resolve_mask("gpc1,2,62", partly_known).mask), 62);  // TPC 62 is descriptor bit 75
+    EXPECT_EQ(tpc_to_remove(h200(), tpcs("1")), std::nullopt);
 }

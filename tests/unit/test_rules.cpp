@@ -59,17 +59,24 @@ std::optional<Finding> find_rule(const std::vector<Finding>& findings, const std
     return *it;
 }
 
-const TpcMask kGpc1 = TpcMask::range(9, 16);
-const TpcMask kGpc6 = TpcMask::range(54, 62);
+TpcMask numbers(std::initializer_list<int> list) {
+    TpcMask mask;
+    for (const int n : list) mask.set(n);
+    return mask;
+}
+
+// The H200's gpc1 and gpc6 in TPC numbers (descriptor bits 9-16 and 54-62).
+const TpcMask kGpc1 = numbers({1, 9, 17, 25, 32, 39, 46, 53});
+const TpcMask kGpc6 = numbers({6, 14, 22, 30, 37, 44, 51, 58, 60});
 
 }  // namespace
 
 TEST(Rules, MaskOfOnlyHolesIsAnError) {
     const auto state = state_with({process(10, kGpc1)});
-    const auto findings = check_change(state, change_of(state.processes[0], TpcMask::range(4, 8)));
+    const auto findings = check_change(state, change_of(state.processes[0], TpcMask::range(66, 70)));  // the H200 has TPCs 0-65
     const auto f = find_rule(findings, "holes in the mask bits (measured on the H200)", Severity::error);
     ASSERT_TRUE(f.has_value());
-    EXPECT_EQ(f->message, "process 10: mask 4-8 has no real TPC (holes do not count): its kernels would never run");
+    EXPECT_EQ(f->message, "process 10: mask 66-70 has no real TPC (holes do not count): its kernels would never run");
 }
 
 TEST(Rules, AnotherUsersProcessIsAnErrorUnlessAdmin) {
@@ -86,12 +93,12 @@ TEST(Rules, NoChangeIsANoteOnTheChange) {
     const auto state = state_with({process(10, kGpc1)});
     const auto f = find_rule(check_change(state, change_of(state.processes[0], kGpc1)), "controller", Severity::info);
     ASSERT_TRUE(f.has_value());
-    EXPECT_EQ(f->message, "process 10 already has TPCs 9-16: nothing to change");
+    EXPECT_EQ(f->message, "process 10 already has TPCs 1,9,17,25,32,39,46,53: nothing to change");
 }
 
 TEST(Rules, PartialGpcsWarnSePacking) {
     const auto state = state_with({process(10, kGpc1)});
-    const auto findings = check_plan(state, {change_of(state.processes[0], TpcMask::range(9, 12) | kGpc6)});
+    const auto findings = check_plan(state, {change_of(state.processes[0], numbers({1, 9, 17, 25}) | kGpc6)});  // half of gpc1
     const auto f = find_rule(findings, "Bakita & Anderson, RTAS 2023 (SE-packed)", Severity::warning);
     ASSERT_TRUE(f.has_value());
     EXPECT_EQ(f->message, "process 10 gets only 4 of gpc1's 8 TPCs: a partition of whole GPCs shares no GPC with others and interferes less");
@@ -102,7 +109,8 @@ TEST(Rules, PartialGpcsWarnSePacking) {
 // Issue 19: a plan warned about a split GPC that neither `gpupart check` nor the findings panel listed
 // once applied, and later plans called old splits new.
 TEST(Rules, TheStateAndAPlanAreJudgedByTheSameRulesAndAPlanMarksOnlyWhatItBrings) {
-    const auto state = state_with({process(10, TpcMask::range(9, 12) | kGpc6), process(11, TpcMask::range(13, 16))});
+    // gpc1 of the H200 in TPC numbers is 1,9,17,25,32,39,46,53 (descriptor bits 9-16); 10 and 11 hold half each.
+    const auto state = state_with({process(10, numbers({1, 9, 17, 25}) | kGpc6), process(11, numbers({32, 39, 46, 53}))});
     const auto partial = [](const std::vector<Finding>& findings, const std::string& who) {
         return std::find_if(findings.begin(), findings.end(), [&](const Finding& f) {
             return f.id == "partial-gpc" && f.message.rfind(who, 0) == 0;
@@ -114,7 +122,7 @@ TEST(Rules, TheStateAndAPlanAreJudgedByTheSameRulesAndAPlanMarksOnlyWhatItBrings
     ASSERT_NE(partial(now, "process 11 gets only 4 of gpc1's"), now.end());
     for (const Finding& f : now) EXPECT_FALSE(f.is_new) << f.message;
     // A plan that shrinks 11 to 3 of gpc1: its split is new, 10's is as before.
-    const std::vector<PlannedChange> shrink{change_of(state.processes[1], TpcMask::range(13, 15))};
+    const std::vector<PlannedChange> shrink{change_of(state.processes[1], numbers({32, 39, 46}))};
     const auto plan = check_plan(state, shrink);
     const auto old_split = partial(plan, "process 10 gets only 4 of gpc1's");
     const auto new_split = partial(plan, "process 11 gets only 3 of gpc1's");
@@ -223,10 +231,11 @@ TEST(Rules, ResultWarnsAboutUnfollowableGraphExecs) {
 }
 
 TEST(Rules, OverlapWarns) {
-    const auto state = state_with({process(10, kGpc1), process(11, TpcMask::range(15, 20))});
+    // 11 holds the last two of gpc1 and the first four of gpc2 (descriptor bits 15-20).
+    const auto state = state_with({process(10, kGpc1), process(11, numbers({46, 53, 2, 10, 18, 26}))});
     const auto f = find_rule(check_result(state), "Bakita & Anderson, ECRTS 2025, pitfall 8", Severity::warning);
     ASSERT_TRUE(f.has_value());
-    EXPECT_EQ(f->message, "process 10 and process 11 share TPCs 15-16: their kernels compete for those SMs");  // 17 is a hole
+    EXPECT_EQ(f->message, "process 10 and process 11 share TPCs 46,53: their kernels compete for those SMs");
 }
 
 TEST(Rules, UnpartitionedProcessBesideOthersWarns) {
@@ -343,10 +352,10 @@ TEST(Rules, EveryFindingIdHasAnEntryInTheRulesDocument) {
 }
 
 TEST(Rules, AProcessAboutToStartIsNamedSo) {
-    const auto state = state_with({process(10, kGpc1), process(0, TpcMask::range(9, 12))});
+    const auto state = state_with({process(10, kGpc1), process(0, numbers({1, 9, 17, 25}))});  // half of gpc1
     const auto f = find_rule(check_result(state), "Bakita & Anderson, ECRTS 2025, pitfall 8", Severity::warning);
     ASSERT_TRUE(f.has_value());
-    EXPECT_EQ(f->message, "process 10 and the new process share TPCs 9-12: their kernels compete for those SMs");
+    EXPECT_EQ(f->message, "process 10 and the new process share TPCs 1,9,17,25: their kernels compete for those SMs");
 }
 
 // Issue 20: the interference finding (InterferenceWatch, tests/unit/test_interference.cpp) is explained in
