@@ -156,8 +156,10 @@ std::string status_context(const TopData& data, const UiState& ui) {
     }
     const TopProcess* p = selected_process(data, ui);
     if (!p) return "Tab: floorplan · F1: help";
-    return fmt::format("{} {} · TPCs {}{} · applied {} · shim: {} · Tab: floorplan, mark TPCs and give them to it", p->letter, p->pid,
-                       tpcs_text(*p), p->app_masks ? " · program: " + p->app_summary : "", p->applied, p->shim_detail);
+    // The program's own masks before the TPCs: a partition of whole GPCs is a long list of TPC numbers (they
+    // are strided over the GPCs), and where there is no side panel this line is the only place that says them.
+    return fmt::format("{} {}{} · TPCs {} · applied {} · shim: {} · Tab: floorplan, mark TPCs and give them to it", p->letter, p->pid,
+                       p->app_masks ? " · program: " + p->app_summary : "", tpcs_text(*p), p->applied, p->shim_detail);
 }
 
 void draw_status(Screen& screen, int row, const TopData& data, const UiState& ui) {

@@ -92,10 +92,13 @@ void draw_confirm(Screen& screen, const TopData& data, const PendingPlan& pendin
         const TopProcess* p = find_process(data, change.pid);
         const std::string who = fmt::format("{} {} {}", p ? std::string(1, p->letter) : "?", change.pid, change.command);
         lines.push_back({fit(who, inner), {Role::value, true}});
-        lines.push_back({fit(fmt::format("    {} → {}  ({} TPCs → {})", mask_text(change.before_partitioned, change.before),
-                                         mask_text(change.after_partitioned, change.after),
+        // The counts first: a GPC's TPC numbers are strided, so masks of whole GPCs are long lists, and a cut
+        // line must still say how many TPCs the process has before and after.
+        lines.push_back({fit(fmt::format("    {} TPCs → {}: {} → {}",
                                          (change.before_partitioned ? change.before & real_tpcs(data.gpu) : real_tpcs(data.gpu)).count(),
-                                         (change.after_partitioned ? change.after & real_tpcs(data.gpu) : real_tpcs(data.gpu)).count()),
+                                         (change.after_partitioned ? change.after & real_tpcs(data.gpu) : real_tpcs(data.gpu)).count(),
+                                         mask_text(change.before_partitioned, change.before),
+                                         mask_text(change.after_partitioned, change.after)),
                              inner),
                          {Role::normal}});
     }

@@ -137,7 +137,7 @@ int draw_floorplan(Screen& screen, int row, const TopData& data, const UiState& 
     int c = screen.put(row, 0, focused ? "▸ Floorplan" : "  Floorplan", {Role::title, focused});
     const std::string legend = mode == FloorplanMode::compact
                                    ? "  letter = process · . free TPC · blank = hole · + marked"
-                                   : "  TPC: owner letter, mask bit" + std::string(mode == FloorplanMode::tall ? " over its SM ids" : "") +
+                                   : "  TPC: owner letter, TPC number" + std::string(mode == FloorplanMode::tall ? " over its SM ids" : "") +
                                          " · . free · * shared · blank = hole (no TPC) · + marked";
     screen.put(row, c, fit(legend, screen.width() - c), {Role::dim});
     const auto rows = floor_rows(data.gpu);

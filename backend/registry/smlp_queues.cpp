@@ -92,6 +92,12 @@ SmlpComponent smlp_view(const gpupart_smlp_file& file, const std::string& path, 
     // "<name>.smlp": what the file name promises, as a slot's name is checked against its header.
     if (const std::string base = path.substr(path.rfind('/') + 1); base != c.name + GPUPART_SMLP_SUFFIX)
         throw broken(path, fmt::format("it calls itself '{}'", c.name));
+    // Its masks are TPC numbers only where the header says so; a library from before the numbering wrote
+    // launch-descriptor bits, which shown as numbers would name other TPCs (and its programs cannot join it).
+    if ((h.flags & GPUPART_SMLP_NUMBERED) == 0)
+        throw RegistryError(fmt::format("{}: made before TPC numbers (its TPCs are launch-descriptor bits): not shown; "
+                                        "remove it once its programs have ended, they make it anew",
+                                        one_line(path)));
     c.gpu = gpupart_uuid_is_zero(&h.gpu) ? "" : uuid_text(h.gpu);
     c.tpcs = mask_from_words(h.tpcs);
     c.size = c.tpcs.count();

@@ -33,6 +33,7 @@ std::unique_ptr<gpupart_smlp_file> make_smlp_file(const FixtureComponent& compon
     h.layout_version = GPUPART_REGISTRY_LAYOUT_VERSION;
     h.file_size = sizeof(gpupart_smlp_file);
     h.state = GPUPART_SLOT_LIVE;
+    h.flags = component.numbered ? GPUPART_SMLP_NUMBERED : 0u;
     h.owner_uid = ::getuid();
     if (!component.gpu.empty()) gpupart_uuid_parse(component.gpu.c_str(), &h.gpu);
     mask_to_words(component.tpcs, h.tpcs);

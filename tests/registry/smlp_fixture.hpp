@@ -36,6 +36,7 @@ struct FixtureComponent {
     unsigned fq_length = 2;
     std::string gpu;              // "" or "GPU-..."
     std::vector<FixtureRequest> requests;
+    bool numbered = true;         // GPUPART_SMLP_NUMBERED: tpcs and grants are TPC numbers (false: a file from before)
 };
 
 // The file's bytes, LIVE, owned by this user.

@@ -166,6 +166,10 @@ TEST(SmlpFile, ValuesTheLayoutDoesNotAllowAreProblemsNotPictures) {
     EXPECT_NE(problem_after([](gpupart_smlp_file& f) { std::memset(f.header.name, 'a', sizeof f.header.name); }).find("not a component name"),
               std::string::npos);
     EXPECT_NE(problem_after([](gpupart_smlp_file& f) { std::memcpy(f.header.magic, "gpslot\0", 8); }).find("bad magic"), std::string::npos);
+    // A file of a library from before TPC numbers holds descriptor bits: said in one line, never shown as numbers.
+    const std::string before = problem_after([](gpupart_smlp_file& f) { f.header.flags = 0; });
+    EXPECT_NE(before.find("made before TPC numbers (its TPCs are launch-descriptor bits): not shown"), std::string::npos) << before;
+    EXPECT_EQ(before.find('\n'), std::string::npos);
 }
 
 TEST(SmlpFile, HostileFilesAreRefusedWithoutBlocking) {

@@ -119,8 +119,11 @@ TEST(TopHabits, EveryColumnSortsWithItsTitleMarkedAndItsOwnOrder) {
     EXPECT_EQ(order(SortKey::applied), (std::vector<int>{4103, 4102, 4101}));   // as text, lowest first
     EXPECT_EQ(order(SortKey::share), order(SortKey::tpcs));
     EXPECT_EQ(order(SortKey::share), (std::vector<int>{4101, 4103, 4102}));     // 28, 18, 16 TPCs
-    // REQUESTED in floorplan order: the mask holding the lowest TPCs first.
-    data.processes[0].mask = TpcMask::range(40, 41);
+    // REQUESTED in floorplan order: the mask holding the lowest TPCs first. A gets TPCs 5 and 13 (of gpc5):
+    // after B's (from TPC 4), before C's (from TPC 6).
+    data.processes[0].mask = TpcMask{};
+    data.processes[0].mask.set(5);
+    data.processes[0].mask.set(13);
     EXPECT_EQ(order(SortKey::requested), (std::vector<int>{4102, 4101, 4103}));
     EXPECT_EQ(sort_key_named("cpu%"), SortKey::cpu);
     EXPECT_EQ(sort_key_named("LAUNCH/s"), SortKey::rate);

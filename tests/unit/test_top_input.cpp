@@ -48,24 +48,24 @@ TEST(TopInput, TabSwitchesFocusAndArrowsMoveOverRealTpcsOnly) {
     k.press(KeyCode::tab);
     EXPECT_EQ(k.ui.focus, Focus::floorplan);
     EXPECT_EQ(cursor_bit(k.data, k.ui), 0);
-    // gpc0's slots hold bits 0 3 81 1 75 83 . 2 78: Right walks them in slot order.
+    // gpc0's slots hold TPCs 0 24 64 8 62 65 . 16 63: Right walks them in slot order.
     for (int i = 0; i < 5; ++i) k.press(KeyCode::right);
-    EXPECT_EQ(k.ui.cursor_bit, 83);
+    EXPECT_EQ(k.ui.cursor_bit, 65);
     k.press(KeyCode::right);
-    EXPECT_EQ(k.ui.cursor_bit, 2);  // the floorswept slot 6 is never a stop
+    EXPECT_EQ(k.ui.cursor_bit, 16);  // the floorswept slot 6 is never a stop
     for (int i = 0; i < 2; ++i) k.press(KeyCode::right);
-    EXPECT_EQ(k.ui.cursor_bit, 78);  // the row's last TPC: Right stays
+    EXPECT_EQ(k.ui.cursor_bit, 63);  // the row's last TPC: Right stays
     k.press(KeyCode::left);
     k.press(KeyCode::down);
-    EXPECT_EQ(k.ui.cursor_bit, 11);  // the same slot (7) in gpc1
+    EXPECT_EQ(k.ui.cursor_bit, 17);  // the same slot (7) in gpc1
     k.press(KeyCode::home);
-    EXPECT_EQ(k.ui.cursor_bit, 9);
+    EXPECT_EQ(k.ui.cursor_bit, 1);
     k.press(KeyCode::end);
-    EXPECT_EQ(k.ui.cursor_bit, 14);
+    EXPECT_EQ(k.ui.cursor_bit, 39);
     k.press(KeyCode::page_down);
-    EXPECT_EQ(k.ui.cursor_bit, 71);  // the last row (gpc7), nearest slot
+    EXPECT_EQ(k.ui.cursor_bit, 61);  // the last row (gpc7), nearest slot
     k.press(KeyCode::home);
-    EXPECT_EQ(k.ui.cursor_bit, 63);
+    EXPECT_EQ(k.ui.cursor_bit, 7);
     k.press(KeyCode::page_up);
     EXPECT_EQ(k.ui.cursor_bit, 0);
     k.press(KeyCode::back_tab);
@@ -79,27 +79,27 @@ TEST(TopInput, TheRowOfTpcsOfNoKnownGpcIsWalkedAndMarkedToo) {
     k.press(KeyCode::tab);
     EXPECT_EQ(cursor_bit(k.data, k.ui), 0);
     k.press(KeyCode::end);
-    EXPECT_EQ(k.ui.cursor_bit, 2);  // gpc0 keeps bits 0 3 . 1 . . . 2 . here
+    EXPECT_EQ(k.ui.cursor_bit, 16);  // gpc0 keeps TPCs 0 24 . 8 . . . 16 . here
     k.press(KeyCode::page_down);
-    EXPECT_EQ(k.ui.cursor_bit, 83);  // the row of TPCs of no known GPC, nearest slot
+    EXPECT_EQ(k.ui.cursor_bit, 65);  // the row of TPCs of no known GPC, nearest slot
     k.press(KeyCode::home);
-    EXPECT_EQ(k.ui.cursor_bit, 75);
+    EXPECT_EQ(k.ui.cursor_bit, 62);
     k.press('g');
-    EXPECT_EQ(k.ui.marked.to_list(), "75,78,81,83");
+    EXPECT_EQ(k.ui.marked.to_list(), "62-65");
 }
 
 TEST(TopInput, SpaceMarksGMarksAGpcEscClears) {
     Keys k;
     k.press(KeyCode::tab);
-    k.press(KeyCode::down);  // bit 9
+    k.press(KeyCode::down);  // TPC 1, slot 0 of gpc1
     k.press(' ');
     k.press(KeyCode::right);
     k.press(' ');
-    EXPECT_EQ(k.ui.marked.to_list(), "9,12");  // slot 1 of gpc1 holds bit 12
+    EXPECT_EQ(k.ui.marked.to_list(), "1,25");  // slot 1 of gpc1 holds TPC 25
     k.press(' ');
-    EXPECT_EQ(k.ui.marked.to_list(), "9");
+    EXPECT_EQ(k.ui.marked.to_list(), "1");
     k.press('g');
-    EXPECT_EQ(k.ui.marked.to_list(), "9-16");
+    EXPECT_EQ(k.ui.marked.to_list(), "1,9,17,25,32,39,46,53");  // gpc1's TPCs
     k.press('g');
     EXPECT_TRUE(k.ui.marked.empty());
     k.press('g');
@@ -117,10 +117,10 @@ TEST(TopInput, EnterGivesTheMarkedTpcsToTheSelectedProcess) {
     EXPECT_EQ(intent.kind, IntentKind::give);
     EXPECT_EQ(intent.target.pid, 4102);
     EXPECT_EQ(intent.target.start_time, 1000u + 4102u);  // the process as the table showed it
-    EXPECT_EQ(intent.tpcs.to_list(), "9-16");
+    EXPECT_EQ(intent.tpcs.to_list(), "1,9,17,25,32,39,46,53");
     // Nothing marked: the TPC under the cursor.
     k.press(KeyCode::escape);
-    EXPECT_EQ(k.press(KeyCode::enter).tpcs.to_list(), "9");
+    EXPECT_EQ(k.press(KeyCode::enter).tpcs.to_list(), "1");
 }
 
 TEST(TopInput, PlusAndMinusActOnTheTaggedProcessesOrTheSelectedOne) {
@@ -293,11 +293,11 @@ TEST(TopInput, TheActionMenuDoesNotOfferChangesThatChangeNothing) {
     EXPECT_TRUE(enabled(MenuAction::release));    // TPC 0 is A's
     k.ui.marked = TpcMask::range(0, 3);
     EXPECT_FALSE(enabled(MenuAction::give_marked));
-    k.ui.marked.set(63);  // free: giving it changes something
+    k.ui.marked.set(7);  // gpc7's, free: giving it changes something
     EXPECT_TRUE(enabled(MenuAction::give_marked));
     k.ui.marked = TpcMask{};
-    k.ui.marked.set(63);
-    k.ui.marked.set(66);
+    k.ui.marked.set(7);  // two of gpc7's TPCs
+    k.ui.marked.set(31);
     EXPECT_FALSE(enabled(MenuAction::release));  // held by nobody already
     k.press(KeyCode::f9);
     EXPECT_EQ(k.press('3').kind, IntentKind::none);

@@ -68,12 +68,13 @@ TEST(TopLayout, At80x24EverySectionIsThere) {
     EXPECT_TRUE(screen.row_text(0).ends_with("12:00:00"));
     EXPECT_EQ(screen.row_text(1), "MPS off · TPCs 66 owned, 0 free of 66 · 3 simulated processes (demo)");  // no room for more
     EXPECT_EQ(screen.row_text(2), "no NVIDIA GPU on this machine: showing the built-in recorded H200");
-    // One GPC a line with the mask bits in the driver's slot order; the floorswept slot 6 of an 8-TPC GPC
-    // is a blank slot inside the GPC's frame.
+    // One GPC a line with the TPC numbers in the driver's slot order (gpc0's slots hold descriptor bits
+    // 0 3 81 1 75 83 - 2 78, TPCs 0 24 64 8 62 65 - 16 63); the floorswept slot 6 of an 8-TPC GPC is a
+    // blank slot inside the GPC's frame.
     EXPECT_EQ(screen.row_text(row_starting(screen, "gpc0")),
-              "gpc0   │  A 0   A 3  A 81   A 1  A 75  A 83         A 2  A 78 │ A 8");
+              "gpc0   │  A 0  A 24  A 64   A 8  A 62  A 65        A 16  A 63 │ A 8");
     EXPECT_EQ(screen.row_text(row_starting(screen, "gpc6")),
-              "gpc6   │ C 54  C 57  C 60  C 55  C 58  C 61  C 56  C 59  C 62 │ C 9");
+              "gpc6   │  C 6  C 30  C 51  C 14  C 37  C 58  C 22  C 44  C 60 │ C 9");
     EXPECT_EQ(row_starting(screen, "no GPC"), -1);  // every TPC of the built-in H200 has its GPC
     // The table: letter, pid, user, TPCs, SMs, share, launches/s, memory, shim, command.
     const int header = row_starting(screen, "       PID↑ USER");
@@ -85,7 +86,7 @@ TEST(TopLayout, At80x24EverySectionIsThere) {
     // Every finding, one line each; the status line; the footer of keys.
     EXPECT_TRUE(contains(screen, "  Findings (3)"));  // every TPC is held: no idle-TPCs finding
     EXPECT_TRUE(contains(screen, "  warning 3 partitioned processes run without MPS"));
-    EXPECT_TRUE(screen.row_text(22).starts_with("A 4101 · TPCs 0-3,9-16,18-25,27-34,75,78,81,83 · applied 0-3,9-16,18-25,27-34,7"));
+    EXPECT_TRUE(screen.row_text(22).starts_with("A 4101 · TPCs 0-3,8-11,16-19,24-27,32-34,39-41,46-48,53-55,62-65 · applied 0-3,"));
     EXPECT_TRUE(screen.row_text(23).starts_with("F1Help F2Setup F3Search F4Filter F6SortBy F9Action F10Quit"));
 }
 
@@ -98,9 +99,9 @@ TEST(TopLayout, TpcsOfNoKnownGpcHaveARowOfTheirOwn) {
     SCOPED_TRACE(screen.text());
     EXPECT_EQ(screen.row_text(1), "MPS off · TPCs 62 owned, 4 free of 66 · 3 simulated processes (demo)");
     EXPECT_EQ(screen.row_text(row_starting(screen, "gpc0")),
-              "gpc0   │  A 0   A 3         A 1                     A 2       │ A 4");
+              "gpc0   │  A 0  A 24         A 8                    A 16       │ A 4");
     EXPECT_EQ(screen.row_text(row_starting(screen, "no GPC")),
-              "no GPC │ . 75  . 78  . 81  . 83                               │ 4 free");
+              "no GPC │ . 62  . 63  . 64  . 65                               │ 4 free");
     EXPECT_EQ(row_starting(screen, "no GPC"), row_starting(screen, "gpc7") + 1);
     EXPECT_TRUE(contains(screen, "  Findings (4)"));  // the 4 free TPCs are idle
 }
@@ -123,13 +124,14 @@ TEST(TopLayout, At120x40TheFloorplanShowsSmIdsAndTheTableItsMasks) {
     EXPECT_EQ(floorplan_mode(data, UiState{}, 120, 40), FloorplanMode::tall);
     const int gpc1 = row_starting(screen, "gpc1");
     ASSERT_GE(gpc1, 0);
-    EXPECT_EQ(screen.row_text(gpc1), "gpc1    8 TPC  16 SM │    A 9    A 12    A 15    A 10    A 13    A 16            A 11    A 14 │ A 8");
+    EXPECT_EQ(screen.row_text(gpc1), "gpc1    8 TPC  16 SM │    A 1    A 25    A 46     A 9    A 32    A 53            A 17    A 39 │ A 8");
     EXPECT_EQ(screen.row_text(gpc1 + 1), "                     │    2-3   50-51   92-93   18-19   64-65 106-107           34-35   78-79 │");
     EXPECT_TRUE(contains(screen, "MPS off · TPCs 66 owned, 0 free of 66 (132 SMs) · 3 simulated processes (demo) · every 1.0 s"));
     EXPECT_TRUE(contains(screen, "REQUESTED"));
-    // A's mask (gpc0-3, with gpc0's bits 75-83) is longer than the column: cut, the command keeps its room.
-    EXPECT_TRUE(contains(screen, " 0-3,9-16,18-25,27-34… llm-serving (simulated workloa…"));
-    EXPECT_TRUE(contains(screen, " 36-43,45-52           vision (simulated workload, no…"));
+    // The masks (gpc0-3 and gpc4-5: TPC numbers spread over 0-65) are longer than the column: cut, the
+    // command keeps its room.
+    EXPECT_TRUE(contains(screen, " 0-3,8-11,16-19,24-27… llm-serving (simulated workloa…"));
+    EXPECT_TRUE(contains(screen, " 4-5,12-13,20-21,28-2… vision (simulated workload, no…"));
     // Findings are wrapped whole where there is room.
     EXPECT_TRUE(contains(screen, "          by side (gpupart mps start) [no-mps; Bakita & Anderson, RTAS 2024, rule R4]"));
 }
@@ -145,29 +147,31 @@ TEST(TopLayout, At200x60ASidePanelShowsSharesTheSelectedProcessAndTheFindings) {
     EXPECT_TRUE(contains(screen, "B 4102    [|||||||||||||"));
     EXPECT_TRUE(contains(screen, "] 16/66"));
     EXPECT_TRUE(contains(screen, "Selected B 4102"));
-    EXPECT_TRUE(contains(screen, "requested  36-43,45-52 (16 TPCs, 32 SMs)"));
+    EXPECT_TRUE(contains(screen, "requested  4-5,12-13,20-21,28-29,35-36,42-43,49-50,56-57 (16 TPCs, 32 SMs)"));
+    EXPECT_TRUE(contains(screen, "applied    4-5,12-13,20-21,28-29,35-36,42-43,49-50,56-57"));
     EXPECT_TRUE(contains(screen, "whole GPCs gpc4 gpc5"));
     EXPECT_TRUE(contains(screen, "Findings (3)"));
-    // The table has room for every column, A's whole masks (32 columns each) and the part of each command
-    // that tells the processes apart.
+    // The table has room for every column, each mask at its widest (32 columns: A's, 50 long in TPC numbers,
+    // is cut; the side panel and the status line show it whole) and the part of each command that tells the
+    // processes apart.
     EXPECT_TRUE(contains(screen, "LAUNCHES"));
     EXPECT_TRUE(contains(screen, "APPLIED"));
-    EXPECT_TRUE(contains(screen, " 0-3,9-16,18-25,27-34,75,78,81,83 0-3,9-16,18-25,27-34,75,78,81,83 llm-serving (simulated workload"));
+    EXPECT_TRUE(contains(screen, " 0-3,8-11,16-19,24-27,32-34,39-4… 0-3,8-11,16-19,24-27,32-34,39-4… llm-serving (simulated workload"));
     EXPECT_TRUE(contains(screen, " batch-train (simulated workload"));
     EXPECT_TRUE(contains(screen, "registry /run/gpupart"));
     // Where the whole command line fits beside every column, it is shown as it is.
     const Screen wider = layout_top(data, ui, 230, 60);
     expect_fits(wider);
-    EXPECT_TRUE(contains(wider, " 0-3,9-16,18-25,27-34,75,78,81,83 gpupart-demo-worker llm-serving (simulated workload, no GPU)"))
+    EXPECT_TRUE(contains(wider, " 0-3,8-11,16-19,24-27,32-34,39-4… gpupart-demo-worker llm-serving (simulated workload, no GPU)"))
         << wider.text();
     EXPECT_TRUE(contains(wider, "gpupart-demo-worker batch-train (simulated workload, no GPU)"));
 }
 
 TEST(TopLayout, ManyProcessesGetTheCompactFloorplanAndAScrollingTable) {
     std::vector<FakeProcess> fakes;
-    const auto bits = real_tpcs(h200()).bits();
+    const auto tpcs = real_tpcs(h200()).bits();  // TPC numbers 0-65
     for (std::size_t i = 0; i < 12; ++i)
-        fakes.push_back({5000 + static_cast<int>(i), fmt::format("{},{}", bits[2 * i], bits[2 * i + 1]), "worker"});
+        fakes.push_back({5000 + static_cast<int>(i), fmt::format("{},{}", tpcs[2 * i], tpcs[2 * i + 1]), "worker"});
     const TopData data = frame_data(fakes);
     UiState ui;
     ui.selected_pid = 5011;
@@ -175,7 +179,8 @@ TEST(TopLayout, ManyProcessesGetTheCompactFloorplanAndAScrollingTable) {
     EXPECT_EQ(floorplan_mode(data, ui, 80, 24), FloorplanMode::wide);
     const Screen roomy = layout_top(data, ui, 80, 24);
     expect_fits(roomy);
-    EXPECT_TRUE(roomy.row_text(row_starting(roomy, "gpc0")).starts_with("gpc0   │  A 0   B 3  . 81   A 1  . 75  . 83         B 2  . 78 │")) << roomy.text();
+    // Process i holds TPCs 2i and 2i+1: gpc0's slots hold TPCs 0 24 64 8 62 65 - 16 63, of A, E and I.
+    EXPECT_TRUE(roomy.row_text(row_starting(roomy, "gpc0")).starts_with("gpc0   │  A 0  . 24  . 64   E 8  . 62  . 65        I 16  . 63 │")) << roomy.text();
     EXPECT_TRUE(contains(roomy, "▸ L    5011"));
     EXPECT_FALSE(contains(roomy, "  A    5000"));
     // One row less and the floorplan goes compact.
@@ -184,7 +189,7 @@ TEST(TopLayout, ManyProcessesGetTheCompactFloorplanAndAScrollingTable) {
     SCOPED_TRACE(screen.text());
     EXPECT_EQ(floorplan_mode(data, ui, 80, 23), FloorplanMode::compact);
     // Two GPC columns, one cell per TPC in slot order, the floorswept slot blank.
-    EXPECT_TRUE(screen.row_text(row_starting(screen, "  gpc0")).starts_with("  gpc0   │ A B . A . .   B . │   gpc4"));
+    EXPECT_TRUE(screen.row_text(row_starting(screen, "  gpc0")).starts_with("  gpc0   │ A . . E . .   I . │   gpc4"));
     // The selected last process is scrolled into view.
     EXPECT_TRUE(contains(screen, "▸ L    5011"));
     EXPECT_FALSE(contains(screen, "  A    5000"));
@@ -192,26 +197,27 @@ TEST(TopLayout, ManyProcessesGetTheCompactFloorplanAndAScrollingTable) {
 }
 
 TEST(TopLayout, SharedTpcsAreStarsAndFreeOnesDots) {
-    const TopData data = frame_data({{1, "0-3", "a"}, {2, "2-3,9", "b"}});
+    // a: gpc0's TPCs 0,8,16,24; b: two of them and TPC 1 of gpc1.
+    const TopData data = frame_data({{1, "0,8,16,24", "a"}, {2, "1,16,24", "b"}});
     const Screen screen = layout_top(data, UiState{}, 80, 24);
     SCOPED_TRACE(screen.text());
-    // gpc0's slots hold bits 0 3 81 / 1 75 83 / . 2 78.
-    EXPECT_TRUE(screen.row_text(row_starting(screen, "gpc0")).starts_with("gpc0   │  A 0   * 3  . 81   A 1  . 75  . 83         * 2  . 78"));
-    EXPECT_TRUE(screen.row_text(row_starting(screen, "gpc1")).starts_with("gpc1   │  B 9  . 12  . 15"));
-    EXPECT_TRUE(contains(screen, "share TPCs 2-3"));
+    // gpc0's slots hold TPCs 0 24 64 / 8 62 65 / . 16 63.
+    EXPECT_TRUE(screen.row_text(row_starting(screen, "gpc0")).starts_with("gpc0   │  A 0  * 24  . 64   A 8  . 62  . 65        * 16  . 63"));
+    EXPECT_TRUE(screen.row_text(row_starting(screen, "gpc1")).starts_with("gpc1   │  B 1  . 25  . 46"));
+    EXPECT_TRUE(contains(screen, "share TPCs 16,24"));
 }
 
 TEST(TopLayout, MarksTheCursorAndOwnersAreCellAttributes) {
     const TopData data = frame_data(demo_processes());
     UiState ui;
     ui.focus = Focus::floorplan;
-    ui.cursor_bit = 12;  // gpc1's slots 0-2 hold bits 9, 12, 15
-    ui.marked.set(15);
+    ui.cursor_bit = 25;  // gpc1's slots 0-2 hold TPCs 1, 25, 46
+    ui.marked.set(46);
     const Screen screen = layout_top(data, ui, 80, 24);
     const int gpc1 = row_starting(screen, "gpc1");
-    EXPECT_TRUE(screen.row_text(gpc1).starts_with("gpc1   │  A 9  A 12 +A 15"));
+    EXPECT_TRUE(screen.row_text(gpc1).starts_with("gpc1   │  A 1  A 25 +A 46"));
     const std::string row = screen.row_text(gpc1);
-    // "gpc1   │" is 8 cells; each TPC cell is 5 wide plus a space: bit 12 (slot 1) is at column 14.
+    // "gpc1   │" is 8 cells; each TPC cell is 5 wide plus a space: TPC 25 (slot 1) is at column 14.
     EXPECT_TRUE(screen.at(gpc1, 14).reverse);
     EXPECT_FALSE(screen.at(gpc1, 8).reverse);
     EXPECT_TRUE(screen.at(gpc1, 20).underline);
@@ -219,12 +225,12 @@ TEST(TopLayout, MarksTheCursorAndOwnersAreCellAttributes) {
     const int gpc4 = row_starting(screen, "gpc4");
     EXPECT_EQ(screen.at(gpc4, 10).role, Role::owner1);
     EXPECT_TRUE(screen.row_text(3).starts_with("▸ Floorplan"));
-    EXPECT_EQ(screen.row_text(22), "TPC 12 gpc1 SMs 50,51: A 4101 · marked 15 · Enter gives them to A 4101");
+    EXPECT_EQ(screen.row_text(22), "TPC 25 gpc1 SMs 50,51: A 4101 · marked 46 · Enter gives them to A 4101");
     // Clicks land on TPCs by their cells.
     const Hit* hit = screen.hit_at(gpc1, 16);
     ASSERT_NE(hit, nullptr);
     EXPECT_EQ(hit->kind, HitKind::tpc);
-    EXPECT_EQ(hit->value, 12);
+    EXPECT_EQ(hit->value, 25);
 }
 
 TEST(TopLayout, TheConfirmationShowsTheChangesAndOnlyTheFindingsTheyBring) {
@@ -246,23 +252,24 @@ TEST(TopLayout, TheConfirmationShowsTheChangesAndOnlyTheFindingsTheyBring) {
     change.before_partitioned = true;
     change.before = data.processes[1].mask;
     change.after = data.processes[1].mask;
+    change.after.set(1);  // two of gpc1's TPCs
     change.after.set(9);
-    change.after.set(10);
     Plan plan;
-    plan.action = "give 9-10 to 4102";
+    plan.action = "give 1,9 to 4102";
     plan.changes = {change};
     plan.findings = check_plan(state, plan.changes);
     UiState ui;
     ui.dialog = Dialog::confirm;
-    ui.pending = PendingPlan{plan, "Give TPCs 9-10 to B 4102?"};
+    ui.pending = PendingPlan{plan, "Give TPCs 1,9 to B 4102?"};
     const Screen screen = layout_top(data, ui, 80, 24);
     expect_fits(screen);
     SCOPED_TRACE(screen.text());
     const std::string dialog = dialog_text(screen);
-    EXPECT_TRUE(contains(screen, "┌─ Give TPCs 9-10 to B 4102? "));
-    EXPECT_NE(dialog.find("36-43,45-52 → 9-10,36-43,45-52  (16 TPCs → 18)"), std::string::npos);
+    EXPECT_TRUE(contains(screen, "┌─ Give TPCs 1,9 to B 4102? "));
+    // The counts come first: B's masks are long lists of TPC numbers, cut at this width.
+    EXPECT_NE(dialog.find("16 TPCs → 18: 4-5,12-13,20-21,28-29,35-36,42-43,49-50,56-57 → 1,4-5,9"), std::string::npos);
     EXPECT_NE(dialog.find("warning: process 4102 gets only 2 of gpc1's 8 TPCs"), std::string::npos);
-    EXPECT_NE(dialog.find("share TPCs 9-10"), std::string::npos);      // new: A holds them too
+    EXPECT_NE(dialog.find("share TPCs 1,9"), std::string::npos);       // new: A holds them too
     EXPECT_EQ(dialog.find("without MPS"), std::string::npos);          // held already: counted, not repeated
     EXPECT_NE(dialog.find("(3 findings that hold already: see the findings panel)"), std::string::npos);
     EXPECT_NE(dialog.find("Enter or y applies"), std::string::npos);
@@ -343,7 +350,7 @@ TEST(TopLayout, TheActionMenuDoesNotOfferChangesThatChangeNothing) {
     EXPECT_FALSE(items[0].enabled);
     EXPECT_TRUE(items[2].enabled);  // 9 is held: releasing it changes something
     ui.marked = TpcMask{};
-    ui.marked.set(63);  // of gpc7: held by nobody
+    ui.marked.set(7);  // of gpc7: held by nobody
     items = action_menu(data, ui);
     EXPECT_TRUE(items[0].enabled);
     EXPECT_FALSE(items[2].enabled);

@@ -26,14 +26,17 @@ int row_with(const Screen& screen, const std::string& text) {
     return -1;
 }
 
-// llm-serving (A, gpc0-3) chooses a global mask and two stream masks, one of them outside its partition.
+// llm-serving (A, gpc0-3) chooses a global mask and two stream masks, one of them outside its partition
+// (TPCs 4, 12, 20, 28: gpc4's).
 std::vector<FakeProcess> with_app_masks() {
     auto fakes = demo_processes();
     SlotAppMasks& app = fakes[0].app;
     app.in_use = true;
     app.global_set = true;
     app.global_disable = ~TpcMask::range(0, 3);
-    app.streams = {{0x7f0000001000ull, ~TpcMask::range(0, 1), 40}, {0x7f0000002000ull, ~TpcMask::range(36, 39), 41}};
+    TpcMask of_gpc4;
+    for (const int tpc : {4, 12, 20, 28}) of_gpc4.set(tpc);
+    app.streams = {{0x7f0000001000ull, ~TpcMask::range(0, 1), 40}, {0x7f0000002000ull, ~of_gpc4, 41}};
     app.app_launches = 120;
     app.outside_bound = 41;
     return fakes;
@@ -116,16 +119,17 @@ TEST(TopAppMasks, DetailsShowBothMasksAndWhatEachChoiceRunsOn) {
     EXPECT_EQ(a.app_lines[0].text, "global 0-3 → 0-3");
     EXPECT_EQ(a.app_lines[1].text, "stream 0x7f0000001000 0-1 → 0-1 · 40 launches");
     EXPECT_EQ(a.app_lines[2].text,
-              "stream 0x7f0000002000 36-39 → 0-3,9-16,18-25,27-34,75,78,81,83 (none inside the operator's mask: runs on it) · 41 launches");
+              "stream 0x7f0000002000 4,12,20,28 → 0-3,8-11,16-19,24-27,32-34,39-41,46-48,53-55,62-65 (none inside the operator's mask: "
+              "runs on it) · 41 launches");
     EXPECT_TRUE(a.app_lines[2].outside_bound);
     // 200x60: the side panel's selected process carries them under its requested mask; the outside one in red.
     const Screen wide = layout_top(data, UiState{}, 200, 60);
     SCOPED_TRACE(wide.text());
     const int program = row_with(wide, "program    global 0-3 · 2 stream masks");
     ASSERT_GE(program, 0);
-    EXPECT_GE(row_with(wide, "requested  0-3,9-16,18-25,27-34,75,78,81,83"), 0);
+    EXPECT_GE(row_with(wide, "requested  0-3,8-11,16-19,24-27,32-34,39-41,46-48,53-55,62-65"), 0);
     EXPECT_NE(wide.row_text(program + 1).find("global 0-3 → 0-3"), std::string::npos);
-    const int outside = row_with(wide, "stream 0x7f0000002000 36-39 →");
+    const int outside = row_with(wide, "stream 0x7f0000002000 4,12,20,28 →");
     ASSERT_GE(outside, 0);
     const std::string outside_text = wide.row_text(outside);
     const int column = text_width(outside_text.substr(0, outside_text.find("stream 0x7f0000002000")));

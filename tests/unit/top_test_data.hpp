@@ -17,8 +17,9 @@ inline const Gpu& h200() {
     return snapshot.gpus.at(0);
 }
 
-// The built-in H200 as a source without the driver's floorplan leaves it: TPCs 75, 78, 81, 83 (the
-// driver puts them in gpc0) with no GPC and no slot, so the view shows its row of TPCs of no known GPC.
+// The built-in H200 as a source without the driver's floorplan leaves it: TPCs 62-65 (descriptor bits 75,
+// 78, 81, 83; the driver puts them in gpc0) with no GPC and no slot, so the view shows its row of TPCs of
+// no known GPC.
 inline const Gpu& h200_with_tpcs_of_no_gpc() {
     static const Gpu gpu = [] {
         Gpu copy = h200();
@@ -31,7 +32,7 @@ inline const Gpu& h200_with_tpcs_of_no_gpc() {
 
 struct FakeProcess {
     int pid;
-    std::string tpcs;  // mask expression on the H200, or "all" for an unpartitioned process
+    std::string tpcs;  // mask expression (TPC numbers) on the H200, or "all" for an unpartitioned process
     std::string command;
     std::uint64_t launches = 1000;
     SlotAppMasks app = {};  // the masks the program chose itself (libgpupart.so); not in use by default
@@ -47,7 +48,8 @@ inline RegistryEntry entry_of(const FakeProcess& fake, const Gpu& on = h200()) {
     const std::string gpu = gpu_key(on);
     SlotControl control;
     control.generation = 1;
-    if (fake.tpcs != "all") control.gpus.push_back(GpuControl{gpu, true, resolve_mask(fake.tpcs, on).mask, real_tpcs(on)});
+    // As a Registry read gives them: TPC numbers, translated from the slot's descriptor bits (numbered).
+    if (fake.tpcs != "all") control.gpus.push_back(GpuControl{gpu, true, resolve_mask(fake.tpcs, on).mask, real_tpcs(on), true});
     r.control = control;
     SlotStatus status;
     status.state = GPUPART_SHIM_ACTIVE;
@@ -57,11 +59,13 @@ inline RegistryEntry entry_of(const FakeProcess& fake, const Gpu& on = h200()) {
     here.applied_generation = 1;
     here.mask_applied = !control.gpus.empty();
     here.applied = control.gpus.empty() ? TpcMask{} : control.gpus[0].allowed;
+    here.numbered = true;
     here.launches = fake.launches;
     status.gpus.push_back(here);
     r.status = status;
     r.counters.launches = fake.launches;
     r.app = fake.app;
+    r.app.numbered = true;  // the program's masks in TPC numbers, as the shim stores them (GPUPART_APP_NUMBERED)
     return RegistryEntry{"/fake/" + std::to_string(fake.pid) + ".slot", r, Liveness::alive, "", std::nullopt, 0, false};
 }
 
