@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "model/mask_expression.hpp"
@@ -303,7 +304,27 @@ ProfileMatch read_match(Reader& reader) {
     return match;
 }
 
-ProfileRule read_rule(const Json& json, const FieldPath& path, const PositionIndex& index) {
+// A version 1 rule's expression, whose numbers and hex masks were launch-descriptor bits, with those terms as one
+// "bits:0x..." term (GPC names, counts, shares and "all" mean what they meant).
+std::string bits_expression(const std::string& text) {
+    const MaskExpression expression = parse_mask_expression(text);
+    const auto* terms = std::get_if<std::vector<MaskTerm>>(&expression.value);
+    if (terms == nullptr) return text;
+    TpcMask bits;
+    std::vector<std::string> kept;
+    for (const MaskTerm& term : *terms) {
+        if (const auto* range = std::get_if<BitRange>(&term)) bits |= TpcMask::range(range->first, range->last);
+        else if (const auto* hex = std::get_if<HexBits>(&term)) bits |= hex->mask;
+        else if (const auto* old = std::get_if<DescriptorBits>(&term)) bits |= old->bits;
+        else if (const auto* gpcs = std::get_if<GpcRange>(&term))
+            kept.push_back(gpcs->first == gpcs->last ? fmt::format("gpc{}", gpcs->first) : fmt::format("gpc{}-{}", gpcs->first, gpcs->last));
+    }
+    if (bits.empty()) return text;
+    kept.push_back("bits:" + bits.to_hex());
+    return fmt::format("{}", fmt::join(kept, ","));
+}
+
+ProfileRule read_rule(const Json& json, const FieldPath& path, const PositionIndex& index, bool bits) {
     Reader reader(json, path, index);
     ProfileRule rule;
     {
@@ -317,6 +338,7 @@ ProfileRule read_rule(const Json& json, const FieldPath& path, const PositionInd
     rule.tpcs = reader.get<std::string>("tpcs");
     try {
         parse_mask_expression(rule.tpcs);
+        if (bits) rule.tpcs = bits_expression(rule.tpcs);
     } catch (const UserError& error) {
         fail(path.member("tpcs"), error.what());
     }
@@ -336,7 +358,7 @@ ReadProfile read_profile(const Json& document, const PositionIndex& index) {
     if (format != kProfileFormatName)
         fail(root.member("format"), fmt::format("is '{}', expected '{}'", format, kProfileFormatName));
     const auto version = top.get<int>("version");
-    if (version != kProfileFormatVersion)
+    if (version != kProfileFormatVersion && version != kProfileBitsFormatVersion)
         fail(root.member("version"), fmt::format("{} is not supported (this gpupart reads version {}{})", version,
                                                  kProfileFormatVersion,
                                                  version > kProfileFormatVersion ? "; upgrade gpupart" : ""));
@@ -352,7 +374,7 @@ ReadProfile read_profile(const Json& document, const PositionIndex& index) {
     if (!rules.is_array()) fail(rules_path, "expected an array, got " + describe(rules));
     for (std::size_t i = 0; i < rules.size(); ++i) {
         out.rule_paths.push_back(rules_path.item(i));
-        out.profile.rules.push_back(read_rule(rules[i], out.rule_paths.back(), index));
+        out.profile.rules.push_back(read_rule(rules[i], out.rule_paths.back(), index, version == kProfileBitsFormatVersion));
     }
     top.finish();
     return out;

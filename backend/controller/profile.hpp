@@ -21,7 +21,10 @@
 namespace gpupart {
 
 inline constexpr const char* kProfileFormatName = "gpupart-profile";
-inline constexpr int kProfileFormatVersion = 1;
+// Version 2: a rule's numbers and hex masks are TPC numbers. Version 1 (written before) meant launch-descriptor
+// bits by them: such a rule is read as the same bits ("bits:0x..."), so an old profile keeps its TPCs.
+inline constexpr int kProfileFormatVersion = 2;
+inline constexpr int kProfileBitsFormatVersion = 1;
 
 struct ProfileMatch {
     std::optional<std::string> exe;      // executable's base name ("python3")

@@ -112,7 +112,7 @@ TEST(Profile, TextIsStableJsonWithUnsetKeysLeftOut) {
     profile.rules = {rule};
     EXPECT_EQ(profile_text(profile), R"({
   "format": "gpupart-profile",
-  "version": 1,
+  "version": 2,
   "name": "one",
   "description": "d",
   "rules": [
@@ -190,10 +190,10 @@ TEST(Profile, FormatAndVersion) {
     EXPECT_EQ(error_of(with("\"gpupart-profile\"", "\"gpupart-snapshot\"")),
               "profile t.json:2: field format: is 'gpupart-snapshot', expected 'gpupart-profile'");
     EXPECT_EQ(error_of(with("\"gpupart-profile\"", "7")), "profile t.json:2: field format: expected a string, got number");
-    EXPECT_EQ(error_of(with("\"version\": 1,", "\"version\": 2,")),
-              "profile t.json:3: field version: 2 is not supported (this gpupart reads version 1; upgrade gpupart)");
+    EXPECT_EQ(error_of(with("\"version\": 1,", "\"version\": 3,")),
+              "profile t.json:3: field version: 3 is not supported (this gpupart reads version 2; upgrade gpupart)");
     EXPECT_EQ(error_of(with("\"version\": 1,", "\"version\": 0,")),
-              "profile t.json:3: field version: 0 is not supported (this gpupart reads version 1)");
+              "profile t.json:3: field version: 0 is not supported (this gpupart reads version 2)");
     EXPECT_EQ(error_of(with("\"version\": 1,", "\"version\":\n\n \"1\",")),
               "profile t.json:5: field version: expected an integer, got string");
     EXPECT_EQ(error_of(with("\"version\": 1,", "\"version\": 1.0,")),
@@ -493,7 +493,7 @@ TEST_F(ProfileStoreTest, MalformedFilesAreReportedAndSkipped) {
     EXPECT_EQ(names(store_.list(&problems)), (std::vector<std::string>{"good"}));
     EXPECT_EQ(problems, (std::vector<std::string>{
                             "profile " + store_.system_dir +
-                                "/broken.json:3: field version: 3 is not supported (this gpupart reads version 1; "
+                                "/broken.json:3: field version: 3 is not supported (this gpupart reads version 2; "
                                 "upgrade gpupart)",
                             "profile " + store_.system_dir +
                                 "/misnamed.json: its name is 'other', not 'misnamed' as its file name says; rename one "
@@ -551,4 +551,16 @@ TEST(ProfileStore, StandardDirectories) {
     if (xdg) ::setenv("XDG_CONFIG_HOME", xdg->c_str(), 1);
     if (home) ::setenv("HOME", home->c_str(), 1);
     else ::unsetenv("HOME");
+}
+
+// Version 1 profiles were written when numbers in a mask named launch-descriptor bits: read as those bits,
+// so an old profile keeps its TPCs; version 2 (written now) means TPC numbers. GPC names and counts mean
+// what they meant.
+TEST(Profile, VersionOneMasksAreReadAsTheDescriptorBitsTheyWere) {
+    const Profile old = parse_profile(with("\"gpc0-3\"", "\"0-3,gpc5,0x30000\""), "old.json");
+    EXPECT_EQ(old.rules.at(0).tpcs, "gpc5,bits:0x3000f");
+    EXPECT_EQ(old.rules.at(1).tpcs, "8 tpcs");
+    const Profile now = parse_profile(with("\"version\": 1", "\"version\": 2", with("\"gpc0-3\"", "\"0-3,gpc5\"")), "new.json");
+    EXPECT_EQ(now.rules.at(0).tpcs, "0-3,gpc5");
+    EXPECT_NE(error_of(with("\"version\": 1", "\"version\": 3")).find("this gpupart reads version 2"), std::string::npos);
 }
