@@ -95,8 +95,9 @@ void append_floorplan(std::string& out, const Gpu& gpu) {
         out += fmt::format("launch-descriptor bits: not known ({}); masks cannot be applied yet\n", mask_bits_unknown_reason(gpu));
         return;
     }
-    out += fmt::format("launch-descriptor bits: known for every TPC ({} of {} bits are holes; `gpupart topology --sources` "
-                       "lists each TPC's bit)\n", hole_bits(gpu).count(), gpu.mask_width);
+    const TpcMask holes = hole_bits(gpu);
+    out += fmt::format("launch-descriptor bits: known for every TPC (`gpupart topology --sources` lists each TPC's bit); {} of "
+                       "{} bits are holes: {}\n", holes.count(), gpu.mask_width, holes.empty() ? "none" : holes.to_list());
 }
 
 // "gpc5 = physical 6 / logical 5": the driver's ids behind gpupart's GPC names, when a source gave them.

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "model/gpu_queries.hpp"
+#include "model/tpc_numbering.hpp"
 #include "snapshot/snapshot_file.hpp"
 
 using namespace gpupart;
@@ -69,7 +70,7 @@ TEST(BuiltinH200, EveryLoggedBitHasTheLoggedSms) {
     const auto logged = logged_bit_map();
     ASSERT_EQ(logged.size(), 127u);  // bits 1..127; bit 0 is the anchor
     for (const auto& [bit, sms] : logged) {
-        const Tpc* tpc = find_tpc(h200(), bit);
+        const Tpc* tpc = find_tpc_by_bit(h200(), bit);
         if (sms.empty()) {
             EXPECT_EQ(tpc, nullptr) << "bit " << bit << " is a hole in the log";
             EXPECT_TRUE(hole_bits(h200()).test(bit)) << bit;
@@ -119,14 +120,18 @@ TEST(BuiltinH200, EveryLoggedClusterGroupLiesInOneGpc) {
 }
 
 TEST(BuiltinH200, GpcsAreTheDriversPhysicalGpcsInMaskBitOrder) {
-    EXPECT_EQ(gpc_tpcs(h200(), 0).to_list(), "0-3,75,78,81,83");
-    EXPECT_EQ(gpc_tpcs(h200(), 1).to_list(), "9-16");
-    EXPECT_EQ(gpc_tpcs(h200(), 2).to_list(), "18-25");
-    EXPECT_EQ(gpc_tpcs(h200(), 3).to_list(), "27-34");
-    EXPECT_EQ(gpc_tpcs(h200(), 4).to_list(), "36-43");
-    EXPECT_EQ(gpc_tpcs(h200(), 5).to_list(), "45-52");
-    EXPECT_EQ(gpc_tpcs(h200(), 6).to_list(), "54-62");
-    EXPECT_EQ(gpc_tpcs(h200(), 7).to_list(), "63-71");
+    // GPCs are numbered by their lowest launch-descriptor bit; their TPC numbers are striped (TPC k = SMs 2k, 2k+1).
+    const auto bits_of = [](const TpcMask& numbers) { return TpcNumbering::of(h200()).to_bits(numbers).to_list(); };
+    EXPECT_EQ(gpc_tpcs(h200(), 0).to_list(), "0,8,16,24,62-65");
+    EXPECT_EQ(gpc_tpcs(h200(), 1).to_list(), "1,9,17,25,32,39,46,53");
+    EXPECT_EQ(bits_of(gpc_tpcs(h200(), 0)), "0-3,75,78,81,83");
+    EXPECT_EQ(bits_of(gpc_tpcs(h200(), 1)), "9-16");
+    EXPECT_EQ(bits_of(gpc_tpcs(h200(), 2)), "18-25");
+    EXPECT_EQ(bits_of(gpc_tpcs(h200(), 3)), "27-34");
+    EXPECT_EQ(bits_of(gpc_tpcs(h200(), 4)), "36-43");
+    EXPECT_EQ(bits_of(gpc_tpcs(h200(), 5)), "45-52");
+    EXPECT_EQ(bits_of(gpc_tpcs(h200(), 6)), "54-62");
+    EXPECT_EQ(bits_of(gpc_tpcs(h200(), 7)), "63-71");
     EXPECT_EQ(undetermined_gpc_tpcs(h200()).to_list(), "");
     // Each TPC sits in the physical GPC and slot the driver gave in the live capture.
     const Snapshot live = load_snapshot(std::string(GPUPART_FIXTURES) + "/live-h200/live-h200.json");
@@ -139,7 +144,7 @@ TEST(BuiltinH200, GpcsAreTheDriversPhysicalGpcsInMaskBitOrder) {
     }
     EXPECT_EQ(physical, (std::vector<int>{1, 2, 3, 4, 6, 7, 0, 5}));
     for (const Tpc& tpc : driver.tpcs) {
-        const Tpc* mine = find_tpc(h200(), *tpc.mask_bit);
+        const Tpc* mine = find_tpc_by_bit(h200(), *tpc.mask_bit);
         ASSERT_NE(mine, nullptr) << *tpc.mask_bit;
         EXPECT_EQ(physical.at(static_cast<std::size_t>(*mine->gpc)), *tpc.gpc) << "bit " << *tpc.mask_bit;
         EXPECT_EQ(mine->slot, tpc.slot) << "bit " << *tpc.mask_bit;
@@ -149,13 +154,13 @@ TEST(BuiltinH200, GpcsAreTheDriversPhysicalGpcsInMaskBitOrder) {
 
 TEST(BuiltinH200, FourTpcsHaveTheirGpcFromTheFloorplanOnly) {
     for (int bit : {75, 78, 81, 83}) {
-        const Tpc* tpc = find_tpc(h200(), bit);
+        const Tpc* tpc = find_tpc_by_bit(h200(), bit);
         ASSERT_NE(tpc, nullptr);
         EXPECT_EQ(tpc->gpc, 0);
         EXPECT_NE(tpc->gpc_note.find("floorplan only"), std::string::npos) << tpc->gpc_note;
     }
-    EXPECT_NE(find_tpc(h200(), 9)->gpc_note.find("thread-block clusters"), std::string::npos);
-    EXPECT_EQ(find_tpc(h200(), 83)->sms, (std::vector<int>{130, 131}));
+    EXPECT_NE(find_tpc_by_bit(h200(), 9)->gpc_note.find("thread-block clusters"), std::string::npos);
+    EXPECT_EQ(find_tpc_by_bit(h200(), 83)->sms, (std::vector<int>{130, 131}));
 }
 
 TEST(BuiltinH200, HolesHaveNoGuessedGpc) {

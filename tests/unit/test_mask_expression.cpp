@@ -61,10 +61,10 @@ TEST(MaskExpression, RefusesMalformedInputWithOneLine) {
     EXPECT_NE(error_of("0-3,").find("empty item"), std::string::npos);
     EXPECT_NE(error_of("5-3").find("runs backwards"), std::string::npos);
     EXPECT_NE(error_of("gpc3-1").find("runs backwards"), std::string::npos);
-    EXPECT_NE(error_of("128").find("beyond the 128-bit"), std::string::npos);
-    EXPECT_NE(error_of("0-200").find("beyond the 128-bit"), std::string::npos);
-    EXPECT_NE(error_of("abc").find("'abc' is not a TPC bit"), std::string::npos);
-    EXPECT_NE(error_of("-3").find("is not a TPC bit"), std::string::npos);
+    EXPECT_NE(error_of("128").find("beyond the 128 TPCs a mask can name"), std::string::npos);
+    EXPECT_NE(error_of("0-200").find("beyond the 128 TPCs a mask can name"), std::string::npos);
+    EXPECT_NE(error_of("abc").find("'abc' is not a TPC number"), std::string::npos);
+    EXPECT_NE(error_of("-3").find("is not a TPC number"), std::string::npos);
     EXPECT_NE(error_of("gpcx").find("not a GPC name"), std::string::npos);
     EXPECT_NE(error_of("0xzz").find("not a hex mask"), std::string::npos);
     EXPECT_NE(error_of("0x1" + std::string(32, '0')).find("not a hex mask"), std::string::npos);
@@ -72,12 +72,12 @@ TEST(MaskExpression, RefusesMalformedInputWithOneLine) {
     EXPECT_NE(error_of("0%").find("more than 0%"), std::string::npos);
     EXPECT_NE(error_of("150%").find("at most 100%"), std::string::npos);
     EXPECT_NE(error_of("x%").find("number and '%'"), std::string::npos);
-    EXPECT_NE(error_of("8 sms").find("is not a TPC bit"), std::string::npos);
+    EXPECT_NE(error_of("8 sms").find("is not a TPC number"), std::string::npos);
     EXPECT_NE(error_of("99999999999 tpcs").find("too large"), std::string::npos);
     for (const char* bad : {"", "0-3,,5", "5-3", "abc", "0 tpcs"})
         EXPECT_EQ(error_of(bad).find('\n'), std::string::npos) << "error for '" << bad << "' spans lines";
 }
 
 TEST(MaskExpression, ErrorNamesTheExpression) {
-    EXPECT_EQ(error_of("0-3,zz"), "mask '0-3,zz': 'zz' is not a TPC bit, range, GPC or hex mask (examples: 0-3,9-16  gpc2  0xff)");
+    EXPECT_EQ(error_of("0-3,zz"), "mask '0-3,zz': 'zz' is not a TPC number, range, GPC or hex mask (examples: 0-3,9-16  gpc2  0xff)");
 }

@@ -114,10 +114,10 @@ TEST(SnapshotJson, RejectsInvalidJson) {
 
 TEST(SnapshotJson, RejectsUnknownVersion) {
     Json document = h200_json();
-    document["version"] = 2;
-    EXPECT_EQ(error_of(document), "snapshot test.json: field version: 2 is not supported (this gpupart reads version 1; upgrade gpupart)");
+    document["version"] = 3;
+    EXPECT_EQ(error_of(document), "snapshot test.json: field version: 3 is not supported (this gpupart reads version 2; upgrade gpupart)");
     document["version"] = 0;
-    EXPECT_EQ(error_of(document), "snapshot test.json: field version: 0 is not supported (this gpupart reads version 1)");
+    EXPECT_EQ(error_of(document), "snapshot test.json: field version: 0 is not supported (this gpupart reads version 2)");
     document["version"] = "1";
     EXPECT_EQ(error_of(document), "snapshot test.json: field version: expected an integer, got string");
 }

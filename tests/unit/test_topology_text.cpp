@@ -21,23 +21,24 @@ TEST(TopologyText, SummaryHasTheMeasuredCounts) {
               "66 TPCs, 132 SMs, 8 GPCs (+4 TPCs of undetermined GPC), 62 holes in the 128-bit TPC mask");
 }
 
-TEST(TopologyText, FloorplanRowsShowBitsSmsAndHoles) {
+TEST(TopologyText, FloorplanRowsShowTpcNumbersSmsAndHoles) {
     const std::string text = topology_text(h200());
     // gpc0 (physical GPC 1): 8 TPCs in the driver's slot order, its floorswept slot 6 a hole.
-    EXPECT_NE(text.find("gpc0      8   16   bit        0       3      81       1      75      83       .       2      78\n"
+    // Each TPC by its number, k for SMs 2k and 2k+1 (bits 0, 3, 81, 1, 75, 83, 2, 78 of the launch descriptor).
+    EXPECT_NE(text.find("gpc0      8   16   TPC        0      24      64       8      62      65       .      16      63\n"
                         "                   SMs      0-1   48-49 128-129   16-17 124-125 130-131       .   32-33 126-127\n"),
               std::string::npos)
         << text;
-    EXPECT_NE(text.find("gpc7      9   18   bit       63      66      69      64      67      70      65      68      71\n"),
+    EXPECT_NE(text.find("gpc7      9   18   TPC        7      31      52      15      38      59      23      45      61\n"),
               std::string::npos);
     EXPECT_EQ(text.find("no GPC"), std::string::npos) << text;
     EXPECT_NE(text.find("gpc0 = physical 1 / logical 1"), std::string::npos) << text;
     EXPECT_NE(text.find("source: recorded: tests/fixtures/live-h200/live-h200.json (rmctrl: GR_GET_TPC_MASK"), std::string::npos) << text;
-    EXPECT_NE(text.find("holes: 62 of 128 mask bits have no TPC: 4-8,17,26,35,44,53,72-74,76-77,79-80,82,84-127"), std::string::npos);
+    EXPECT_NE(text.find("62 of 128 bits are holes: 4-8,17,26,35,44,53,72-74,76-77,79-80,82,84-127"), std::string::npos) << text;
     Gpu partly_known = h200();
     for (Tpc& tpc : partly_known.tpcs)
         if (tpc.mask_bit >= 75) tpc.gpc.reset(), tpc.slot.reset();
-    EXPECT_NE(topology_text(partly_known).find("no GPC    4    8   bit       75      78      81      83\n"
+    EXPECT_NE(topology_text(partly_known).find("no GPC    4    8   TPC       62      63      64      65\n"
                                                "                   SMs  124-125 126-127 128-129 130-131\n"),
               std::string::npos);
 }
