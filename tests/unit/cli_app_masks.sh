@@ -54,4 +54,17 @@ sleep 0.2
 check "the bound follows the operator" contains "$work/after.txt" "(operator's mask 7,15,23,31,38,45,52,59,61):"
 check "the global choice is outside the new bound" contains "$work/after.txt" "global 0-3,8-11,16-19,24-27 → 7,15,23,31,38,45,52,59,61 (none inside the operator's mask: runs on it)"
 
+# The worker translates its numbers through the map it is given (each TPC number's descriptor bit): a map that is
+# not one-to-one onto its real TPCs is refused in one line, before it registers.
+worker=${GPUPART_DEMO_WORKER:-$(dirname "$gpupart")/gpupart-demo-worker}
+"$worker" --app-masks 0,0 badmap 0x1 0x3 5 > /dev/null 2> "$work/badmap.err"
+check "a map naming one bit twice is refused" [ $? -eq 2 ]
+"$worker" --app-masks 1 badmap 0x1 0x3 5 > /dev/null 2> "$work/badmap2.err"
+check "a map that leaves a real TPC unnumbered is refused" [ $? -eq 2 ]
+check "in one line that says what TPC_BITS must be" [ "$(cat "$work/badmap.err" "$work/badmap2.err" | wc -l)" -eq 2 ]
+check "the line" contains "$work/badmap.err" "TPC_BITS must give each TPC number's descriptor bit"
+check "the same line for the unnumbered TPC" contains "$work/badmap2.err" "every bit of REAL_TPCS_HEX once"
+"$gpupart" list > "$work/after-badmap.txt"
+check "nothing registered" lacks "$work/after-badmap.txt" "badmap"
+
 checks_summary "cli_app_masks"
