@@ -316,10 +316,12 @@ int main(int argc, char** argv) {
             const int which = static_cast<int>(launch_number++ % 3);
             gpupart_add64(&slot->app.app_launches, 1);
             if (which > 0) gpupart_add64(&slot->app.streams[which - 1].launches, 1);
-            // The choice in descriptor bits (only real TPCs' bits), against the operator's bits as applied.
+            // The choice in descriptor bits (only real TPCs' bits), against the operator's bits as applied; as in
+            // the library, a choice of no real TPC (an empty outside stream when the operator gave it every TPC)
+            // is outside the bound even without an operator's mask.
             const std::uint32_t* choice = which == 0 ? chosen.global_bits : which == 1 ? chosen.inside_bits : chosen.outside_bits;
-            if ((status.applied_flags & GPUPART_CONTROL_HAS_MASK) && !overlaps(choice, status.applied))
-                gpupart_add64(&slot->app.outside_bound, 1);
+            const std::uint32_t* bound = (status.applied_flags & GPUPART_CONTROL_HAS_MASK) ? status.applied : mine.real_tpcs;
+            if (!overlaps(choice, bound)) gpupart_add64(&slot->app.outside_bound, 1);
         }
     }
     ::unlink(path);
