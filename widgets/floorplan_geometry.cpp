@@ -83,7 +83,7 @@ FloorplanGeometry FloorplanGeometry::layout(const Gpu& gpu, int legend_entries) 
     return geometry;
 }
 
-const FloorplanTile* FloorplanGeometry::tile_for_bit(int tpc_key) const {
+const FloorplanTile* FloorplanGeometry::tile_for_key(int tpc_key) const {
     const auto it = std::lower_bound(tiles_.begin(), tiles_.end(), tpc_key,
                                      [](const FloorplanTile& tile, int bit) { return tile.tpc_key < bit; });
     return it != tiles_.end() && it->tpc_key == tpc_key ? &*it : nullptr;
@@ -130,7 +130,7 @@ std::optional<int> FloorplanGeometry::legend_entry_at(QPointF point) const {
 }
 
 std::optional<int> FloorplanGeometry::neighbour(int tpc_key, Direction direction) const {
-    const FloorplanTile* from = tile_for_bit(tpc_key);
+    const FloorplanTile* from = tile_for_key(tpc_key);
     if (from == nullptr) return first_tpc();
     const QPointF origin = from->rect.center();
     std::optional<int> best;

@@ -55,8 +55,8 @@ public:
     const std::vector<FloorplanGpcBox>& boxes() const { return boxes_; }
     const std::vector<FloorplanTile>& tiles() const { return tiles_; }
 
-    const FloorplanTile* tile_for_bit(int tpc_key) const;  // real TPC or placed hole
-    std::optional<int> tpc_at(QPointF point) const;          // mask bit of the real TPC under point
+    const FloorplanTile* tile_for_key(int tpc_key) const;  // real TPC or placed hole
+    std::optional<int> tpc_at(QPointF point) const;          // TPC number of the real TPC under point
     const FloorplanGpcBox* header_at(QPointF point) const;
     TpcMask tpcs_in(const QRectF& area) const;               // real TPCs whose tile intersects area
     TpcMask tpcs_of_box(const FloorplanGpcBox& box) const;

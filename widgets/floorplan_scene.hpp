@@ -43,7 +43,7 @@ struct FloorplanScene {
     std::vector<FloorplanOwner> owners;
     std::vector<FloorplanGrant> grants;     // SMLP holders on this GPU
     TpcMask selection;
-    std::optional<int> focus;               // mask bit with the keyboard focus
+    std::optional<int> focus;               // TPC number with the keyboard focus
     std::optional<int> highlighted_legend;  // legend entry under a drag
 
     int legend_entry_count() const { return static_cast<int>(owners.size()) + 3; }

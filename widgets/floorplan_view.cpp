@@ -14,17 +14,20 @@
 
 #include "floorplan_painter.hpp"
 #include "model/gpu_queries.hpp"
-#include "model/tpc_numbering.hpp"
 
 namespace gpupart::widgets {
 namespace {
 
 
-TpcMask range_between(const Gpu& gpu, int a, int b) {
-    TpcMask mask;
-    for (const Tpc& tpc : gpu.tpcs)
-        if (const auto number = tpc_number(tpc); number && *number >= std::min(a, b) && *number <= std::max(a, b)) mask.set(*number);
-    return mask;
+// The TPCs of the floorplan's rectangle from tile `a` to tile `b` (shift-click and shift+arrow extend a
+// selection so, as the rubber band does): the tiles a person sees between them, whatever their numbers (TPC
+// numbers run across GPCs, so a range of numbers would take TPCs of every GPC).
+TpcMask range_between(const FloorplanGeometry& geometry, int a, int b) {
+    const FloorplanTile* from = geometry.tile_for_key(a);
+    const FloorplanTile* to = geometry.tile_for_key(b);
+    if (from == nullptr || to == nullptr) return {};
+    // Inset by a pixel: the tiles beside the rectangle only touch its edges' gaps and stay out.
+    return geometry.tpcs_in(from->rect.united(to->rect).adjusted(1, 1, -1, -1));
 }
 
 }  // namespace
@@ -91,7 +94,7 @@ void FloorplanView::changeSelection(const TpcMask& tpcs) {
 QPointF FloorplanView::toPicture(QPointF widget_point) const { return (widget_point - offset()) / scale(); }
 
 QRectF FloorplanView::tileRectInWidget(int tpc_key) const {
-    const FloorplanTile* tile = geometry_.tile_for_bit(tpc_key);
+    const FloorplanTile* tile = geometry_.tile_for_key(tpc_key);
     if (tile == nullptr) return {};
     return QRectF(offset() + tile->rect.topLeft() * scale(), tile->rect.size() * scale());
 }
@@ -163,7 +166,7 @@ void FloorplanView::mousePressEvent(QMouseEvent* event) {
         scene_.focus = press_tile_;
         if (modifiers & Qt::ShiftModifier && anchor_) {
             changeSelection((modifiers & Qt::ControlModifier ? scene_.selection : TpcMask{}) |
-                            range_between(gpu_, *anchor_, *press_tile_));
+                            range_between(geometry_, *anchor_, *press_tile_));
         } else if (modifiers & Qt::ControlModifier) {
             TpcMask toggled = scene_.selection;
             toggled.set(*press_tile_, !toggled.test(*press_tile_));
@@ -241,7 +244,7 @@ void FloorplanView::moveFocus(Direction direction, bool extend) {
     if (!next) return;
     if (!anchor_) anchor_ = scene_.focus ? scene_.focus : next;
     scene_.focus = next;
-    if (extend) changeSelection(scene_.selection | range_between(gpu_, *anchor_, *next));
+    if (extend) changeSelection(scene_.selection | range_between(geometry_, *anchor_, *next));
     else anchor_ = next;
     update();
 }
@@ -317,11 +320,11 @@ bool FloorplanView::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip && scene_.gpu != nullptr) {
         auto* help = static_cast<QHelpEvent*>(event);
         const QPointF point = toPicture(help->pos());
-        std::optional<int> bit = geometry_.tpc_at(point);
-        if (!bit)  // holes and TPCs without a known mask bit have tooltips too
+        std::optional<int> key = geometry_.tpc_at(point);
+        if (!key)  // holes and TPCs without a known TPC number have tooltips too
             for (const FloorplanTile& tile : geometry_.tiles())
-                if (!tile.selectable() && tile.rect.contains(point)) bit = tile.tpc_key;
-        if (bit) QToolTip::showText(help->globalPos(), floorplan_tooltip(scene_, *bit), this);
+                if (!tile.selectable() && tile.rect.contains(point)) key = tile.tpc_key;
+        if (key) QToolTip::showText(help->globalPos(), floorplan_tooltip(scene_, *key), this);
         else QToolTip::hideText();
         return true;
     }

@@ -34,7 +34,7 @@ public:
 
     TpcMask selection() const { return scene_.selection; }
     void setSelection(const TpcMask& tpcs);
-    std::optional<int> focusBit() const { return scene_.focus; }
+    std::optional<int> focusTpc() const { return scene_.focus; }  // the TPC number with the keyboard focus
 
     void setDropJudge(DropJudge judge) { judge_ = std::move(judge); }
     void setDropAction(DropAction action) { action_ = std::move(action); }

@@ -3,7 +3,8 @@
 // "launches" a kernel at a steady rate: it follows its slot's mask the way the shim does (adopting a
 // mask only when it has a real TPC), counts launches and publishes what it applies. It says everywhere
 // that it is simulated (command line and shim version), and it never touches a GPU.
-//   gpupart-demo-worker [--app-masks] NAME TPCS_HEX REAL_TPCS_HEX [SECONDS] [LAUNCHES_PER_SECOND] [SCALING]
+//   gpupart-demo-worker [--app-masks TPC_BITS] NAME TPCS_HEX REAL_TPCS_HEX [SECONDS] [LAUNCHES_PER_SECOND] [SCALING]
+// TPCS_HEX and REAL_TPCS_HEX are launch-descriptor bits, as the shim's start environment (GPUPART_TPCS).
 // SCALING says how the simulated time per launch follows the TPCs m it holds (LAUNCHES_PER_SECOND is its
 // rate on the TPCs it starts with), so that `gpupart measure` has curves of both of seed 002's kinds:
 //   linear   C(m) = a/m          (the default: the rate is proportional to the TPCs)
@@ -12,7 +13,11 @@
 // --app-masks: it also acts as a program that chooses its own masks through libgpupart.so (registry layout
 // 5, the slot's app block): a global mask (the lower half of its TPCs), a stream mask inside it and one
 // outside its operator's mask, and it counts its launches on them as the library does (every third on
-// each; a choice with no TPC inside the operator's mask counts as outside the bound).
+// each; a choice with no TPC inside the operator's mask counts as outside the bound). A program names TPC
+// NUMBERS (TPC k = SMs 2k and 2k+1), so the worker chooses and publishes numbers (GPUPART_APP_NUMBERED) and
+// translates them into descriptor bits to compare with its operator's mask, as the library does through
+// the GPC map's bit_of_tpc. TPC_BITS is that map: the descriptor bit of TPC 0, 1, 2, ... comma-separated,
+// one for each real TPC.
 // It is "on" the GPU $GPUPART_DEMO_GPU names (a UUID; default GPU-00000000-0000-0000-0000-000000000001,
 // the registry's name for GPU 0 of a snapshot without UUIDs: gpu_key in model/gpu_queries.hpp).
 #include <chrono>
@@ -46,12 +51,58 @@ std::optional<double> serial_part(const char* scaling) {
     return std::nullopt;
 }
 
-// The program-chosen masks of --app-masks, from its operator's mask and the GPU's real TPCs: what the
-// library would publish, as allowed sets (stored below as libsmctrl's disable masks).
+// The GPU's numbering as the GPC map file gives it to libgpupart.so: the descriptor bit of each TPC number.
+struct DemoNumbering {
+    int bit_of[128];
+    int count = 0;
+};
+
+// TPC_BITS ("b0,b1,..."): a one-to-one map of TPC numbers 0..n-1 onto every bit of `real`, as the GPC map
+// file's check (gpupart_gpcs_check) requires; nullopt otherwise.
+std::optional<DemoNumbering> parse_tpc_bits(const char* text, const std::uint32_t real[4]) {
+    DemoNumbering numbering;
+    std::uint32_t seen[4] = {};
+    const char* at = text;
+    while (*at != '\0') {
+        if (numbering.count == 128 || *at < '0' || *at > '9') return std::nullopt;
+        char* end = nullptr;
+        const long bit = std::strtol(at, &end, 10);
+        if (bit < 0 || bit >= 128 || !((real[bit / 32] >> (bit % 32)) & 1u) || ((seen[bit / 32] >> (bit % 32)) & 1u))
+            return std::nullopt;
+        seen[bit / 32] |= 1u << (bit % 32);
+        numbering.bit_of[numbering.count++] = static_cast<int>(bit);
+        at = end;
+        if (*at == ',' && at[1] != '\0') ++at;
+        else if (*at != '\0') return std::nullopt;
+    }
+    for (int w = 0; w < 4; ++w)
+        if (seen[w] != real[w]) return std::nullopt;  // every real TPC has a number
+    return numbering;
+}
+
+// Descriptor bits as TPC numbers (bits of no TPC dropped), and TPC numbers as descriptor bits.
+void to_numbers(const DemoNumbering& numbering, const std::uint32_t bits[4], std::uint32_t numbers[4]) {
+    for (int w = 0; w < 4; ++w) numbers[w] = 0;
+    for (int k = 0; k < numbering.count; ++k) {
+        const int bit = numbering.bit_of[k];
+        if ((bits[bit / 32] >> (bit % 32)) & 1u) numbers[k / 32] |= 1u << (k % 32);
+    }
+}
+void to_bits(const DemoNumbering& numbering, const std::uint32_t numbers[4], std::uint32_t bits[4]) {
+    for (int w = 0; w < 4; ++w) bits[w] = 0;
+    for (int k = 0; k < numbering.count; ++k) {
+        const int bit = numbering.bit_of[k];
+        if ((numbers[k / 32] >> (k % 32)) & 1u) bits[bit / 32] |= 1u << (bit % 32);
+    }
+}
+
+// The program-chosen masks of --app-masks, as allowed sets of TPC NUMBERS (a program's view; stored below
+// as libsmctrl's disable masks), and the same in descriptor bits for the overlap with the operator's mask.
 struct DemoAppMasks {
     std::uint32_t global[4] = {};
     std::uint32_t inside[4] = {};   // stream 0x7f0000001000: the lowest TPCs of the global mask
     std::uint32_t outside[4] = {};  // stream 0x7f0000002000: real TPCs outside the operator's mask
+    std::uint32_t global_bits[4] = {}, inside_bits[4] = {}, outside_bits[4] = {};
 };
 constexpr std::uint64_t kInsideStream = 0x7f0000001000ull;
 constexpr std::uint64_t kOutsideStream = 0x7f0000002000ull;
@@ -65,20 +116,29 @@ void first_bits(const std::uint32_t from[4], int count, std::uint32_t out[4]) {
         }
 }
 
-DemoAppMasks demo_app_masks(const std::uint32_t allowed[4], const std::uint32_t real[4], int tpcs) {
+// `allowed_bits` and `real_bits` are descriptor bits (the worker's arguments); the choice is made in TPC
+// numbers: the lowest numbers of its operator's mask, the lowest real numbers outside it.
+DemoAppMasks demo_app_masks(const DemoNumbering& numbering, const std::uint32_t allowed_bits[4], const std::uint32_t real_bits[4],
+                            int tpcs) {
+    std::uint32_t allowed[4], real[4];
+    to_numbers(numbering, allowed_bits, allowed);
+    to_numbers(numbering, real_bits, real);
     DemoAppMasks masks;
     first_bits(allowed, tpcs > 1 ? tpcs / 2 : 1, masks.global);
     first_bits(allowed, tpcs > 3 ? tpcs / 4 : 1, masks.inside);
     std::uint32_t others[4];
     for (int w = 0; w < 4; ++w) others[w] = real[w] & ~allowed[w];
     first_bits(others, 4, masks.outside);
+    to_bits(numbering, masks.global, masks.global_bits);
+    to_bits(numbering, masks.inside, masks.inside_bits);
+    to_bits(numbering, masks.outside, masks.outside_bits);
     return masks;
 }
 
-// Publishes `masks` in the slot's app block through its seqlock, as libgpupart.so does.
+// Publishes `masks` in the slot's app block through its seqlock, as libgpupart.so does: TPC numbers.
 void publish_app_masks(gpupart_app_masks& block, const DemoAppMasks& masks) {
     const std::uint32_t odd = gpupart_seq_write_begin(&block.seq);
-    gpupart_payload_store32(&block.flags, GPUPART_APP_IN_USE | GPUPART_APP_GLOBAL_SET);
+    gpupart_payload_store32(&block.flags, GPUPART_APP_IN_USE | GPUPART_APP_GLOBAL_SET | GPUPART_APP_NUMBERED);
     for (int w = 0; w < 4; ++w) gpupart_payload_store32(&block.global_disable[w], ~masks.global[w]);
     const std::uint64_t streams[2] = {kInsideStream, kOutsideStream};
     const std::uint32_t* allowed[2] = {masks.inside, masks.outside};
@@ -102,20 +162,27 @@ std::uint64_t realtime_ns() {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const bool app_masks = argc > 1 && std::strcmp(argv[1], "--app-masks") == 0;
+    const bool app_masks = argc > 2 && std::strcmp(argv[1], "--app-masks") == 0;
+    const char* tpc_bits = app_masks ? argv[2] : nullptr;
     if (app_masks) {
-        --argc;
-        ++argv;
+        argc -= 2;
+        argv += 2;
     }
     if (argc < 4 || argc > 7) {
-        std::fprintf(stderr, "usage: gpupart-demo-worker [--app-masks] NAME TPCS_HEX REAL_TPCS_HEX [SECONDS] [LAUNCHES_PER_SECOND] "
-                             "[linear|compute|memory]\n");
+        std::fprintf(stderr, "usage: gpupart-demo-worker [--app-masks TPC_BITS] NAME TPCS_HEX REAL_TPCS_HEX [SECONDS] "
+                             "[LAUNCHES_PER_SECOND] [linear|compute|memory]\n");
         return 2;
     }
     gpupart_control_payload initial{};
     gpupart_control_gpu& mine = initial.gpus[0];
     if (gpupart_parse_hex_mask(argv[2], mine.allowed) != 0 || gpupart_parse_hex_mask(argv[3], mine.real_tpcs) != 0) {
         std::fprintf(stderr, "gpupart-demo-worker: masks must be hex (0x...)\n");
+        return 2;
+    }
+    std::optional<DemoNumbering> numbering;
+    if (app_masks && !(numbering = parse_tpc_bits(tpc_bits, mine.real_tpcs))) {
+        std::fprintf(stderr, "gpupart-demo-worker: TPC_BITS must give each TPC number's descriptor bit (decimal, comma-separated), "
+                             "every bit of REAL_TPCS_HEX once\n");
         return 2;
     }
     const char* gpu_text = std::getenv("GPUPART_DEMO_GPU");
@@ -183,8 +250,11 @@ int main(int argc, char** argv) {
         return n;
     };
     const int initial_tpcs = count_bits(mine.allowed) > 0 ? count_bits(mine.allowed) : 1;
-    const DemoAppMasks chosen = demo_app_masks(mine.allowed, mine.real_tpcs, initial_tpcs);
-    if (app_masks) publish_app_masks(slot->app, chosen);
+    DemoAppMasks chosen;
+    if (app_masks) {
+        chosen = demo_app_masks(*numbering, mine.allowed, mine.real_tpcs, initial_tpcs);
+        publish_app_masks(slot->app, chosen);
+    }
     std::uint64_t launch_number = 0;
 
     // Its one GPU, as the shim publishes a GPU it has a context on.
@@ -246,9 +316,12 @@ int main(int argc, char** argv) {
             const int which = static_cast<int>(launch_number++ % 3);
             gpupart_add64(&slot->app.app_launches, 1);
             if (which > 0) gpupart_add64(&slot->app.streams[which - 1].launches, 1);
-            const std::uint32_t* choice = which == 0 ? chosen.global : which == 1 ? chosen.inside : chosen.outside;
-            if ((status.applied_flags & GPUPART_CONTROL_HAS_MASK) && !overlaps(choice, status.applied))
-                gpupart_add64(&slot->app.outside_bound, 1);
+            // The choice in descriptor bits (only real TPCs' bits), against the operator's bits as applied; as in
+            // the library, a choice of no real TPC (an empty outside stream when the operator gave it every TPC)
+            // is outside the bound even without an operator's mask.
+            const std::uint32_t* choice = which == 0 ? chosen.global_bits : which == 1 ? chosen.inside_bits : chosen.outside_bits;
+            const std::uint32_t* bound = (status.applied_flags & GPUPART_CONTROL_HAS_MASK) ? status.applied : mine.real_tpcs;
+            if (!overlaps(choice, bound)) gpupart_add64(&slot->app.outside_bound, 1);
         }
     }
     ::unlink(path);

@@ -61,11 +61,17 @@ std::vector<StartedWorker> start_demo_workers(const Gpu& gpu, const std::vector<
     std::string failure;
     // A demo worker stands in for a process under the shim: it is given descriptor bits, as the shim is.
     const std::string real = descriptor_hex(gpu, real_tpcs(gpu));
+    // One that chooses its own masks names TPC numbers, as a program does through libgpupart.so, and needs each
+    // number's descriptor bit (the GPC map file's bit_of_tpc) to apply them under its operator's bits.
+    const TpcNumbering numbering = TpcNumbering::of(gpu);
+    std::string tpc_bits;
+    for (int number = 0; number < numbering.tpc_count(); ++number)
+        tpc_bits += fmt::format("{}{}", number > 0 ? "," : "", *numbering.bit_of(number));
     for (const DemoWorkerSpec& spec : specs) {
         const std::string mask = descriptor_hex(gpu, resolve_mask(spec.tpcs, gpu).mask);
         std::vector<std::string> args = {binary, spec.name, mask, real, std::to_string(seconds),
                                          std::to_string(spec.launches_per_second), spec.scaling};
-        if (spec.app_masks) args.insert(args.begin() + 1, "--app-masks");
+        if (spec.app_masks) args.insert(args.begin() + 1, {"--app-masks", tpc_bits});
         std::vector<char*> argv;
         for (auto& arg : args) argv.push_back(arg.data());
         argv.push_back(nullptr);

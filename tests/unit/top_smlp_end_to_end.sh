@@ -27,14 +27,18 @@ check "the demo runs" [ -n "$llm" ] && [ -n "$vision" ]
 check "gpupart smlp lists the component" "$gpupart" smlp camera > "$work/smlp.txt"
 check "gpupart smlp: the holder" matches "$work/smlp.txt" "SQ +$vision .* 36-39 +held .* detect"
 
-tmx new-session -d -s top -x 200 -y 60 sh
+# 220 columns: the side panel then shows the outside stream's whole run-on list (gpc0-3 in TPC numbers) and
+# the start of its verdict; at 200 the list is cut.
+tmx new-session -d -s top -x 220 -y 60 sh
 tmx send-keys -t top "$gpupart top -d 5 ${snapshot[*]}; echo \"top exited \$?\"" Enter
 check "top starts" wait_for "F1Help"
 check "the header counts the component" shows "1 SMLP component (x)"
 check "APP marks the program with its own masks" shows_match "A +$llm root .* yes +active"
-check "the side panel shows its masks" shows "program    global 0-3,9-16,18-21 · 2 stream masks"
-check "and what the outside stream runs on" shows "stream 0x7f0000002000 36-39 → 0-3,9-16,18-25,27-34,75,78,81,83 (non"
-save top-app-masks-200x60.txt
+# llm-serving holds gpc0-3 (TPCs 0-3,8-11,16-19,24-27,32-34,39-41,46-48,53-55,62-65) and chooses in TPC numbers:
+# global = its lowest 16 TPCs, the outside stream the lowest 4 real TPCs outside them (4-7).
+check "the side panel shows its masks" shows "program    global 0-3,8-11,16-19,24-27 · 2 stream masks"
+check "and what the outside stream runs on" shows "stream 0x7f0000002000 4-7 → 0-3,8-11,16-19,24-27,32-34,39-41,46-48,53-55,62-65 (non"
+save top-app-masks-220x60.txt
 
 tmx send-keys -t top x
 check "x opens the components view" wait_for "SMLP components (1) · live"
@@ -42,7 +46,7 @@ check "the component" shows "camera (root) · this GPU · TPCs 36-43 · H 8 h 2 
 check "B's letter on the TPCs it holds" shows "held  BBBB....   free 40-43"
 check "the holder" shows_match "SQ B +$vision prio +5 .* TPCs 36-39 +held .* detect"
 check "then the FQ" shows_match "FQ A +$llm prio +9 .* waits .* plan"
-save top-smlp-200x60.txt
+save top-smlp-220x60.txt
 # The holder finishes and another request takes its place: the view follows the file at the next sample.
 "$fixture" "$GPUPART_REGISTRY_DIR" camera "$llm" "$vision" > /dev/null
 check "the view follows the change live" wait_for "held  AAAA....   free 40-43"

@@ -51,13 +51,26 @@ int pid_of(const GuiSession& session, const QString& name) {
     return 0;
 }
 
+// The mask as TPC numbers: the registry reads the slot's descriptor bits through the built-in H200's map.
 QString mask_in_registry(int pid) {
-    const SlotRecord record = Registry(Registry::default_directory()).find_live(pid);
+    static const Gpu h200 = load_snapshot("builtin:h200").gpus.at(0);
+    const SlotRecord record = Registry(Registry::default_directory(), h200).find_live(pid);
     const GpuControl* entry = record.control ? record.control->gpu("GPU-00000000-0000-0000-0000-000000000001") : nullptr;
     return entry != nullptr && entry->has_mask ? QString::fromStdString(entry->allowed.to_list()) : "all";
 }
 
 QPoint center_of(const QRectF& rect) { return rect.center().toPoint(); }
+
+TpcMask tpcs_of(std::initializer_list<int> numbers) {
+    TpcMask mask;
+    for (int number : numbers) mask.set(number);
+    return mask;
+}
+
+// vision's gpc4-5 as TPC numbers (descriptor bits 36-43,45-52); with gpc7's 7,15,23,31 given; without 4 and 12.
+constexpr const char* kVision = "4-5,12-13,20-21,28-29,35-36,42-43,49-50,56-57";
+constexpr const char* kVisionPlusFour = "4-5,7,12-13,15,20-21,23,28-29,31,35-36,42-43,49-50,56-57";
+constexpr const char* kVisionLessTwo = "5,13,20-21,28-29,35-36,42-43,49-50,56-57";
 
 void save_screenshot(QWidget* widget, const QString& name) {
     const QString dir = qEnvironmentVariable("GPUPART_SCREENSHOTS");
@@ -197,14 +210,16 @@ private slots:
         if (QGuiApplication::platformName() == "offscreen") QSKIP("offscreen platform: QDrag does nothing; run under -platform minimal");
         const int vision = pid_of(*session_, "vision");
         const int embeddings = pid_of(*session_, "embeddings");
-        QCOMPARE(mask_in_registry(embeddings), QString("63-71"));
+        // GPC 7 is TPCs 7,15,23,31,38,45,52,59,61 (descriptor bits 63-71) on the built-in H200.
+        QCOMPARE(mask_in_registry(embeddings), QString("7,15,23,31,38,45,52,59,61"));
         FloorplanView* floorplan = window_->floorplan();
         const QPoint header = center_of(floorplan->headerRectInWidget(7));
         QTest::mouseClick(floorplan, Qt::LeftButton, {}, header);  // select GPC 7 by its header
-        QCOMPARE(QString::fromStdString(floorplan->selection().to_list()), QString("63-71"));
-        // Move only 63-66: ctrl-click 67..71 off again.
-        for (int bit = 67; bit <= 71; ++bit) QTest::mouseClick(floorplan, Qt::LeftButton, Qt::ControlModifier, center_of(floorplan->tileRectInWidget(bit)));
-        QCOMPARE(QString::fromStdString(floorplan->selection().to_list()), QString("63-66"));
+        QCOMPARE(QString::fromStdString(floorplan->selection().to_list()), QString("7,15,23,31,38,45,52,59,61"));
+        // Move only 7,15,23,31: ctrl-click the other five off again.
+        for (int tpc : {38, 45, 52, 59, 61})
+            QTest::mouseClick(floorplan, Qt::LeftButton, Qt::ControlModifier, center_of(floorplan->tileRectInWidget(tpc)));
+        QCOMPARE(QString::fromStdString(floorplan->selection().to_list()), QString("7,15,23,31"));
 
         // A real QDrag: press on a selected tile, move past the drag distance; inside the drag's event
         // loop, move over vision's row in the process table and release there.
@@ -218,37 +233,38 @@ private slots:
                 QTimer::singleShot(100, [&] { QTest::mouseRelease(viewport, Qt::LeftButton, {}, target + QPoint(2, 0)); });
             });
         });
-        const QPoint start = center_of(floorplan->tileRectInWidget(64));
+        const QPoint start = center_of(floorplan->tileRectInWidget(15));
         QTest::mousePress(floorplan, Qt::LeftButton, {}, start);
         QTest::mouseMove(floorplan, start + QPoint(30, 30));
-        QTRY_COMPARE_WITH_TIMEOUT(mask_in_registry(vision), QString("36-43,45-52,63-66"), 3000);
-        QCOMPARE(mask_in_registry(embeddings), QString("67-71"));
+        // vision's gpc4-5 (4-5,12-13,20-21,28-29,35-36,42-43,49-50,56-57) and the four of gpc7.
+        QTRY_COMPARE_WITH_TIMEOUT(mask_in_registry(vision), QString(kVisionPlusFour), 3000);
+        QCOMPARE(mask_in_registry(embeddings), QString("38,45,52,59,61"));
         QCOMPARE(window_->undoStack()->count(), 1);
-        QVERIFY2(window_->lastMessage().startsWith("Applied: give 63-66 to"), qPrintable(window_->lastMessage()));
+        QVERIFY2(window_->lastMessage().startsWith("Applied: give 7,15,23,31 to"), qPrintable(window_->lastMessage()));
         window_->undoStack()->undo();  // leave the demo as it was for the next test
-        QCOMPARE(mask_in_registry(embeddings), QString("63-71"));
+        QCOMPARE(mask_in_registry(embeddings), QString("7,15,23,31,38,45,52,59,61"));
     }
 
     void undoAndRedoGoThroughTheJournal() {
         const int vision = pid_of(*session_, "vision");
         const int embeddings = pid_of(*session_, "embeddings");
-        window_->floorplan()->setSelection(TpcMask::range(63, 66));
+        window_->floorplan()->setSelection(tpcs_of({7, 15, 23, 31}));  // four of gpc7 (embeddings')
         QVERIFY(window_->giveSelection(DropTarget{vision}));  // what the "give to" menu and a drop do
-        QCOMPARE(mask_in_registry(vision), QString("36-43,45-52,63-66"));
+        QCOMPARE(mask_in_registry(vision), QString(kVisionPlusFour));
         QApplication::setActiveWindow(window_.get());  // shortcuts act in the active window
         QVERIFY(QTest::qWaitForWindowActive(window_.get()));
         QTest::keyClick(window_.get(), Qt::Key_Z, Qt::ControlModifier);
-        QCOMPARE(mask_in_registry(vision), QString("36-43,45-52"));
-        QCOMPARE(mask_in_registry(embeddings), QString("63-71"));
+        QCOMPARE(mask_in_registry(vision), QString(kVision));
+        QCOMPARE(mask_in_registry(embeddings), QString("7,15,23,31,38,45,52,59,61"));
         QVERIFY2(window_->lastMessage().startsWith("Undone"), qPrintable(window_->lastMessage()));
         QTest::keyClick(window_.get(), Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
-        QCOMPARE(mask_in_registry(vision), QString("36-43,45-52,63-66"));
+        QCOMPARE(mask_in_registry(vision), QString(kVisionPlusFour));
         QTest::keyClick(window_.get(), Qt::Key_Z, Qt::ControlModifier);
-        QCOMPARE(mask_in_registry(vision), QString("36-43,45-52"));
+        QCOMPARE(mask_in_registry(vision), QString(kVision));
         QTest::keyClick(window_.get(), Qt::Key_Y, Qt::ControlModifier);  // the other redo key
-        QCOMPARE(mask_in_registry(vision), QString("36-43,45-52,63-66"));
+        QCOMPARE(mask_in_registry(vision), QString(kVisionPlusFour));
         window_->undoStack()->undo();
-        QCOMPARE(mask_in_registry(vision), QString("36-43,45-52"));
+        QCOMPARE(mask_in_registry(vision), QString(kVision));
     }
 
     // A key bound twice in one window does nothing at all (Qt: "Ambiguous shortcut overload"), whatever the
@@ -306,19 +322,20 @@ private slots:
         FloorplanView* floorplan = window_->floorplan();
         floorplan->setSelection({});
         floorplan->setFocus();
-        // Home focuses bit 0; Down goes to slot 3 (bit 1), Down again skips GPC 0's empty slot 6
-        // into the box below, GPC 4 (bit 36, vision's). Space selects it, shift+Down extends to slot 3 (bit 37).
+        // GPC 0's slots are TPCs 0 24 64 / 8 62 65 / (hole) 16 63. Home focuses TPC 0; Down goes to slot 3
+        // (TPC 8), Down again skips GPC 0's empty slot 6 into the box below, GPC 4, at its slot 0 (TPC 4,
+        // vision's). Space selects it, shift+Down extends to its slot 3 (TPC 12).
         const QString llm_before = mask_in_registry(llm);
         QTest::keyClick(floorplan, Qt::Key_Home);
-        QCOMPARE(floorplan->focusBit(), std::optional<int>(0));
+        QCOMPARE(floorplan->focusTpc(), std::optional<int>(0));
         QTest::keyClick(floorplan, Qt::Key_Down);
-        QCOMPARE(floorplan->focusBit(), std::optional<int>(1));
+        QCOMPARE(floorplan->focusTpc(), std::optional<int>(8));
         QTest::keyClick(floorplan, Qt::Key_Down);
-        QCOMPARE(floorplan->focusBit(), std::optional<int>(36));
+        QCOMPARE(floorplan->focusTpc(), std::optional<int>(4));
         QTest::keyClick(floorplan, Qt::Key_Space);
         QTest::keyClick(floorplan, Qt::Key_Down, Qt::ShiftModifier);
         const TpcMask chosen = floorplan->selection();
-        QCOMPARE(QString::fromStdString(chosen.to_list()), QString("36-37"));
+        QCOMPARE(QString::fromStdString(chosen.to_list()), QString("4,12"));
         // Enter opens the "give to" menu; pick llm-serving's entry with the keyboard.
         bool picked = false;
         QTimer::singleShot(200, [&] {
@@ -336,11 +353,12 @@ private slots:
         });
         QTest::keyClick(floorplan, Qt::Key_Return);
         QTRY_VERIFY_WITH_TIMEOUT(picked, 3000);
-        QCOMPARE(mask_in_registry(llm), QString("0-3,9-16,18-25,27-34,36-37,75,78,81,83"));
+        // gpc0-3 (0-3,8-11,16-19,24-27,32-34,39-41,46-48,53-55,62-65) and TPCs 4 and 12.
+        QCOMPARE(mask_in_registry(llm), QString("0-4,8-12,16-19,24-27,32-34,39-41,46-48,53-55,62-65"));
         session_->refresh();
         window_->floorplan()->setSelection({});
         save_screenshot(window_.get(), "gui-after-give.png");
-        QCOMPARE(mask_in_registry(pid_of(*session_, "vision")), QString("38-43,45-52"));
+        QCOMPARE(mask_in_registry(pid_of(*session_, "vision")), QString(kVisionLessTwo));
         window_->undoStack()->undo();
         QCOMPARE(mask_in_registry(llm), llm_before);
     }
@@ -352,22 +370,22 @@ private slots:
         profiles->reload();
         QVERIFY(profiles->saveCurrentAs("demo-split"));
         QVERIFY(profiles->profileNames().contains("demo-split"));
-        window_->floorplan()->setSelection(TpcMask::range(36, 37));
+        window_->floorplan()->setSelection(tpcs_of({4, 12}));
         QVERIFY(window_->giveSelection(DropTarget{llm}));
-        QCOMPARE(mask_in_registry(vision), QString("38-43,45-52"));
+        QCOMPARE(mask_in_registry(vision), QString(kVisionLessTwo));
         const int before = window_->undoStack()->count();
         profiles->confirm = [](const QString&) { return true; };
         QVERIFY(profiles->selectProfile("demo-split"));
         profiles->applySelected();
         QVERIFY2(!profiles->messageIsError(), qPrintable(profiles->messageText()));
-        QCOMPARE(mask_in_registry(vision), QString("36-43,45-52"));
+        QCOMPARE(mask_in_registry(vision), QString(kVision));
         QCOMPARE(window_->undoStack()->count(), before + 1);
         QVERIFY(read_armed_rules(Registry::default_directory()).has_value());  // its rules for later processes
         window_->undoStack()->undo();  // the profile's change is undone like any other, its rules with it
-        QCOMPARE(mask_in_registry(vision), QString("38-43,45-52"));
+        QCOMPARE(mask_in_registry(vision), QString(kVisionLessTwo));
         QVERIFY(!read_armed_rules(Registry::default_directory()).has_value());
         window_->undoStack()->undo();
-        QCOMPARE(mask_in_registry(vision), QString("36-43,45-52"));
+        QCOMPARE(mask_in_registry(vision), QString(kVision));
     }
 
     // A dock tab that is not raised does no chart work at a refresh: the samples wait and are drawn when it is shown.
@@ -430,19 +448,21 @@ private slots:
         const QModelIndex tpcs = window_->processModel()->index(model_row, ProcessTableModel::tpcs);
         QCOMPARE(tpcs.data().toString(), QString("16 +app"));
         const QString tip = window_->processModel()->index(model_row, ProcessTableModel::pid).data(Qt::ToolTipRole).toString();
-        QVERIFY2(tip.contains("Operator's mask (gpupart set): TPCs 36-43,45-52"), qPrintable(tip));
-        QVERIFY2(tip.contains("global 36-43 → 36-43"), qPrintable(tip));
-        QVERIFY2(tip.contains("stream 0x7f0000001000 36-39 → 36-39"), qPrintable(tip));
-        QVERIFY2(tip.contains("stream 0x7f0000002000 0-3 → 36-43,45-52 (none inside the operator"), qPrintable(tip));
+        // The program chooses TPC numbers: global = the lowest 8 of its operator's 16, the inside stream the
+        // lowest 4, the outside stream the lowest 4 real TPCs outside them (0-3: gpc0-3's first TPCs).
+        QVERIFY2(tip.contains(QString("Operator's mask (gpupart set): TPCs ") + kVision), qPrintable(tip));
+        QVERIFY2(tip.contains("global 4-5,12-13,20-21,28-29 → 4-5,12-13,20-21,28-29"), qPrintable(tip));
+        QVERIFY2(tip.contains("stream 0x7f0000001000 4-5,12-13 → 4-5,12-13"), qPrintable(tip));
+        QVERIFY2(tip.contains(QString("stream 0x7f0000002000 0-3 → ") + kVision + " (none inside the operator"), qPrintable(tip));
         QVERIFY2(tip.contains("Launches on the program"), qPrintable(tip));
 
         std::string dir = user_directory(Registry::default_directory(), ::getuid(), false).value();
         test::FixtureComponent component;
         component.name = "camera";
         component.gpu = "GPU-00000000-0000-0000-0000-000000000001";
-        component.tpcs = TpcMask::range(36, 43);
+        component.tpcs = gpc_tpcs(session_->gpu(), 4);  // vision's gpc4: 4,12,20,28,35,42,49,56
         component.h = 2;
-        component.requests = {{GPUPART_SMLP_SQ, vision, 0, 5, 1, TpcMask::range(36, 39), "detect", 4},
+        component.requests = {{GPUPART_SMLP_SQ, vision, 0, 5, 1, tpcs_of({4, 12, 20, 28}), "detect", 4},
                               {GPUPART_SMLP_FQ, llm, 0, 9, 2, {}, "plan", 2},
                               {GPUPART_SMLP_PQ, vision, 0, 1, 3, {}, "batch", 1}};
         const std::string path = test::write_smlp_file(dir, *test::make_smlp_file(component));
@@ -453,12 +473,12 @@ private slots:
         QCOMPARE(camera->text(SmlpPanel::what), QString("camera"));
         QCOMPARE(camera->childCount(), 3);
         QCOMPARE(camera->child(0)->text(SmlpPanel::process), QString::number(vision) + " vision");
-        QCOMPARE(camera->child(0)->text(SmlpPanel::tpcs), QString("36-39"));
-        QCOMPARE(camera->text(SmlpPanel::note), QString("free 40-43 · this GPU"));
+        QCOMPARE(camera->child(0)->text(SmlpPanel::tpcs), QString("4,12,20,28"));
+        QCOMPARE(camera->text(SmlpPanel::note), QString("free 35,42,49,56 · this GPU"));
         QCOMPARE(window_->floorplan()->scene().grants.size(), std::size_t{1});
-        QCOMPARE(window_->floorplan()->scene().grants[0].tpcs, TpcMask::range(36, 39));
-        QVERIFY(floorplan_tooltip(window_->floorplan()->scene(), 37).contains("SMLP camera: held by " + QString::number(vision)));
-        QVERIFY(!floorplan_tooltip(window_->floorplan()->scene(), 41).contains("SMLP"));
+        QCOMPARE(window_->floorplan()->scene().grants[0].tpcs, tpcs_of({4, 12, 20, 28}));
+        QVERIFY(floorplan_tooltip(window_->floorplan()->scene(), 12).contains("SMLP camera: held by " + QString::number(vision)));
+        QVERIFY(!floorplan_tooltip(window_->floorplan()->scene(), 42).contains("SMLP"));
         window_->raiseDock("dock-smlp");
         window_->raiseDock("dock-processes");
         window_->floorplan()->setSelection({});

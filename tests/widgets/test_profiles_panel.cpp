@@ -23,6 +23,9 @@ using gpupart::test::TempRegistry;
 
 namespace {
 
+// GPC 1 of the built-in H200 as TPC numbers (descriptor bits 9-16).
+constexpr const char* kGpc1 = "1,9,17,25,32,39,46,53";
+
 const Gpu& h200() {
     static const Snapshot snapshot = load_snapshot("builtin:h200");
     return snapshot.gpus.at(0);
@@ -86,10 +89,11 @@ private slots:
 
     void diffApplySaveDelete() {
         TempRegistry registry;
-        RegisteredChild child(registry.dir, "0xf");  // TPCs 0-3
+        // Its slot holds descriptor bits 0-3 (the shim's form): TPCs 0,8,16,24 of the built-in H200, gpc0's first four.
+        RegisteredChild child(registry.dir, "0xf");
         Controller controller(Registry(registry.dir), h200(), Journal(registry.dir + "/history.jsonl"));
-        const auto mask_of = [&] {
-            const auto record = Registry(registry.dir).find_live(child.pid);
+        const auto mask_of = [&] {  // as TPC numbers, read through the H200's map
+            const auto record = Registry(registry.dir, h200()).find_live(child.pid);
             return record.control && test::has_mask_on(*record.control) ? test::allowed_on(*record.control).to_list() : std::string("all");
         };
 
@@ -104,12 +108,13 @@ private slots:
         QVERIFY(panel.selectProfile(QStringLiteral("serving")));
         QVERIFY(button(panel, QStringLiteral("&Apply"))->isEnabled());
 
-        // Diff: what would change, and nothing changes.
+        // Diff: what would change (to gpc1: TPCs 1,9,17,25,32,39,46,53), and nothing changes.
         panel.diffSelected();
-        QVERIFY2(panel.diffText().contains(QStringLiteral("~ process %1 (registered-child --test): TPCs 0-3 -> 9-16").arg(child.pid)),
+        QVERIFY2(panel.diffText().contains(
+                     QStringLiteral("~ process %1 (registered-child --test): TPCs 0,8,16,24 -> %2").arg(child.pid).arg(kGpc1)),
                  qPrintable(panel.diffText()));
         QVERIFY(panel.diffText().contains(QStringLiteral("would arm: ")));
-        QCOMPARE(mask_of(), "0-3");
+        QCOMPARE(mask_of(), "0,8,16,24");
 
         // Apply: through the callback, into the registry, armed for later processes.
         panel.applySelected();
@@ -121,7 +126,7 @@ private slots:
         QVERIFY(armed.has_value());
         QCOMPARE(armed->count, 1u);
         QCOMPARE(QString(armed->profile), QStringLiteral("serving"));
-        QCOMPARE(mask_of(), "9-16");
+        QCOMPARE(mask_of(), kGpc1);
         QVERIFY(gpupart::test::save_screenshot(panel, QStringLiteral("profiles_panel"), {760, 520}));
 
         // A profile the controller refuses: inline, one line, the callback never called.
@@ -131,7 +136,7 @@ private slots:
         QVERIFY2(panel.messageText().startsWith(QStringLiteral("profile toobig not applied: ")), qPrintable(panel.messageText()));
         QVERIFY(panel.messageText().endsWith(QStringLiteral("; nothing changed")));
         QCOMPARE(applied, 1);
-        QCOMPARE(mask_of(), "9-16");
+        QCOMPARE(mask_of(), kGpc1);
 
         // The callback's own failure (e.g. the process changed meanwhile) is shown as it said it.
         panel.applyPlan = [](const Plan&) { throw UserError("process 1 changed since the plan was made; nothing changed"); };
@@ -149,7 +154,7 @@ private slots:
         const StoredProfile saved = store_.load("now");
         QCOMPARE(saved.profile.rules.size(), std::size_t{1});
         QCOMPARE(saved.profile.rules[0].match.exe, std::optional<std::string>("registered-child"));
-        QCOMPARE(saved.profile.rules[0].tpcs, std::string("9-16"));
+        QCOMPARE(saved.profile.rules[0].tpcs, std::string(kGpc1));
         // Saving over it asks first; "no" keeps the file.
         QString asked;
         panel.confirm = [&](const QString& question) {
