@@ -56,7 +56,8 @@ Command add_gpcs_command(CLI::App& app) {
                     for (const Gpc& gpc : gpu.gpcs) {
                         const TpcMask tpcs = gpc_tpcs(gpu, gpc.index);
                         if (!tpcs.empty())
-                            out["gpcs"].push_back(Json{{"gpc", gpc.index}, {"tpcs", tpcs.to_list()}, {"descriptor_bits", "bits:" + numbering.to_bits(tpcs).to_hex()}});
+                            out["gpcs"].push_back(Json{{"gpc", gpc.index}, {"tpcs", tpcs.to_list()}, {"mask", tpcs.to_hex()},
+                                                         {"descriptor_bits", "bits:" + numbering.to_bits(tpcs).to_hex()}});
                     }
                     out["written"] = path.empty() ? Json(nullptr) : Json(path);
                     out["unavailable_reason"] = gpc_map_unavailable_reason(gpu);

@@ -259,11 +259,11 @@ check "gpcs: ... in one line saying why" lines "$work/gpcs-builtin.err" 1
 check "gpcs: ... no UUID" contains "$work/gpcs-builtin.err" "has no UUID in this snapshot"
 "$gpupart" gpcs --snapshot "$fixture" --write > "$work/gpcs.out" 2> "$work/gpcs.err"; rc=$?
 check "gpcs --write: exits 0" [ "$rc" -eq 0 ]
-check "gpcs: gpc1 with TPCs above 63 (this recording numbers GPCs physically)" contains "$work/gpcs.out" "[1] gpc1  bits 0x3c000000001010101                TPCs 0,8,16,24,62-65"
+check "gpcs: gpc1 with TPCs above 63 (this recording numbers GPCs physically)" contains "$work/gpcs.out" "[1] gpc1  TPCs 0,8,16,24,62-65                    bits:0xa4800000000000000000f"
 check "gpcs: says where it wrote" contains "$work/gpcs.out" "wrote $map"
 check "gpcs: the map is there, mode 0644" [ "$(stat -c %a "$map")" = 644 ]
 "$gpupart" gpcs --snapshot "$fixture" --json > "$work/gpcs.json"
-expected=$(python3 -c 'import json, sys; print(",".join(g["bits"] for g in json.load(open(sys.argv[1]))["gpcs"]))' "$work/gpcs.json")
+expected=$(python3 -c 'import json, sys; print(",".join(g["mask"] for g in json.load(open(sys.argv[1]))["gpcs"]))' "$work/gpcs.json")
 "${api[@]}" FAKE_CUDA_GPUS=$H200 "$host" gpcs:0 gpcs128:0 tpcs:0 global128:0x3ffffffffffffffff \
     global:0x0 > "$work/maps.out" 2> "$work/maps.err"; rc=$?
 check "maps: exits 0" [ "$rc" -eq 0 ]

@@ -74,7 +74,7 @@ check "exported file loads" [ "$rc" -eq 0 ]
 check "exported file has the same floorplan" diff <(tail -n +2 "$work/topology.txt") <(tail -n +2 "$work/topology2.txt")
 
 # a malformed snapshot: one line naming file and field
-sed 's/"version": 1/"version": 7/' "$work/h200.json" > "$work/v7.json"
+sed 's/"version": 2/"version": 7/' "$work/h200.json" > "$work/v7.json"
 "$gpupart" topology --snapshot "$work/v7.json" > "$work/v7.out" 2> "$work/v7.err"; rc=$?
 check "unknown version refused" [ "$rc" -eq 1 ]
 check "unknown version: one line naming file and field" contains "$work/v7.err" "gpupart: snapshot $work/v7.json: field version: 7 is not supported"
