@@ -226,6 +226,7 @@ Command add_list_command(CLI::App& app) {
         bool json = false;
         bool keep = false;
         std::string gpu;
+        std::optional<std::string> snapshot;
         CsvOptions csv;
     };
     auto options = std::make_shared<ListOptions>();
@@ -235,8 +236,14 @@ Command add_list_command(CLI::App& app) {
     list->add_flag("--keep-exited", options->keep, "Do not remove the slots of processes that have exited");
     list->add_option("--gpu", options->gpu, "Only processes on this GPU (index, UUID or a unique prefix, PCI bus id), and those "
                                             "on no GPU yet");
+    list->add_option("--snapshot", options->snapshot,
+                     "Number the masks with this recording's GPU maps (a JSON file or builtin:...), for GPUs this machine's "
+                     "topology does not give (default: this machine's)");
     return {list, [options] {
-                const Registry registry(Registry::default_directory(), machine_gpus_for_numbers());
+                // Slots hold descriptor bits: a GPU's masks are TPC numbers only through its map.
+                const std::vector<Gpu> gpus = options->snapshot ? load_chosen(SnapshotOptions{options->snapshot, ""}).snapshot.gpus
+                                                                : machine_gpus_for_numbers();
+                const Registry registry(Registry::default_directory(), gpus);
                 const int reclaimed = options->keep ? 0 : registry.collect_garbage();
                 const auto entries = registry.list();
                 std::optional<std::string> only_gpu;
@@ -245,7 +252,7 @@ Command add_list_command(CLI::App& app) {
                     if (options->gpu.size() == 40 && (options->gpu.starts_with("GPU-") || options->gpu.starts_with("gpu-"))) {
                         only_gpu = uuid_text(uuid_words("GPU-" + options->gpu.substr(4)));
                     } else {
-                        const ChosenSnapshot chosen = load_chosen(SnapshotOptions{});
+                        const ChosenSnapshot chosen = load_chosen(SnapshotOptions{options->snapshot, ""});
                         only_gpu = gpu_key(select_gpu(chosen, gpu_index(chosen, options->gpu)));
                     }
                 }

@@ -66,7 +66,7 @@ _gpupart() {
         set)
             if [ -z "$verb" ] && [[ $cur != -* ]]; then _pids; return; fi
             options="$snapshot --spread --dry-run --json" ;;
-        list) options="--gpu --json $csv --keep-exited" ;;
+        list) options="--gpu --json $csv --keep-exited --snapshot" ;;
         smlp) options="--json" ;;
         mps) [ -z "$verb" ] && { COMPREPLY=($(compgen -W "start stop status" -- "$cur")); return; }; options="--json" ;;
         check) options="$snapshot --json $csv --fail-on" ;;

@@ -79,9 +79,11 @@ TEST_F(MultiGpuTest, EachGpuSeesItsOwnProcessesAndNoOverlapAcrossGpus) {
 
 TEST_F(MultiGpuTest, AMaskIsCheckedAgainstTheGpuItIsFor) {
     RegisteredChild a(registry_dir.dir, "0x1fe00", U0.c_str());
-    // Bits 0-3 are TPCs on GPU 0 and holes on GPU 2.
-    EXPECT_FALSE(on(0).plan_set({{a.pid, "0-3", Placement::packed}}, "set").refused());
-    EXPECT_TRUE(on(2).plan_set({{a.pid, "0-3", Placement::packed}}, "set").refused());
+    // Descriptor bits 0-3 are TPCs on GPU 0 and holes on GPU 2; TPCs 62-65 are GPU 0's, GPU 2 has 62 (0-61).
+    EXPECT_FALSE(on(0).plan_set({{a.pid, "bits:0xf", Placement::packed}}, "set").refused());
+    EXPECT_TRUE(on(2).plan_set({{a.pid, "bits:0xf", Placement::packed}}, "set").refused());
+    EXPECT_FALSE(on(0).plan_set({{a.pid, "62-65", Placement::packed}}, "set").refused());
+    EXPECT_TRUE(on(2).plan_set({{a.pid, "62-65", Placement::packed}}, "set").refused());
     // gpc0 names other TPCs on GPU 2's board than on GPU 0's.
     EXPECT_NE(resolve_mask("gpc0", gpu(0)).mask, resolve_mask("gpc0", gpu(2)).mask);
 }

@@ -13,6 +13,9 @@
 S=(--snapshot builtin:h200)  # the test double's GPU
 G0=GPU-00000000-0000-0000-0000-000000000001
 node="gpupart-ctest"
+# Jobs a and b must outlive several scheduling rounds and live changes (ended by .go files and scancel): with
+# the stand-in program's 20 s default, a loaded machine ended job a's task mid-test, which freed its TPCs.
+export HOST_WAIT_SECONDS=120
 
 submit() {  # submit NAME SBATCH-OPTIONS... : a job whose task is the stand-in CUDA program; its id in $job
     local name=$1
@@ -98,6 +101,7 @@ check "set within: job b's reservation follows" [ "$(json "$work/jobs-within.jso
 "$gpupart" set "$b_pid" "$b_tpcs" "${S[@]}" > "$work/set-back.out" 2>&1; rc=$?
 check "set job b back onto its TPCs (free again): works" [ "$rc" -eq 0 ]
 
+check "job a: still running (its task waits for a.go)" is_state "$a" RUNNING
 # Grown beyond what Slurm gave it, job b leaves fewer free TPCs than Slurm counts: a job Slurm starts then
 # cannot be placed, and fails with why, rather than run unconfined (the plugin is "required").
 "$gpupart" set "$b_pid" "46 tpcs" "${S[@]}" > "$work/set-grow.out" 2>&1; rc=$?

@@ -18,6 +18,8 @@ U2=GPU-3ecd459c-0b85-7603-9390-0000000000f3  # GPU 2: TPC bits 0-3 are holes the
 export FAKE_CUDA_GPUS=$U0,$U1,$U2            # the machine the test double plays; jobs inherit it (sbatch --export=ALL)
 export HOST_WAIT_SECONDS=120                 # jobs a and b must outlive the later jobs' scheduling (ended by .go files)
 node="gpupart-ctest-3gpu"
+# `gpupart list` numbers a GPU's masks with its map: this machine's topology does not give the fixture's GPUs.
+list_json() { "$gpupart" list "${S[@]}" --json > "$work/$1.json" 2> "$work/$1.err"; }
 
 submit_steps() {  # submit_steps NAME STEPS SBATCH-OPTIONS...: the stand-in CUDA program running STEPS; id in $job
     local name=$1 steps=$2
@@ -34,9 +36,11 @@ gpus_of() {
 mask_on() {  # mask_on LIST STEP UUID: the step's mask on that GPU (hex)
     json "$work/$1.json" "[g['requested']['mask'] for p in d['processes'] if p.get('job') == '$2' for g in p['gpus'] if g['uuid'] == '$3'][0]"
 }
-# The n-th launch line (1-based) the task printed carries the complement (disable bits) of MASK.
-launch_carries() {  # launch_carries NAME N MASK
-    grep 'launch version=0x40' "$work/jobs/$1.out" | sed -n "$2p" | grep -qF "callback=1 word0=0xda5a5a5a mask=$(disable_words "$3") "
+# The n-th launch line (1-based) the task printed carries the complement (disable bits) of the descriptor bits
+# of MASK (TPC numbers, hex) on GPU (its index in the fixture).
+launch_carries() {  # launch_carries NAME N MASK GPU
+    grep 'launch version=0x40' "$work/jobs/$1.out" | sed -n "$2p" |
+        grep -qF "callback=1 word0=0xda5a5a5a mask=$(disable_words "$(descriptor_bits_of "$3" "$snapshot" "$4")") "
 }
 jobs_on() {  # jobs_on GPU-UUID: "job:count" pairs `gpupart slurm jobs --json` lists on that GPU
     "$gpupart" slurm jobs --json > "$work/jobs-now.json" &&
@@ -64,7 +68,7 @@ list_json list-a
 check "job a: a mask on GPU 1 alone, GPC-packed where gpupart places 16" \
     [ "$(gpus_of list-a "slurm:$a.batch")" = "[('$U1', '$packed16', '$packed16')]" ]
 a_mask=$(mask_on list-a "slurm:$a.batch" "$U1")
-check "job a: its device 0 (GPU 1) launches with the mask" launch_carries a 1 "$a_mask"
+check "job a: its device 0 (GPU 1) launches with the mask" launch_carries a 1 "$a_mask" 1
 check "job a: stderr names GPU 1" contains "$work/jobs/a.err" \
     "gpupart: Slurm job $a step batch: TPCs $packed16 on GPU 1 (NVIDIA H200, $U1): 16 TPCs, 32 SMs, GPC-packed"
 check "slurm jobs: a holds 16 on GPU 1, nothing on GPU 0" [ "$(jobs_on $U1)|$(jobs_on $U0)" = "['slurm:$a:16']|[]" ]
@@ -84,8 +88,8 @@ check "job c: still pending, nothing placed" [ ! -e "$work/jobs/c.ready" ]
 list_json list-d
 d_mask=$(mask_on list-d "slurm:$d.batch" "$U2")
 check "job d: 30 TPCs on GPU 2" [ "$(count_of "$d_mask")" -eq 30 ]
-check "job d: none of GPU 2's fused-off TPC bits 0-3" disjoint "$d_mask" 0xf
-check "job d: its launch carries its mask" launch_carries d 1 "$d_mask"
+check "job d: none of GPU 2's fused-off TPC bits 0-3" disjoint "$(descriptor_bits_of "$d_mask" "$snapshot" 2)" 0xf
+check "job d: its launch carries its mask" launch_carries d 1 "$d_mask" 2
 
 # ---- 4. one job on two GPUs: a mask on each, disjoint from what a and d hold there -------------------
 submit_two e --gres=tpc:gpu1:8,tpc:gpu2:8
@@ -100,9 +104,9 @@ check "job e: 8 TPCs on GPU 2" [ "$(count_of "$e2")" -eq 8 ]
 check "job e: masks on GPUs 1 and 2 only" [ "$(json "$work/list-e.json" "sorted(g['uuid'] for p in d['processes'] if p.get('job') == 'slurm:$e.batch' for g in p['gpus'] if g['requested']['tpcs'] != 'all')")" = "['$U1', '$U2']" ]
 check "jobs a and e on GPU 1: disjoint" disjoint "$a_mask" "$e1"
 check "jobs d and e on GPU 2: disjoint" disjoint "$d_mask" "$e2"
-check "job e: GPU 2's mask holds no hole" disjoint "$e2" 0xf
-check "job e: device 0 (GPU 1) launches with GPU 1's mask" launch_carries e 1 "$e1"
-check "job e: device 1 (GPU 2) launches with GPU 2's mask" launch_carries e 2 "$e2"
+check "job e: GPU 2's mask holds no hole" disjoint "$(descriptor_bits_of "$e2" "$snapshot" 2)" 0xf
+check "job e: device 0 (GPU 1) launches with GPU 1's mask" launch_carries e 1 "$e1" 1
+check "job e: device 1 (GPU 2) launches with GPU 2's mask" launch_carries e 2 "$e2" 2
 check "slurm jobs: GPU 1 holds a and e, GPU 2 holds d and e" \
     [ "$(jobs_on $U1)|$(jobs_on $U2)" = "$(python3 -c "print(sorted(['slurm:$a:16', 'slurm:$e:8']), '|', sorted(['slurm:$d:30', 'slurm:$e:8']), sep='')")" ]
 
