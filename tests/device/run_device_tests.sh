@@ -150,7 +150,7 @@ rm -rf "$shared_dir"
 echo "== 7. a profile applied before two MPS clients start confines both as it says (timing, %smid is virtualised)"
 export XDG_CONFIG_HOME=$out/config GPUPART_JOURNAL=$out/history.jsonl
 cat > "$out/halves.json" <<JSON
-{"format": "gpupart-profile", "version": 1, "name": "halves", "description": "two spin clients, one half each",
+{"format": "gpupart-profile", "version": 2, "name": "halves", "description": "two spin clients, one half each",
  "rules": [
   {"match": {"exe": "gpupart-dev-spin", "cmdline": "*--repeat 3*"}, "tpcs": "$half_a"},
   {"match": {"exe": "gpupart-dev-spin", "cmdline": "*--repeat 4*"}, "tpcs": "$half_b"}

@@ -109,9 +109,9 @@ TEST_F(MultiGpuTest, AChangeTouchesOneGpuAndUndoStaysOnIt) {
 }
 
 TEST_F(MultiGpuTest, ProfileRulesAreKeptPerGpu) {
-    const Profile for_gpu0 = parse_profile(R"({"format": "gpupart-profile", "version": 1, "name": "zero", "description": "", "rules": [
+    const Profile for_gpu0 = parse_profile(R"({"format": "gpupart-profile", "version": 2, "name": "zero", "description": "", "rules": [
         {"match": {"exe": "python3"}, "gpu": 0, "tpcs": "gpc1"}]})", "zero.json");
-    const Profile for_gpu1 = parse_profile(R"({"format": "gpupart-profile", "version": 1, "name": "one", "description": "", "rules": [
+    const Profile for_gpu1 = parse_profile(R"({"format": "gpupart-profile", "version": 2, "name": "one", "description": "", "rules": [
         {"match": {"exe": "python3"}, "gpu": 1, "tpcs": "gpc2"}]})", "one.json");
     Controller zero = on(0);
     zero.apply(plan_profile(zero, for_gpu0, 0).plan);

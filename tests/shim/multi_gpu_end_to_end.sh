@@ -121,7 +121,7 @@ wait "$p" "$q"
 
 # ---- 3. profile rules for GPU 1 reach only GPU 1 launches ------------------------------------------
 cat > "$work/gpu1.json" << EOF
-{"format": "gpupart-profile", "version": 1, "name": "gpu1-only", "description": "multi-GPU test",
+{"format": "gpupart-profile", "version": 2, "name": "gpu1-only", "description": "multi-GPU test",
  "rules": [{"match": {"exe": "$(basename "$host")"}, "gpu": 1, "tpcs": "$T18_25"}]}
 EOF
 "$gpupart" profile apply "$work/gpu1.json" "${S[@]}" --gpu 1 > "$work/apply.out" 2> "$work/apply.err"; rc=$?

@@ -181,7 +181,7 @@ before=$started
 check "profile: a process registered without a mask" await "$work/before.1" "$before"
 check "profile: its launch is untouched" line_is "$work/before.out" 2 "$(untouched 0x40)"
 cat > "$work/e2e.json" <<JSON
-{"format": "gpupart-profile", "version": 1, "name": "e2e", "description": "end-to-end test",
+{"format": "gpupart-profile", "version": 2, "name": "e2e", "description": "end-to-end test",
  "rules": [
   {"match": {"pid": $before}, "tpcs": "gpc1"},
   {"match": {"exe": "$(basename "$host")"}, "tpcs": "gpc6"}
@@ -231,7 +231,7 @@ check "history: the apply" contains "$work/history.out" "profile apply e2e"
 check "history: the undo" contains "$work/history.out" "undo #"
 
 # A malformed profile: one line naming file, line and field; nothing applied, nothing armed.
-printf '{"format": "gpupart-profile", "version": 1, "name": "bad", "description": "",\n "rules": [\n  {"match": {"exe": 7}, "tpcs": "gpc1"}\n ]}\n' > "$work/bad.json"
+printf '{"format": "gpupart-profile", "version": 2, "name": "bad", "description": "",\n "rules": [\n  {"match": {"exe": 7}, "tpcs": "gpc1"}\n ]}\n' > "$work/bad.json"
 "$gpupart" profile apply "$work/bad.json" --snapshot builtin:h200 > "$work/bad.out" 2> "$work/bad.err"; rc=$?
 check "bad profile: refused" [ "$rc" -eq 1 ]
 check "bad profile: one line" lines "$work/bad.err" 1
@@ -240,7 +240,7 @@ check "bad profile: nothing armed" [ ! -e "$registry/u$uid/rules" ]
 
 # Disarming is a journaled change like any other: undo arms the rules again.
 cat > "$work/later-only.json" <<JSON
-{"format": "gpupart-profile", "version": 1, "name": "later-only", "description": "",
+{"format": "gpupart-profile", "version": 2, "name": "later-only", "description": "",
  "rules": [ {"match": {"exe": "$(basename "$host")"}, "tpcs": "gpc6"} ]}
 JSON
 "$gpupart" profile apply "$work/later-only.json" --snapshot builtin:h200 > "$work/later-only.out" 2>&1; rc=$?

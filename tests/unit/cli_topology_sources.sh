@@ -50,7 +50,7 @@ check "topology --sources --json exits 0" [ "$rc" -eq 0 ]
 check "topology --sources --json facts" contains "$work/sources.json" '"fact": "TPC mask bits"'
 
 cat > "$work/later.json" <<'JSON'
-{"format": "gpupart-profile", "version": 1, "name": "later", "description": "",
+{"format": "gpupart-profile", "version": 2, "name": "later", "description": "",
  "rules": [ {"match": {"exe": "trainer"}, "tpcs": "gpc6"} ]}
 JSON
 

@@ -34,7 +34,7 @@ const Gpu& h200() {
 void write_profile(const QString& dir, const std::string& name, const std::string& tpcs, const std::string& description) {
     std::filesystem::create_directories(dir.toStdString());
     std::ofstream(dir.toStdString() + "/" + name + ".json")
-        << R"({"format": "gpupart-profile", "version": 1, "name": ")" << name << R"(", "description": ")" << description
+        << R"({"format": "gpupart-profile", "version": 2, "name": ")" << name << R"(", "description": ")" << description
         << R"(", "rules": [{"match": {"exe": "registered-child"}, "gpu": 0, "tpcs": ")" << tpcs << R"("}]})";
 }
 
