@@ -93,8 +93,12 @@ echo "== gpupart run --tpcs gpc1 under the fake CUDA driver (the installed shim,
 gpupart run --tpcs gpc1 --snapshot builtin:h200 -- \
     /share/gpupart_shim_host load:/share/fake-driver/libcuda.so.1 launch:0x40 | tee /tmp/run.txt
 grep -q 'callback=1' /tmp/run.txt || fail "the shim did not see the launch"
-# The descriptor holds the TPCs a kernel may NOT use: its first word is the complement of gpc1's low 32 bits.
-gpc1=$(gpupart mask parse gpc1 --snapshot builtin:h200 --json | sed -n 's/^ *"mask": *"0x[0-9a-f]*\([0-9a-f]\{8\}\)".*/\1/p')
+# The descriptor holds the TPCs a kernel may NOT use: its first word is the complement of the low 32 of gpc1's
+# launch-descriptor bits (mask parse says them beside its TPC numbers).
+bits=$(gpupart mask parse gpc1 --snapshot builtin:h200 --json | sed -n 's/^ *"descriptor_bits": *"bits:0x\([0-9a-f]*\)".*/\1/p')
+[ -n "$bits" ] || fail "mask parse gave no descriptor bits for gpc1"
+bits=00000000$bits
+gpc1=${bits: -8}
 expected=$(printf 'mask=0x%08x,' $(( ~0x$gpc1 & 0xffffffff )))
 grep -q "$expected" /tmp/run.txt || fail "the launch does not carry gpc1's mask ($expected)"
 echo "== gpupart run starts a program that never loads CUDA, with the installed shim preloaded"
@@ -127,7 +131,15 @@ gcc -Wall -Werror -I/usr/include/gpupart -o /tmp/libsmctrl_style /work/gpupart/t
 libraries=$(ldd /tmp/libsmctrl_style)
 grep -Eq "libgpupart.so.1 => (/usr)?/lib/x86_64-linux-gnu/libgpupart.so.1 " <<< "$libraries" ||  # merged /usr
     fail "the program does not use the installed libgpupart.so.1: $libraries"
-LD_LIBRARY_PATH=/share/fake-driver /tmp/libsmctrl_style > /tmp/style.txt || { cat /tmp/style.txt; fail "libsmctrl_style failed"; }
+# The library translates the program's TPC numbers through the GPU's map, which gpupart writes (here for the
+# recorded H200 the test double plays, in a registry of the test's own).
+export FAKE_CUDA_GPUS=GPU-258f535b-999d-058c-3642-767b7fb8d4f0
+style_registry=$(mktemp -d)
+GPUPART_REGISTRY_DIR=$style_registry gpupart gpcs --snapshot /work/gpupart/tests/fixtures/live-h200/live-h200.json --write ||
+    fail "gpupart gpcs --write failed"
+GPUPART_REGISTRY_DIR=$style_registry LD_LIBRARY_PATH=/share/fake-driver /tmp/libsmctrl_style > /tmp/style.txt ||
+    { cat /tmp/style.txt; fail "libsmctrl_style failed"; }
+unset FAKE_CUDA_GPUS
 cat /tmp/style.txt
 grep -qx "All tests passed!" /tmp/style.txt || fail "libsmctrl_style did not pass"
 
