@@ -165,7 +165,7 @@ Plan GuiSession::planGive(const widgets::DropTarget& target, const TpcMask& tpcs
     if (!mask_bits_known(gpu())) {  // a mask could otherwise allow only holes and hang kernels
         Plan refused;
         refused.action = "give";
-        refused.findings = {{Severity::error, "holes in the mask bits (measured on the H200)",
+        refused.findings = {{Severity::error, "TPC numbers and descriptor holes (measured on the H200)",
                              "this GPU's TPC mask bits are not known (" + mask_bits_unknown_reason(gpu()) + ")",
                              "mask-bits-unknown"}};
         return refused;

@@ -156,7 +156,7 @@ Plan Controller::plan_set(const std::vector<SetRequest>& requests, const std::st
             const auto placed = place_request(state_.gpu, expression, free_for(change->pid), request.placement);
             change->after = placed ? *placed : resolve_mask(expression, state_.gpu).mask;
         } catch (const UserError& error) {
-            plan.findings.push_back(refusal("bad-mask", "holes in the mask bits (measured on the H200)", error.what()));
+            plan.findings.push_back(refusal("bad-mask", "TPC numbers and descriptor holes (measured on the H200)", error.what()));
             continue;
         }
         plan.changes.push_back(std::move(*change));

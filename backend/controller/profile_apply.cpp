@@ -132,7 +132,7 @@ ProfileApplication plan_profile(const Controller& controller, const Profile& pro
             mask = placed ? *placed : resolve_mask(expression, state.gpu).mask;
             if (placed) taken |= mask;  // two rules "8 tpcs" get different TPCs
         } catch (const UserError& error) {
-            result.plan.findings.push_back({Severity::error, "holes in the mask bits (measured on the H200)", fmt::format("{}: {}", from, error.what()), "bad-mask"});
+            result.plan.findings.push_back({Severity::error, "TPC numbers and descriptor holes (measured on the H200)", fmt::format("{}: {}", from, error.what()), "bad-mask"});
             continue;
         }
         if (!numbering) {

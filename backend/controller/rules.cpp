@@ -78,8 +78,8 @@ std::vector<Finding> check_change(const SystemState& state, const PlannedChange&
     std::vector<Finding> findings;
     const TpcMask real = real_tpcs(state.gpu);
     if (change.after_partitioned && (change.after & real).empty())
-        findings.push_back(refusal("no-real-tpc", "holes in the mask bits (measured on the H200)",
-                                 fmt::format("{}: mask {} has no real TPC (holes do not count): its kernels would "
+        findings.push_back(refusal("no-real-tpc", "TPC numbers and descriptor holes (measured on the H200)",
+                                 fmt::format("{}: mask {} names no TPC this GPU has: its kernels would "
                                              "never run", who(change.pid), change.after.empty() ? "(empty)" : change.after.to_list())));
     if (!state.caller_admin && state.caller_uid != change.uid)
         findings.push_back(refusal("permission", "registry permissions",

@@ -74,9 +74,9 @@ const TpcMask kGpc6 = numbers({6, 14, 22, 30, 37, 44, 51, 58, 60});
 TEST(Rules, MaskOfOnlyHolesIsAnError) {
     const auto state = state_with({process(10, kGpc1)});
     const auto findings = check_change(state, change_of(state.processes[0], TpcMask::range(66, 70)));  // the H200 has TPCs 0-65
-    const auto f = find_rule(findings, "holes in the mask bits (measured on the H200)", Severity::error);
+    const auto f = find_rule(findings, "TPC numbers and descriptor holes (measured on the H200)", Severity::error);
     ASSERT_TRUE(f.has_value());
-    EXPECT_EQ(f->message, "process 10: mask 66-70 has no real TPC (holes do not count): its kernels would never run");
+    EXPECT_EQ(f->message, "process 10: mask 66-70 names no TPC this GPU has: its kernels would never run");
 }
 
 TEST(Rules, AnotherUsersProcessIsAnErrorUnlessAdmin) {
