@@ -206,6 +206,7 @@ SystemState gather_state(const std::vector<RegistryEntry>& entries, const Gpu& g
         const SlotRecord& r = *entry.record;
         const bool here = counts_on_gpu(r, state.gpu_uuid);
         ProcessState process;
+        std::optional<TpcMask> unnumbered_bits;
         process.gpus = gpus_of(r);
         process.pid = r.pid;
         process.start_time = r.start_time;
@@ -215,13 +216,22 @@ SystemState gather_state(const std::vector<RegistryEntry>& entries, const Gpu& g
         if (r.control) {
             if (const GpuControl* mine = r.control->gpu(state.gpu_uuid); mine != nullptr && mine->has_mask) {
                 process.partitioned = true;
-                process.mask = mine->allowed;
+                // Descriptor bits the registry could not number (this GPU's map is not known) are no TPC numbers:
+                // the process holds TPCs nobody here can name, said below, never bits read as numbers.
+                if (mine->numbered) process.mask = mine->allowed;
+                else unnumbered_bits = mine->allowed;
             }
             process.generation = r.control->generation;
         }
         process.graphs = graph_status(r);
         process.app = r.app;
         describe_process_on_gpu(r, state.gpu_uuid, process);
+        if (unnumbered_bits) {
+            process.shim_word = "bits";
+            process.shim_sentence = fmt::format("confined to launch-descriptor bits:{} of this GPU, whose map of TPC numbers is not "
+                                                "known here (run `gpupart probe`)", unnumbered_bits->to_hex());
+            process.shim_problem = true;
+        }
         (here ? state.processes : state.elsewhere).push_back(std::move(process));
     }
     // The daemon of this GPU: its own unit's (gpupart-mps@<uuid>.service) where there is one.

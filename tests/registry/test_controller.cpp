@@ -408,6 +408,24 @@ TEST_F(ControllerTest, AnEntryFromBeforeTpcNumbersIsReadThroughTheMapOrNotUndone
     EXPECT_EQ(mask_of(child.pid), "0-3");  // gpc0's descriptor bits, as before the old change
 }
 
+// A controller on a GPU whose map is not known reads a confined process's descriptor bits without naming them
+// as TPC numbers: the process is confined, to TPCs it cannot name, and says so.
+TEST_F(ControllerTest, BitsOfAGpuWhoseMapIsNotKnownAreNeverTakenForTpcNumbers) {
+    RegisteredChild child(registry_dir.dir, "0xf");  // descriptor bits 0-3: gpc0, TPCs 0,8,16,24
+    Gpu unprobed = h200();
+    for (Tpc& tpc : unprobed.tpcs) tpc.mask_bit.reset();
+    const Controller blind(Registry(registry_dir.dir), unprobed, Journal(journal_path));
+    const ProcessState* process = find_process(blind.state(), child.pid);
+    ASSERT_NE(process, nullptr);
+    EXPECT_TRUE(process->partitioned);
+    EXPECT_TRUE(process->mask.empty()) << process->mask.to_list();  // never "0-3" read as TPC numbers
+    EXPECT_EQ(process->shim_word, "bits");
+    EXPECT_NE(process->shim_sentence.find("bits:0xf"), std::string::npos) << process->shim_sentence;
+    const ProcessState* known = find_process(make().state(), child.pid);
+    ASSERT_NE(known, nullptr);
+    EXPECT_EQ(known->mask.to_list(), "0,8,16,24");
+}
+
 // The shim copies an armed rule's mask into a new process's slot as descriptor bits: on a GPU whose map is not
 // known, a rule for later processes cannot be written and is refused, never armed in TPC numbers.
 TEST_F(ControllerTest, RulesAreNotArmedOnAGpuWhoseMapIsNotKnown) {
