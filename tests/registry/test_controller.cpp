@@ -421,7 +421,8 @@ TEST_F(ControllerTest, BitsOfAGpuWhoseMapIsNotKnownAreNeverTakenForTpcNumbers) {
     EXPECT_TRUE(process->mask.empty()) << process->mask.to_list();  // never "0-3" read as TPC numbers
     EXPECT_EQ(process->shim_word, "bits");
     EXPECT_NE(process->shim_sentence.find("bits:0xf"), std::string::npos) << process->shim_sentence;
-    const ProcessState* known = find_process(make().state(), child.pid);
+    const Controller controller = make();
+    const ProcessState* known = find_process(controller.state(), child.pid);
     ASSERT_NE(known, nullptr);
     EXPECT_EQ(known->mask.to_list(), "0,8,16,24");
 }
