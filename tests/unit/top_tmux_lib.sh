@@ -3,7 +3,7 @@
 # set gpupart, work (emptied here), shots (a screenshot directory, or "") and socket (their tmux socket's name).
 # Exits 77 (ctest: skipped) when tmux is missing. Gives a private registry, journal and config under $work;
 # tmx (tmux on the private socket); cleanup of tmux and the demo workers on exit, also when the test is killed
-# outright; tests/lib/checks.sh; and capture, wait_for, shows, shows_match and save for the screen, kept in
+# outright; tests/lib/checks.sh; and capture, screen_until, wait_for, shows, shows_match and save for the screen, kept in
 # $screen.
 if ! command -v tmux > /dev/null; then
     echo "SKIP: tmux is not installed (apt-get install tmux): the terminal view is not tested"
@@ -30,14 +30,19 @@ trap 'kill "$watcher" 2> /dev/null; cleanup' EXIT
 
 screen=$work/screen.txt
 capture() { tmx capture-pane -p -t top > "$screen"; }
-# wait_for TEXT: until the screen shows TEXT (20 s at most: sanitizer builds on a loaded machine are slow);
-# the screen is left in $screen.
-wait_for() {
+# screen_until GREP_FLAG PATTERN: until the screen matches PATTERN (grep -F or -E; 20 s at most: sanitizer
+# builds on a loaded machine are slow); the screen is left in $screen.
+screen_until() {
     for _ in $(seq 1 200); do
         capture
-        grep -qF -- "$1" "$screen" && return 0
+        grep -q "$1" -- "$2" "$screen" && return 0
         sleep 0.1
     done
+    return 1
+}
+# wait_for TEXT: until the screen shows TEXT; on a timeout it prints the screen it waited on.
+wait_for() {
+    screen_until -F "$1" && return 0
     echo "--- screen while waiting for '$1':" >&2
     cat "$screen" >&2
     return 1
@@ -45,13 +50,6 @@ wait_for() {
 # shows TEXT, shows_match REGEX: the screen shows it, or comes to within wait_for's bound. A frame is drawn
 # in pieces, and a capture on a loaded machine can fall between them: a check that reads the screen once
 # after waiting for its first line can miss its last ones.
-shows() { wait_for "$1" 2> /dev/null; }
-shows_match() {
-    for _ in $(seq 1 200); do
-        capture
-        grep -qE -- "$1" "$screen" && return 0
-        sleep 0.1
-    done
-    return 1
-}
+shows() { screen_until -F "$1"; }
+shows_match() { screen_until -E "$1"; }
 save() { if [ -n "$shots" ]; then mkdir -p "$shots" && cp "$screen" "$shots/$1"; fi; }
