@@ -180,7 +180,7 @@ JournalContents Journal::load() const {
 }
 
 void Journal::learn_numbering(const Gpu& gpu) {
-    for (auto& [key, numbering] : numberings_of({gpu})) numberings_.insert_or_assign(key, numbering);
+    gpupart::learn_numbering(numberings_, gpu);
 }
 
 void Journal::number(JournalContents& contents) const {

@@ -36,7 +36,7 @@ Registry::Registry(std::string directory, const std::vector<Gpu>& gpus)
     : directory_(std::move(directory)), numberings_(numberings_of(gpus)) {}
 
 void Registry::learn_numbering(const Gpu& gpu) {
-    for (auto& [key, numbering] : numberings_of({gpu})) numberings_.insert_or_assign(key, numbering);
+    gpupart::learn_numbering(numberings_, gpu);
 }
 
 SlotRecord Registry::numbered(SlotRecord record) const {

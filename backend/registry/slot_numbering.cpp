@@ -4,10 +4,13 @@
 
 namespace gpupart {
 
+void learn_numbering(TpcNumberings& numberings, const Gpu& gpu) {
+    if (auto numbering = TpcNumbering::try_of(gpu)) numberings.insert_or_assign(gpu_key(gpu), *numbering);
+}
+
 TpcNumberings numberings_of(const std::vector<Gpu>& gpus) {
     TpcNumberings numberings;
-    for (const Gpu& gpu : gpus)
-        if (auto numbering = TpcNumbering::try_of(gpu)) numberings.emplace(gpu_key(gpu), *numbering);
+    for (const Gpu& gpu : gpus) learn_numbering(numberings, gpu);
     return numberings;
 }
 

@@ -15,6 +15,8 @@ namespace gpupart {
 // GPU key (model/gpu_queries.hpp gpu_key) -> that GPU's map. GPUs whose map is not known are left out.
 using TpcNumberings = std::map<std::string, TpcNumbering>;
 TpcNumberings numberings_of(const std::vector<Gpu>& gpus);
+// Adds (or replaces) the map of `gpu` when it is known.
+void learn_numbering(TpcNumberings& numberings, const Gpu& gpu);
 
 // Translates every mask of `record` whose GPU is in `numberings` into TPC numbers (and marks it numbered);
 // masks of other GPUs stay descriptor bits, unnumbered. The program's own masks (app block) are translated

@@ -39,14 +39,14 @@ std::string mask_report_text(const std::string& expression, const ResolvedMask& 
 }
 
 nlohmann::ordered_json mask_report_json(const std::string& expression, const ResolvedMask& resolved, const Gpu& gpu) {
+    const std::string bits = descriptor_bits_text(resolved, gpu);
     return nlohmann::ordered_json{
         {"expression", expression},
         {"gpu", gpu.index},
         {"tpcs", resolved.mask.to_list()},
         {"mask", resolved.mask.to_hex_padded()},
         {"tpc_numbers", resolved.mask.bits()},
-        {"descriptor_bits", descriptor_bits_text(resolved, gpu).empty() ? nlohmann::ordered_json(nullptr)
-                                                                         : nlohmann::ordered_json(descriptor_bits_text(resolved, gpu))},
+        {"descriptor_bits", bits.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(bits)},
         {"tpc_count", resolved.mask.count()},
         {"sms", sms_of(gpu, resolved.mask)},
         {"sm_count", sms_of(gpu, resolved.mask).size()},
