@@ -5,7 +5,7 @@
 #  2. gpupart-dev-smctrl (without MPS): global / stream / next / _ext masks and libsmctrl's test suite (each
 #     mask type with TPC 0, 32 and 64 alone, the GPC info test), judged against %smid in libsmctrl's
 #     numbering (TPC k = SMs 2k and 2k+1). With `smctrl` as third argument the script stops here.
-#  3. gpupart-dev-exp2 --calibrate: the SMs of every TPC number; then Experiment 2 (seed 004): one kernel on
+#  3. gpupart-dev-exp2 --calibrate: the SMs of every TPC number; then Experiment 2 of "SMLP" (Ali et al., ECRTS 2024): one kernel on
 #     1..N TPCs, checked against the calibration (no block outside the allowed TPCs).
 #  4. Three processes of one SMLP component (h=2, M=2, priorities 3/2/1), without MPS: every block of
 #     every request must run inside that request's grant; grants held at the same time must be disjoint.

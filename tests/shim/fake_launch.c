@@ -134,7 +134,7 @@ EXPORT int fake_cuda_last_descriptor(unsigned char* out) {
 }
 
 /* ---- Where a kernel runs: the H200's TPCs ------------------------------------------------------------
- * Every GPU of the test double is the measured H200 (docs: HARDWARE.md section 3; tests/fixtures/h200's
+ * Every GPU of the test double is the measured H200 (tests/fixtures/h200's
  * mask-bit log): 66 of the descriptor's 128 TPC bits are TPCs, each holding two SMs, and the driver's TPC
  * number k holds SMs 2k and 2k+1. kFirstSmOfBit[b] is the first SM of descriptor bit b, -1 for a hole. */
 static const int16_t kFirstSmOfBit[128] = {

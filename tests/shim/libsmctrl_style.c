@@ -152,8 +152,8 @@ static void test_gpc_info(void) {
     const uint128_t expected = tpcs == 128 ? ~(uint128_t)0 : ((uint128_t)1 << tpcs) - 1;
     if (overlap) fail("%s %d: %s\n", "GPC info, device", 0, "a GPC is empty or two GPCs share a TPC");
     if (all != expected) fail("%s %d: %s\n", "GPC info, device", 0, "the GPCs' TPCs are not TPCs 0 to N-1 (N from get_tpc_info)");
-    /* The H200 the test double models: TPC 0's GPC is SMs 0,1,16,17,32,33,48,49 and 124-131 (HARDWARE.md
-     * section 3), TPCs 0, 8, 16, 24 and 62-65 in numbers. */
+    /* The H200 the test double models: TPC 0's GPC is SMs 0,1,16,17,32,33,48,49 and 124-131 (the mask-bit log
+     * in tests/fixtures/h200), TPCs 0, 8, 16, 24 and 62-65 in numbers. */
     const uint128_t gpc_of_0 = ((uint128_t)0xf << 62) | 0x01010101u;
     int found = 0;
     for (uint32_t g = 0; g < gpcs; ++g) found |= masks[g] == gpc_of_0;
