@@ -25,12 +25,6 @@ std::string local_clock() {
 
 }  // namespace
 
-char owner_letter(std::size_t index) {
-    if (index < 26) return static_cast<char>('A' + index);
-    if (index < 52) return static_cast<char>('a' + (index - 26));
-    return '#';
-}
-
 TopData make_top_data(const SystemState& state, const TopSource& source,
                       const std::string& registry_dir, LaunchRates& rates, std::chrono::steady_clock::time_point now) {
     OwnerLetters letters;
@@ -93,7 +87,7 @@ TopData make_top_data(const SystemState& state, const TopSource& source, const s
     for (TopProcess& p : data.processes) {
         const OwnerMark mark = letters.mark(p.pid, p.start_time);
         p.letter = mark.letter;
-        p.colour = mark.colour;
+        p.colour = mark.index < 0 ? 0 : mark.index % kOwnerColours;
     }
     return data;
 }

@@ -17,7 +17,7 @@
 #include "registry/smlp_file.hpp"
 #include "platform/process_usage.hpp"
 #include "sources/gpu_meters.hpp"
-#include "top/owner_letters.hpp"
+#include "controller/owner_letters.hpp"
 
 namespace gpupart::top {
 
@@ -104,8 +104,6 @@ TopData make_top_data(const SystemState& state, const TopSource& source, const s
 TopData make_top_data(const SystemState& state, const TopSource& source,
                       const std::string& registry_dir, LaunchRates& rates, std::chrono::steady_clock::time_point now);
 
-// The letter of the process at `index` in pid order: A-Z, a-z, then '#'.
-char owner_letter(std::size_t index);
 inline constexpr int kOwnerColours = 6;
 
 }  // namespace gpupart::top

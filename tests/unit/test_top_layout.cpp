@@ -435,7 +435,7 @@ TEST(OwnerLetters, AnExitNeverMovesAnotherProcesssLetter) {
     EXPECT_EQ(letters.mark(100, 1).letter, 'A');
     EXPECT_EQ(letters.mark(200, 1).letter, 'B');
     EXPECT_EQ(letters.mark(300, 1).letter, 'C');
-    const int b_colour = letters.mark(200, 1).colour;
+    const int b_colour = letters.mark(200, 1).index;
 
     const auto exited = letters.update({{200, 1, "b"}, {300, 1, "c"}});
     ASSERT_EQ(exited.size(), 1u);
@@ -443,7 +443,7 @@ TEST(OwnerLetters, AnExitNeverMovesAnotherProcesssLetter) {
     EXPECT_EQ(exited[0].letter, 'A');
     EXPECT_EQ(exited[0].command, "a");
     EXPECT_EQ(letters.mark(200, 1).letter, 'B');
-    EXPECT_EQ(letters.mark(200, 1).colour, b_colour);
+    EXPECT_EQ(letters.mark(200, 1).index, b_colour);
     EXPECT_EQ(letters.mark(300, 1).letter, 'C');
 
     // A new process takes the lowest free letter; a pid reused by a new process (another start time) is new.

@@ -1,19 +1,22 @@
 #pragma once
-// The letter and colour each process has in `gpupart top` for as long as it lives: a process that exits
-// frees its letter (and the view says so) but never moves another's, so "B" is the same process from one
-// refresh to the next. New processes take the lowest free letter, in pid order among those that appear
-// together. (Issue 19: letters moved when a process exited, and B became A.)
+// The letter each process has in every view (`gpupart top`'s floorplan and table, the app's tiles and rows)
+// for as long as it lives: a process that exits frees its letter (and the view says so) but never moves
+// another's, so "B" is the same process from one refresh to the next. New processes take the lowest free
+// letter, in pid order among those that appear together.
 #include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
-namespace gpupart::top {
+namespace gpupart {
+
+// The letter of the process at `index` in pid order: A-Z, a-z, then '#'.
+char owner_letter(std::size_t index);
 
 struct OwnerMark {
     char letter = '?';
-    int colour = 0;
+    int index = -1;  // the letter's index (stable for the process's life): views pick a colour from it
 };
 
 struct ExitedOwner {
@@ -41,4 +44,4 @@ private:
     std::map<std::pair<int, std::uint64_t>, Held> held_;
 };
 
-}  // namespace gpupart::top
+}  // namespace gpupart

@@ -1,11 +1,17 @@
-#include "top/owner_letters.hpp"
+#include "controller/owner_letters.hpp"
 
 #include <algorithm>
 #include <set>
 
-#include "top/top_data.hpp"  // owner_letter, kOwnerColours
 
-namespace gpupart::top {
+namespace gpupart {
+
+char owner_letter(std::size_t index) {
+    if (index < 26) return static_cast<char>('A' + index);
+    if (index < 52) return static_cast<char>('a' + (index - 26));
+    return '#';
+}
+
 
 std::vector<ExitedOwner> OwnerLetters::update(const std::vector<Alive>& alive) {
     std::set<std::pair<int, std::uint64_t>> now;
@@ -37,7 +43,7 @@ std::vector<ExitedOwner> OwnerLetters::update(const std::vector<Alive>& alive) {
 OwnerMark OwnerLetters::mark(int pid, std::uint64_t start_time) const {
     const auto it = held_.find({pid, start_time});
     if (it == held_.end()) return {};
-    return {owner_letter(it->second.index), static_cast<int>(it->second.index % kOwnerColours)};
+    return {owner_letter(it->second.index), static_cast<int>(it->second.index)};
 }
 
-}  // namespace gpupart::top
+}  // namespace gpupart
