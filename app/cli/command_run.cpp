@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -26,6 +27,17 @@
 
 namespace gpupart::cli {
 
+namespace {
+
+// Whether a CUDA program started now joins an MPS daemon: its control endpoint is in the pipe directory (the
+// daemon makes it and removes it on quit). One left by a killed daemon reads as "will serve": the variable
+// then only costs start time, never confinement.
+bool mps_will_serve(const MpsDirectories& mps) {
+    struct stat endpoint {};
+    return ::lstat((mps.pipe + "/control").c_str(), &endpoint) == 0;
+}
+
+}  // namespace
 
 Command add_run_command(CLI::App& app) {
     struct RunOptions {
@@ -105,12 +117,14 @@ Command add_run_command(CLI::App& app) {
                                "(--only shows it this GPU alone)\n", gpu.index, key);
                 }
                 ::setenv(GPUPART_ENV_REGISTRY_DIR, registry.directory().c_str(), 1);
-                // An MPS client gets 2 channels otherwise (seed 000, pitfall 4); keep a user's own choice.
-                ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "8", 0);
                 // The MPS daemon of this GPU's own unit (gpupart-mps@<uuid>.service) where it has one; a
                 // directory the user set is kept (platform/mps_units.hpp).
                 const MpsDirectories mps = mps_directories(gpu.uuid.value.value_or(""));
                 if (!mps.unit.empty()) ::setenv("CUDA_MPS_PIPE_DIRECTORY", mps.pipe.c_str(), 1);
+                // An MPS client gets 2 hardware queues unless told otherwise, so its streams would wait on each
+                // other; keep a user's own choice. Only where the command will join a daemon: without MPS the
+                // variable changes no queue and costs the start tens of milliseconds (docs/launch-path.md).
+                if (mps_will_serve(mps)) ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "8", 0);
 
                 std::vector<char*> argv;
                 for (auto& arg : options->command) argv.push_back(arg.data());

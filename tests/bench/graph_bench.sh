@@ -26,7 +26,8 @@ if ! "$gp" probe > "$out/probe.txt" 2>&1; then
 fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 
-mask_of() { "$gp" mask parse "$1" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["mask"])'; }
+# --flip writes the slot itself, as gpupart set would: launch-descriptor bits, not TPC numbers.
+mask_of() { "$gp" mask parse "$1" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["descriptor_bits"].removeprefix("bits:"))'; }
 flip_masks="$(mask_of gpc4-7),$(mask_of gpc0-3),$(mask_of all)"
 
 # run_one MODE NODES: one benchmark run, appended to graph-bench.txt.

@@ -15,8 +15,10 @@ XDG_CACHE_HOME="$out/probe-cache" "$gp" probe > "$out/probe.txt" 2>&1 || { echo 
 XDG_CACHE_HOME="$out/probe-cache" "$gp" export --json "$out/live.json" > /dev/null
 snap=(--snapshot "$out/live.json")
 uuid=$(nvidia-smi --query-gpu=uuid --format=csv,noheader -i 0)
-gpc1_hex=$("$gp" mask parse gpc1 "${snap[@]}" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["mask"])')
-real_hex=$("$gp" mask parse all "${snap[@]}" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["mask"])')
+# GPUPART_TPCS holds launch-descriptor bits (the shim's side of the registry), not TPC numbers.
+bits_of() { "$gp" mask parse "$1" "${snap[@]}" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["descriptor_bits"].removeprefix("bits:"))'; }
+gpc1_hex=$(bits_of gpc1)
+real_hex=$(bits_of all)
 
 as_mode() {  # as_mode MODE CMD...: runs CMD as MODE says
     local mode=$1; shift

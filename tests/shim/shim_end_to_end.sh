@@ -403,5 +403,18 @@ check "graph shapes: exit 0" [ "$rc" -eq 0 ]
 check "graph shapes: every step ran" lines "$out" 24
 check "graph shapes: the shim said nothing" only_the_half_gpc0_warning "$work/shapes.err"
 
+# ---- The environment gpupart run gives: 8 hardware queues for an MPS client only ------------------
+# An MPS client gets 2 queues unless CUDA_DEVICE_MAX_CONNECTIONS says otherwise; without MPS the variable
+# changes no queue and costs the start time. The daemon is "there" when its control endpoint is.
+run_env() { "$gpupart" run --tpcs all --snapshot builtin:h200 -- env 2> /dev/null; }
+mkdir -p "$work/mps-none" "$work/mps-up" && : > "$work/mps-up/control"
+CUDA_MPS_PIPE_DIRECTORY=$work/mps-none run_env > "$work/env-nomps.txt"
+check "run env without MPS: the shim is preloaded" grep -q '^LD_PRELOAD=.*libgpupart-shim' "$work/env-nomps.txt"
+check "run env without MPS: no CUDA_DEVICE_MAX_CONNECTIONS" lacks "$work/env-nomps.txt" CUDA_DEVICE_MAX_CONNECTIONS=
+CUDA_MPS_PIPE_DIRECTORY=$work/mps-up run_env > "$work/env-mps.txt"
+check "run env with an MPS daemon: 8 connections" grep -qx 'CUDA_DEVICE_MAX_CONNECTIONS=8' "$work/env-mps.txt"
+CUDA_DEVICE_MAX_CONNECTIONS=4 CUDA_MPS_PIPE_DIRECTORY=$work/mps-up run_env > "$work/env-mine.txt"
+check "run env with an MPS daemon: the user's own choice is kept" grep -qx 'CUDA_DEVICE_MAX_CONNECTIONS=4' "$work/env-mine.txt"
+
 checks_summary shim_end_to_end && rm -rf "$work"
 [ "$failures" -eq 0 ]
