@@ -1,4 +1,4 @@
-// Investigation for issue 8 (not a regression test): can the shim see an unmodified process's graph
+// Investigation (not a regression test): can the shim see an unmodified process's graph
 // calls (instantiate, launch, upload, destroy) through the same driver tools-callback table it uses for
 // launch descriptors, instead of interposing dlsym/cuGetProcAddress? And can it, from inside the
 // "enter" callback of cuGraphLaunch, toggle the exec's kernel nodes so that this very launch rebuilds
