@@ -1,5 +1,5 @@
 // gpupart copy-engines: which physical copy engines (PCEs) each logical copy engine (LCE) drives, the
-// graphics copy engines (GRCEs), and the PCEs two LCEs share (seed 003 R8: their copies interfere).
+// graphics copy engines (GRCEs), and the PCEs two LCEs share (Bakita & Anderson, RTAS 2024, rule R8: their copies interfere).
 #include <memory>
 
 #include <fmt/format.h>

@@ -1,6 +1,6 @@
 // gpupart measure PID: the process's scaling curve, measured live. Its TPCs are walked from all it may use
 // down to a floor (GPC-packed masks), its progress rate counted at each count, C(m) = a/m + b fitted, the
-// process classed compute- or memory-intensive (seed 002), and the curve saved for `gpupart plan`. The
+// process classed compute- or memory-intensive (Zahaf et al., RTNS 2021), and the curve saved for `gpupart plan`. The
 // TPCs it had are always put back; the walk is one journaled change (measure_walk.hpp says how).
 #include <chrono>
 #include <cstdio>
@@ -26,7 +26,7 @@ namespace {
 
 constexpr const char* kRateMeaning = "kernel launches + CUDA graph replays per second";
 
-// What the rate is and is not, said once under every measurement (issue 21).
+// What the rate is and is not, said once under every measurement.
 constexpr const char* kRateNote =
     "rate = kernel launches + CUDA graph replays per second, counted by the shim over each dwell. It is the "
     "process's throughput only when every launch stands for the same work (a training step, a batch); a "
@@ -51,7 +51,7 @@ std::string time_text(double seconds) {
 
 std::string cpu_text(const std::optional<double>& cpu) { return cpu ? fmt::format("{:.0f}", *cpu) : "-"; }
 
-// What the rates say about themselves, beyond the fit (issue 21: say when the rate is not a throughput).
+// What the rates say about themselves, beyond the fit: say when the rate is not a throughput.
 std::vector<std::string> rate_warnings(const std::vector<WalkStep>& steps, const std::optional<CurveFit>& fit, double dwell) {
     std::vector<std::string> warnings;
     if (steps.empty()) return warnings;

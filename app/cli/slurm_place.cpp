@@ -154,7 +154,7 @@ int run_slurm_place(const SlurmPlaceRequest& request) {
     fmt::print("set {}={}\n", GPUPART_ENV_REGISTRY_DIR, registry.directory());
     // The tasks see the GPUs they have TPCs on, by UUID, as `gpupart run --only` shows a command its GPU.
     fmt::print("set CUDA_VISIBLE_DEVICES={}\n", fmt::join(visible, ","));
-    // An MPS client gets 2 channels otherwise (seed 000, pitfall 4); a job's own choice is kept.
+    // An MPS client gets 2 channels otherwise (Bakita & Anderson, ECRTS 2025, pitfall 4); a job's own choice is kept.
     fmt::print("default CUDA_DEVICE_MAX_CONNECTIONS=8\n");
     if (!mps_pipe.empty()) fmt::print("set CUDA_MPS_PIPE_DIRECTORY={}\n", mps_pipe);
     fmt::print("ok\n");

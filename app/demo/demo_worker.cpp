@@ -6,7 +6,7 @@
 //   gpupart-demo-worker [--app-masks TPC_BITS] NAME TPCS_HEX REAL_TPCS_HEX [SECONDS] [LAUNCHES_PER_SECOND] [SCALING]
 // TPCS_HEX and REAL_TPCS_HEX are launch-descriptor bits, as the shim's start environment (GPUPART_TPCS).
 // SCALING says how the simulated time per launch follows the TPCs m it holds (LAUNCHES_PER_SECOND is its
-// rate on the TPCs it starts with), so that `gpupart measure` has curves of both of seed 002's kinds:
+// rate on the TPCs it starts with), so that `gpupart measure` has curves of both kinds of Zahaf et al., RTNS 2021:
 //   linear   C(m) = a/m          (the default: the rate is proportional to the TPCs)
 //   compute  C(m) = a/m + a/200  (keeps speeding up over the whole GPU: compute-intensive)
 //   memory   C(m) = a/m + a/8    (little faster beyond about 8 TPCs: memory-intensive, Definition 1)

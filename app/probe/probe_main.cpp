@@ -1,5 +1,5 @@
 // gpupart-probe [--gpu N]: which launch-descriptor mask bits of CUDA device N (PCI bus order) are real
-// TPCs and which SMs each drives (HARDWARE.md section 3), printed in the format of
+// TPCs and which SMs each drives (docs/probe-and-sources.md), printed in the format of
 // backend/sources/probe_report.hpp. It runs under libgpupart-shim.so, which applies each mask; `gpupart
 // probe` starts it that way, with a deadline, and caches the result.
 //

@@ -55,7 +55,7 @@ nlohmann::ordered_json cdi_spec(const CdiClaimEdits& edits) {
         // Read-only: a container (root in it may override file modes) must not replace the daemon's sockets.
         mounts.push_back(bind_mount(edits.mps_pipe, edits.mps_pipe, false, false));
         env.push_back(fmt::format("CUDA_MPS_PIPE_DIRECTORY={}", edits.mps_pipe));
-        // An MPS client gets 2 channels otherwise (seed 000, pitfall 4), as `gpupart run` sets it.
+        // An MPS client gets 2 channels otherwise (Bakita & Anderson, ECRTS 2025, pitfall 4), as `gpupart run` sets it.
         env.push_back("CUDA_DEVICE_MAX_CONNECTIONS=8");
     }
     if (!edits.mps_shm.empty()) mounts.push_back(bind_mount(edits.mps_shm, "/dev/shm", true, false));

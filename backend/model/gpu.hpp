@@ -85,7 +85,7 @@ struct Runlist {
 };
 
 // A logical copy engine and the physical copy engines (PCEs) it drives. LCE0/1 are usually the
-// graphics copy engines (GRCEs), which may share PCEs with another LCE (seed 003 rule R8).
+// graphics copy engines (GRCEs), which may share PCEs with another LCE (Bakita & Anderson, RTAS 2024, rule R8).
 struct LogicalCopyEngine {
     int index = 0;
     std::uint32_t pce_mask = 0;

@@ -170,7 +170,7 @@ std::optional<std::string> find_inconsistency(const Gpu& gpu) {
     std::set<std::string> engine_names;
     for (std::size_t i = 0; i < gpu.engines.size(); ++i)
         if (!engine_names.insert(gpu.engines[i].name).second)
-            return fmt::format("engines[{}].name: engine {} is listed twice (each engine has one runlist, seed 003 R7)",
+            return fmt::format("engines[{}].name: engine {} is listed twice (each engine has one runlist, Bakita & Anderson, RTAS 2024, rule R7)",
                                i, gpu.engines[i].name);
     std::set<int> lces;
     for (std::size_t i = 0; i < gpu.copy_engines.lces.size(); ++i)

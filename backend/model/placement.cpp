@@ -42,7 +42,7 @@ TpcMask place_tpcs_packed(const Gpu& gpu, int count, const TpcMask& available) {
                                     gpu_display_name(gpu)));
     std::vector<Pool> pools = available_pools(gpu, available);
     TpcMask placed;
-    // Whole GPCs that add up to the count exactly leave no GPC split (seed 001's GPC packing; a split GPC is
+    // Whole GPCs that add up to the count exactly leave no GPC split (the GPC packing of Bakita & Anderson, RTAS 2023; a split GPC is
     // the partial-gpc finding): 33 TPCs of an H100 as 9+8+8+8, not four 8s and one TPC of a fifth GPC. Of
     // those sets, the fewest GPCs, then the lowest GPC numbers. A GPU has at most a few dozen GPCs with TPCs
     // free; past 20 the search would be too long and best fit alone decides.

@@ -1,5 +1,5 @@
 #pragma once
-// Placing a requested number of TPCs or GPCs on real TPCs of one GPU. GPC-packed (seed 001:
+// Placing a requested number of TPCs or GPCs on real TPCs of one GPU. GPC-packed (Bakita & Anderson, RTAS 2023:
 // "SE-packed" partitions, which fill whole GPCs, beat spread ones on cache and bus interference).
 #include "model/gpu.hpp"
 

@@ -21,7 +21,7 @@ namespace gpupart {
 
 std::vector<DemoWorkerSpec> demo_workers(int count) {
     if (count < 1 || count > 16) throw UserError(fmt::format("demo workers: {} is not between 1 and 16", count));
-    // The first four own whole GPCs (seed 001's advice); the rest are small jobs on single TPCs of GPCs
+    // The first four own whole GPCs (the advice of Bakita & Anderson, RTAS 2023); the rest are small jobs on single TPCs of GPCs
     // a service holds (TPCs 62-65, SMs 124-131, are gpc0's on the built-in H200), sharing them as a busy
     // machine does.
     std::vector<DemoWorkerSpec> all = {

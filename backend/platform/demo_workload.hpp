@@ -13,7 +13,7 @@ struct DemoWorkerSpec {
     std::string tpcs;  // mask expression on the built-in H200
     int launches_per_second = 100;  // on the TPCs of `tpcs`
     // How the rate follows the worker's TPCs (app/demo/demo_worker.cpp): "linear" (proportional),
-    // "compute" or "memory" (seed 002's C(m) = a/m + b with a small or a large b).
+    // "compute" or "memory" (C(m) = a/m + b of Zahaf et al., RTNS 2021, with a small or a large b).
     std::string scaling = "linear";
     // It also plays a program that chooses its own masks through libgpupart.so (gpupart-demo-worker
     // --app-masks): a global mask and two stream masks in its slot, so the views show them without a GPU.

@@ -1,7 +1,7 @@
 #pragma once
 // NVIDIA MPS through its control program (nvidia-cuda-mps-control): start, stop, status. Without MPS
-// the contexts of different processes time-slice the GPU (seed 003 R4), so TPC partitions only
-// separate processes that run under one MPS server (HARDWARE.md section 2).
+// the contexts of different processes time-slice the GPU (Bakita & Anderson, RTAS 2024, rule R4), so TPC partitions only
+// separate processes that run under one MPS server (docs/mps-fault-domain.md).
 #include <map>
 #include <string>
 #include <vector>
@@ -12,7 +12,7 @@ struct MpsState {
     std::string pipe_directory;     // $CUDA_MPS_PIPE_DIRECTORY or /tmp/nvidia-mps
     bool control_running = false;   // the control daemon's socket answers
     std::vector<int> server_pids;   // get_server_list
-    bool static_partitioning = false;  // the control daemon runs with -S (MPS static SM partitioning, HARDWARE.md section 2)
+    bool static_partitioning = false;  // the control daemon runs with -S (MPS static SM partitioning)
     std::string detail;             // one line: what was found, or why not
 };
 

@@ -1,7 +1,7 @@
 #pragma once
 // Reading the MPS daemon's logs (control.log, server.log in $CUDA_MPS_LOG_DIRECTORY) for fatal errors,
 // so that gpupart can say that the MPS server went down and which clients it took along, instead of
-// leaving users to read the log (issue 15, "Also"; docs/mps-fault-domain.md has what the driver writes).
+// leaving users to read the log (docs/mps-fault-domain.md has what the driver writes).
 // NVIDIA documents no grammar for these logs: the patterns are the lines recorded on the H100 with
 // driver 580 (tests/fixtures/mps-log/), and a line they do not know is ignored, never guessed at.
 // The logs are written by a root daemon but hold text that clients chose (e.g. process names), so every

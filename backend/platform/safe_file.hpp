@@ -1,6 +1,6 @@
 #pragma once
 // Opening, reading and replacing files that another user may have planted or may change under us
-// (issue 15). Every file gpupart reads may be a FIFO (an open would block forever), a device node, a
+// . Every file gpupart reads may be a FIFO (an open would block forever), a device node, a
 // symlink or huge; every file it writes may be a device node or a symlink planted by someone else.
 //  - Reads open with O_NONBLOCK (a FIFO cannot block the open), then fstat the descriptor they hold
 //    (never stat the name first: it can be swapped in between) and refuse anything but a regular file;

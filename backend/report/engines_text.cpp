@@ -50,7 +50,7 @@ void append_fifo(std::string& out, const Gpu& gpu) {
 
 std::string engines_text(const Gpu& gpu) {
     if (gpu.engines.empty()) return "Engines: not known for this GPU\n";
-    std::string out = "Engines by runlist (seed 003 R6: a runlist may serve several engines; R7: an engine has one runlist)\n";
+    std::string out = "Engines by runlist (Bakita & Anderson, RTAS 2024, rule R6: a runlist may serve several engines; R7: an engine has one runlist)\n";
     std::map<int, std::vector<std::string>> by_runlist;
     std::map<std::string, std::vector<std::string>> unknown;  // reason -> engines
     for (const Engine& engine : gpu.engines) {

@@ -141,7 +141,7 @@ std::vector<SharedCopyEngines> shared_copy_engines(const Gpu& gpu) {
 std::vector<std::string> shared_copy_engine_lines(const Gpu& gpu) {
     std::vector<std::string> lines;
     for (const auto& pair : shared_copy_engines(gpu))
-        lines.push_back(fmt::format("LCE{} and LCE{} share PCEs {}: their copies interfere (seed 003 R8)", pair.lce_a,
+        lines.push_back(fmt::format("LCE{} and LCE{} share PCEs {}: their copies interfere (Bakita & Anderson, RTAS 2024, rule R8)", pair.lce_a,
                                     pair.lce_b, pair.pce_list()));
     return lines;
 }

@@ -1,5 +1,5 @@
 #pragma once
-// Parsers for the text nvdebug (github.com/JoshuaJB/nvdebug, the kernel module of seed 003) prints in
+// Parsers for the text nvdebug (github.com/JoshuaJB/nvdebug, the kernel module of Bakita & Anderson, RTAS 2024) prints in
 // its /proc/gpuN/ files, written from its print formats: register files ("%#0x\n"), device_info
 // (PTOP_DEVICE_INFO, Ampere+ and pre-Ampere layouts), copy_topology and runlistR/runlist. Pure
 // functions on text, so CI tests them; each throws UserError "LINE N: ..." on text nvdebug never prints.

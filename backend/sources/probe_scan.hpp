@@ -1,5 +1,5 @@
 #pragma once
-// The probing procedure of HARDWARE.md section 3, apart from CUDA: which masks gpupart-probe launches,
+// The probing procedure (docs/probe-and-sources.md), apart from CUDA: which masks gpupart-probe launches,
 // in which order, and what the SMs they reached say about each mask bit. Kept free of CUDA so CI can
 // run it against a simulated GPU and prove its one safety rule: no launch ever allows only holes
 // (such a kernel is never scheduled and would wait forever).

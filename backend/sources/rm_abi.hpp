@@ -1,9 +1,9 @@
 #pragma once
 // gpupart's own declarations of the few NVIDIA kernel-driver structures the RM-control reader needs:
 // the ioctl escapes of /dev/nvidiactl and the argument blocks of RM_ALLOC, RM_CONTROL and RM_FREE.
-// Layouts and numbers are those of driver branch 580 on x86-64 (RMCTRL.md sections 1 and 10, checked
-// against the published open-gpu-kernel-modules headers of 580.142); every size and offset the
-// driver checks is pinned below with a static_assert.
+// Layouts and numbers are those of driver branch 580 on x86-64 (checked against NVIDIA's published
+// open-gpu-kernel-modules headers of 580.142); every size and offset the driver checks is pinned below
+// with a static_assert.
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 // One RM client of the NVIDIA driver, made with no privilege: the version query, the card list, then
-// client -> device -> subdevice objects for one GPU, and controls on them (RMCTRL.md section 10).
+// client -> device -> subdevice objects for one GPU, and controls on them (the RM object hierarchy of NVIDIA's open-gpu-kernel-modules).
 // Packs the escape argument blocks of rm_abi.hpp; what the controls' parameters mean is rm_controls.
 #include <cstdint>
 #include <span>

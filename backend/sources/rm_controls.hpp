@@ -1,6 +1,6 @@
 #pragma once
-// The RM controls the reader issues, with their parameter layouts in driver branch 580 (RMCTRL.md
-// sections 3-7; the only branch verified, so the only one read). Each control has a request builder
+// The RM controls the reader issues, with their parameter layouts in driver branch 580 (NVIDIA's
+// open-gpu-kernel-modules headers; the only branch verified, so the only one read). Each control has a request builder
 // (a zeroed block of the exact size the driver demands, inputs filled in) and a pure decoder from the
 // reply bytes to values; decoders throw rm::DecodeError on a reply that cannot be right.
 #include <cstddef>

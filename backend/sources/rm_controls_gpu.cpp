@@ -1,5 +1,5 @@
 // GPU, FIFO and copy-engine controls: engines, runlist ids, channel groups, allocated channels, LCE
-// caps and PCE masks, MIG mode, PIDs (RMCTRL.md sections 5-7, branch 580 layouts).
+// caps and PCE masks, MIG mode, PIDs (branch 580 layouts of NVIDIA's open-gpu-kernel-modules headers).
 #include <fmt/format.h>
 
 #include "sources/rm_controls.hpp"

@@ -1,5 +1,5 @@
 // Graphics controls: GPC and TPC floorsweeping, GR info, the logical -> physical GPC map and the
-// global SM order (RMCTRL.md sections 3 and 4, branch 580 layouts).
+// global SM order (branch 580 layouts of NVIDIA's open-gpu-kernel-modules headers, ctrl2080gr.h).
 #include <fmt/format.h>
 
 #include "sources/rm_controls.hpp"

@@ -20,7 +20,7 @@ struct Chip {
 };
 
 // SM_VERSION is major << 8 | minor (ctrl2080gr.h). The architecture and descriptor mask width follow
-// from it (HARDWARE.md section 1: 128 mask bits from Hopper's V04_00 descriptors on).
+// from it (128 mask bits from Hopper's V04_00 launch descriptors on, as the shim writes them).
 std::optional<Chip> chip_of(std::uint32_t sm_version) {
     const unsigned major = sm_version >> 8;
     const unsigned minor = sm_version & 0xFF;

@@ -1,6 +1,6 @@
 #pragma once
 // Reads one GPU through the driver's RM controls (no privilege, no kernel module of ours): the driver
-// version first, then client -> device -> subdevice and every control of RMCTRL.md items 1-5.
+// version first, then client -> device -> subdevice and every control of rm_controls.hpp.
 // Failures of the source as a whole come back as a SourceStatus line; a single control that fails
 // leaves only its facts unknown, with the reason.
 #include <optional>

@@ -28,7 +28,7 @@ public:
     // and reports RM failures inside it, so only OS failures throw (RmOsError with the errno).
     virtual void escape(std::uint8_t nr, std::span<std::byte> arg) = 0;
     // Opens /dev/nvidia<minor> and holds it until close_gpu_node(): the driver allocates a device
-    // object only for a process that has its GPU's node open (RMCTRL.md section 1). Throws RmOsError.
+    // object only for a process that has its GPU's node open (measured with driver 580). Throws RmOsError.
     virtual void open_gpu_node(unsigned minor) = 0;
     virtual void close_gpu_node() = 0;
     // "/dev/nvidiactl": the node the messages name.

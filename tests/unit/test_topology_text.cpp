@@ -48,7 +48,7 @@ TEST(TopologyText, EnginesRunlistsAndSharedCopyEngines) {
     EXPECT_NE(text.find("runlist 0    GR0, COPY0 (GRCE), COPY1 (GRCE)"), std::string::npos) << text;
     EXPECT_NE(text.find("runlist 10   COPY4"), std::string::npos);
     EXPECT_NE(text.find("LCE4                PCEs 0-11"), std::string::npos) << text;
-    EXPECT_NE(text.find("LCE0 and LCE2 share PCEs 12,14: their copies interfere (seed 003 R8)"), std::string::npos);
+    EXPECT_NE(text.find("LCE0 and LCE2 share PCEs 12,14: their copies interfere (Bakita & Anderson, RTAS 2024, rule R8)"), std::string::npos);
     EXPECT_NE(text.find("LCE1 and LCE3 share PCEs 13,15"), std::string::npos);
 }
 

@@ -65,7 +65,7 @@ private slots:
         QStringList legend;
         for (const auto& row : layout.legend) legend << row.text;
         QVERIFY(legend.first().startsWith(QStringLiteral("shared physical copy engine (seed 003 rule R8)")));
-        QVERIFY(legend.contains(QStringLiteral("⚠ LCE0 and LCE2 share PCEs 12,14: their copies interfere (seed 003 R8)")));
+        QVERIFY(legend.contains(QStringLiteral("⚠ LCE0 and LCE2 share PCEs 12,14: their copies interfere (Bakita & Anderson, RTAS 2024, rule R8)")));
         QVERIFY(legend.last().startsWith(QStringLiteral("source: recorded: tests/fixtures/live-h200/live-h200.json (rmctrl: CE_GET_ALL_CAPS")));
         // Boxes and legend lie inside the picture.
         for (const CopyEngineBox& b : layout.boxes) QVERIFY(QRectF(QPointF(0, 0), layout.size).contains(b.rect));
