@@ -52,9 +52,19 @@ GuiSession::GuiSession(const SessionOptions& options, QObject* parent) : QObject
         chosen_ = choose_snapshot(std::string("builtin:h200"));
         chosen_.why = gpu_present ? "demo on the built-in recorded H200 (--demo)"
                                   : "no NVIDIA GPU on this machine: demo on the built-in recorded H200";
-        demo_dir_ = make_demo_dir();
-        ::setenv("GPUPART_REGISTRY_DIR", demo_dir_.c_str(), 1);
-        ::setenv("GPUPART_JOURNAL", (demo_dir_ + "/history.jsonl").c_str(), 1);
+        demo_ = true;
+        const char* named = std::getenv("GPUPART_REGISTRY_DIR");
+        if (named != nullptr && *named != '\0') {
+            // The registry the user named, as `gpupart top` and `gpupart demo start` read it: the app shows the
+            // same processes (and the user's history), and never hides them behind a private registry of its own.
+            named_registry_ = named;
+        } else {
+            demo_dir_ = make_demo_dir();
+            for (const char* name : {"GPUPART_REGISTRY_DIR", "GPUPART_JOURNAL"})  // put back when the session ends
+                if (const char* value = std::getenv(name)) saved_env_[name] = value;
+            ::setenv("GPUPART_REGISTRY_DIR", demo_dir_.c_str(), 1);
+            ::setenv("GPUPART_JOURNAL", (demo_dir_ + "/history.jsonl").c_str(), 1);
+        }
     } else {
         // This machine's GPUs read live (or --snapshot). Before `gpupart probe` a live GPU's mask bits are not
         // known: the window shows the floorplan and refuses every change with that reason (see judge).
@@ -62,7 +72,20 @@ GuiSession::GuiSession(const SessionOptions& options, QObject* parent) : QObject
     }
     gpu_index_ = gpu_index(chosen_, options.gpu);  // a GPU the snapshot does not have ends the start with one line
     build_controller();
-    if (demo) {
+    if (demo && !named_registry_.empty()) {
+        controller_->refresh();
+        const std::size_t found = controller_->state().processes.size();
+        if (found > 0 || !options.demo)
+            chosen_.why = fmt::format("{}: the built-in recorded H200 with the {} process{} of GPUPART_REGISTRY_DIR={}{}",
+                                      gpu_present ? "--demo" : "no NVIDIA GPU on this machine", found, found == 1 ? "" : "es",
+                                      named_registry_,
+                                      found > 0 ? "" : " (none registered: `gpupart demo start` starts simulated ones, "
+                                                       "or gpupart-gui --demo starts them in this registry)");
+        else
+            chosen_.why += fmt::format(", its workers in the empty registry GPUPART_REGISTRY_DIR={}", named_registry_);
+    }
+    // Workers of its own: in its private registry, or in the named one only when it is empty and --demo asks.
+    if (demo && (named_registry_.empty() || (options.demo && controller_->state().processes.empty()))) {
         std::vector<DemoWorkerSpec> specs = demo_workers(options.demo_workers);
         if (options.demo_app_masks) specs[specs.size() > 1 ? 1 : 0].app_masks = true;
         demo_workers_ = start_demo_workers(gpu(), specs, 24 * 3600, true);
@@ -90,6 +113,12 @@ GuiSession::~GuiSession() {
         }
         std::error_code ignored;
         std::filesystem::remove_all(demo_dir_, ignored);
+        // The environment as it was, so a later session in this process (tests) does not read a removed registry.
+        for (const char* name : {"GPUPART_REGISTRY_DIR", "GPUPART_JOURNAL"}) {
+            const auto saved = saved_env_.find(name);
+            if (saved != saved_env_.end()) ::setenv(name, saved->second.c_str(), 1);
+            else ::unsetenv(name);
+        }
     }
 }
 
@@ -112,7 +141,8 @@ bool GuiSession::isRecording() const { return chosen_.builtin || isDemo(); }
 
 QString GuiSession::title() const {
     QString title = QString::fromStdString(gpu_display_name(gpu()));
-    if (isDemo()) title += " — demo on a recording (simulated workload)";
+    if (isDemo() && !named_registry_.empty()) title += " — recording with the processes of GPUPART_REGISTRY_DIR";
+    else if (isDemo()) title += " — demo on a recording (simulated workload)";
     else if (chosen_.builtin) title += " — recording";
     else if (chosen_.live) title += mask_bits_known(gpu()) ? " — live" : " — live (mask bits not known: run gpupart probe)";
     else title += " — " + QString::fromStdString(chosen_.origin);
