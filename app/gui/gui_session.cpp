@@ -30,14 +30,33 @@ std::string make_demo_dir() {
     return pattern;
 }
 
-QString verdict_text(const Plan& plan) {
+// What a drop would do, first: the change and each process's TPC count before and after; then the warnings the
+// drop brings; the warnings that stood before it only as a count (the findings dock has them).
+QString verdict_text(const Plan& plan, int gpu_tpcs) {
     for (const Finding& finding : plan.findings)
         if (finding.severity == Severity::error) return "Refused: " + widgets::plain_text(finding.message);
-    QStringList warnings;
-    for (const Finding& finding : plan.findings)  // messages quote command lines: escaped
-        if (finding.severity == Severity::warning) warnings << widgets::plain_text(finding.message);
-    QString text = widgets::plain_text(plan.action);
-    if (!warnings.isEmpty()) text += " — warning: " + warnings.join("; ");
+    QStringList changes;
+    constexpr int kNamed = 4;
+    for (const PlannedChange& change : plan.changes) {
+        if (changes.size() == kNamed) {
+            changes << QString("%1 more").arg(plan.changes.size() - kNamed);
+            break;
+        }
+        const int before = change.before_partitioned ? change.before.count() : gpu_tpcs;
+        const int after = change.after_partitioned ? change.after.count() : gpu_tpcs;
+        changes << QString("%1: %2 → %3 TPCs").arg(change.pid).arg(before).arg(after);
+    }
+    QString text = widgets::plain_text(plan.action);  // messages quote command lines: escaped
+    if (!changes.isEmpty()) text += " (" + changes.join(", ") + ")";
+    QStringList brought;
+    int stood = 0;
+    for (const Finding& finding : plan.findings) {
+        if (finding.severity != Severity::warning) continue;
+        if (finding.is_new) brought << widgets::plain_text(finding.message);
+        else ++stood;
+    }
+    if (!brought.isEmpty()) text += " — new warning: " + brought.join("; ");
+    if (stood > 0) text += QString(" — %1 warning%2 stood before the drop").arg(stood).arg(stood == 1 ? "" : "s");
     return text;
 }
 
@@ -214,8 +233,8 @@ widgets::DropVerdict GuiSession::judge(const widgets::DropTarget& target, const 
     const Plan plan = planGive(target, tpcs);
     verdict.allowed = !plan.refused() && !plan.changes.empty();
     verdict.warning = std::any_of(plan.findings.begin(), plan.findings.end(),
-                                  [](const Finding& f) { return f.severity == Severity::warning; });
-    verdict.message = plan.changes.empty() && !plan.refused() ? "Nothing to change" : verdict_text(plan);
+                                  [](const Finding& f) { return f.severity == Severity::warning && f.is_new; });
+    verdict.message = plan.changes.empty() && !plan.refused() ? "Nothing to change" : verdict_text(plan, real_tpcs(gpu()).count());
     if (plan.changes.empty() && !plan.refused()) verdict.allowed = false;
     return verdict;
 }
