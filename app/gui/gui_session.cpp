@@ -1,5 +1,6 @@
 #include "gui_session.hpp"
 
+#include <cctype>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -30,9 +31,29 @@ std::string make_demo_dir() {
     return pattern;
 }
 
+// The processes a finding names ("process 4101 and process 4102 share ..."): a warning about the same
+// processes under the same rule stood before a drop even when its TPC list changes with the drop.
+std::set<std::string> named_processes(const std::string& message) {
+    std::set<std::string> pids;
+    for (std::size_t at = message.find("process "); at != std::string::npos; at = message.find("process ", at + 1)) {
+        std::size_t end = at + 8;
+        while (end < message.size() && std::isdigit(static_cast<unsigned char>(message[end]))) ++end;
+        if (end > at + 8) pids.insert(message.substr(at + 8, end - at - 8));
+    }
+    return pids;
+}
+
+bool stood_before(const Finding& finding, const std::vector<Finding>& standing) {
+    if (!finding.is_new) return true;
+    const std::set<std::string> named = named_processes(finding.message);
+    return !named.empty() && std::any_of(standing.begin(), standing.end(), [&](const Finding& f) {
+        return f.id == finding.id && named_processes(f.message) == named;
+    });
+}
+
 // What a drop would do, first: the change and each process's TPC count before and after; then the warnings the
 // drop brings; the warnings that stood before it only as a count (the findings dock has them).
-QString verdict_text(const Plan& plan, int gpu_tpcs) {
+QString verdict_text(const Plan& plan, int gpu_tpcs, const std::vector<Finding>& standing) {
     for (const Finding& finding : plan.findings)
         if (finding.severity == Severity::error) return "Refused: " + widgets::plain_text(finding.message);
     QStringList changes;
@@ -52,8 +73,8 @@ QString verdict_text(const Plan& plan, int gpu_tpcs) {
     int stood = 0;
     for (const Finding& finding : plan.findings) {
         if (finding.severity != Severity::warning) continue;
-        if (finding.is_new) brought << widgets::plain_text(finding.message);
-        else ++stood;
+        if (stood_before(finding, standing)) ++stood;
+        else brought << widgets::plain_text(finding.message);
     }
     if (!brought.isEmpty()) text += " — new warning: " + brought.join("; ");
     if (stood > 0) text += QString(" — %1 warning%2 stood before the drop").arg(stood).arg(stood == 1 ? "" : "s");
@@ -233,8 +254,8 @@ widgets::DropVerdict GuiSession::judge(const widgets::DropTarget& target, const 
     const Plan plan = planGive(target, tpcs);
     verdict.allowed = !plan.refused() && !plan.changes.empty();
     verdict.warning = std::any_of(plan.findings.begin(), plan.findings.end(),
-                                  [](const Finding& f) { return f.severity == Severity::warning && f.is_new; });
-    verdict.message = plan.changes.empty() && !plan.refused() ? "Nothing to change" : verdict_text(plan, real_tpcs(gpu()).count());
+                                  [this](const Finding& f) { return f.severity == Severity::warning && !stood_before(f, findings_); });
+    verdict.message = plan.changes.empty() && !plan.refused() ? "Nothing to change" : verdict_text(plan, real_tpcs(gpu()).count(), findings_);
     if (plan.changes.empty() && !plan.refused()) verdict.allowed = false;
     return verdict;
 }

@@ -172,6 +172,28 @@ private slots:
         QVERIFY(!table->dropTargetPid());
         QVERIFY(window.statusBar()->currentMessage().isEmpty());
 
+        // Warnings that stood before the drop do not lead it: the taker also holds two of the giver's TPCs
+        // (an overlap warning now); dropping one of them on the taker leaves the same pair overlapping on
+        // one TPC, a changed message about the same processes, counted as standing, not as a new warning.
+        {
+            const ProcessState* g = process_of(session, giver);
+            const ProcessState* t = process_of(session, taker);
+            const std::vector<int> giver_bits = g->mask.bits();
+            TpcMask shared_two;
+            shared_two.set(giver_bits.at(1));
+            shared_two.set(giver_bits.at(2));
+            session.apply(session.controller().plan_masks({{taker, t->mask | shared_two, t->start_time}}, "overlap"));
+            TpcMask one;
+            one.set(giver_bits.at(1));
+            const DropVerdict again = session.judge({taker, process_of(session, taker)->start_time}, one);
+            QVERIFY2(again.allowed, qPrintable(again.message));
+            QVERIFY2(again.message.contains("stood before the drop"), qPrintable(again.message));
+            QVERIFY2(!again.message.contains(QString("new warning: process %1 and process %2").arg(std::min(giver, taker)).arg(std::max(giver, taker))),
+                     qPrintable(again.message));
+            QVERIFY2(!again.message.contains(QString("new warning: process %1 and process %2").arg(std::max(giver, taker)).arg(std::min(giver, taker))),
+                     qPrintable(again.message));
+        }
+
         // A process that exits is said, with its pid and command.
         const int leaving = workers.back().pid;
         ::kill(leaving, SIGTERM);
