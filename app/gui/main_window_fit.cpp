@@ -12,9 +12,14 @@
 namespace gpupart::gui {
 
 void MainWindow::placeOnScreen(const QByteArray& saved) {
-    // restoreGeometry moves a saved window that would be off every screen back onto one and shrinks one
-    // larger than the screen; only the first start (nothing saved) is sized here, to this screen.
-    if (!saved.isEmpty() && restoreGeometry(saved)) return;
+    if (!saved.isEmpty() && restoreGeometry(saved)) {
+        // Qt does not always keep it on a screen (a window saved on a larger screen or a monitor that is gone).
+        const QScreen* on = QGuiApplication::screenAt(geometry().center());
+        if (on == nullptr) on = screen() != nullptr ? screen() : QGuiApplication::primaryScreen();
+        if (on != nullptr && !on->availableGeometry().contains(geometry())) setGeometry(keep_on_screen(geometry(), on->availableGeometry()));
+        return;
+    }
+    // The first start (nothing saved): sized to this screen.
     const QScreen* on = screen() != nullptr ? screen() : QGuiApplication::primaryScreen();
     if (on == nullptr) return;
     const QRect available = on->availableGeometry();

@@ -14,6 +14,13 @@ QRect initial_window_geometry(const QRect& available) {
     return geometry;
 }
 
+QRect keep_on_screen(const QRect& window, const QRect& available) {
+    QRect kept(window.topLeft(), window.size().boundedTo(available.size()));
+    kept.moveLeft(std::clamp(kept.left(), available.left(), available.right() + 1 - kept.width()));
+    kept.moveTop(std::clamp(kept.top(), available.top(), available.bottom() + 1 - kept.height()));
+    return kept;
+}
+
 QString elide_at_word(const QString& text, const QFontMetrics& metrics, int width) {
     if (metrics.horizontalAdvance(text) <= width) return text;
     const QString ellipsis = QStringLiteral(" …");

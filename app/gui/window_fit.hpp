@@ -12,6 +12,10 @@ namespace gpupart::gui {
 // 85% of it, at most 1600 x 1000 (past that the docks only get emptier), centred, never off the screen.
 QRect initial_window_geometry(const QRect& available);
 
+// A restored geometry kept on the screen: no larger than `available`, moved inside it (a window saved on a
+// larger screen or a monitor that is gone would open partly or wholly off-screen).
+QRect keep_on_screen(const QRect& window, const QRect& available);
+
 // `text` within `width` pixels: whole when it fits, else cut after the last whole word that fits, with "…".
 // Never cut inside a word (a word longer than the width alone is cut, with "…").
 QString elide_at_word(const QString& text, const QFontMetrics& metrics, int width);

@@ -74,6 +74,10 @@ private slots:
             QCOMPARE(geometry.center(), available.center());
         }
         QCOMPARE(initial_window_geometry(QRect(0, 0, 3840, 2160)).size(), QSize(1600, 1000));
+        // A saved geometry from a larger screen or a monitor to the right: inside this screen, no larger.
+        QCOMPARE(keep_on_screen(QRect(2000, 900, 1800, 1200), QRect(0, 30, 1280, 690)), QRect(0, 30, 1280, 690));
+        QCOMPARE(keep_on_screen(QRect(1000, 500, 800, 400), QRect(0, 30, 1280, 690)), QRect(480, 320, 800, 400));
+        QCOMPARE(keep_on_screen(QRect(100, 100, 800, 400), QRect(0, 30, 1280, 690)), QRect(100, 100, 800, 400));
     }
 
     void elidesAtAWordWithTheWholeTextKept() {
@@ -227,6 +231,19 @@ private slots:
         QVERIFY(dialog->previewTextScale() >= 0.9 - 1e-9);
         QVERIFY(dialog->previewArea()->horizontalScrollBar()->maximum() > 0 || dialog->previewArea()->verticalScrollBar()->maximum() > 0);
         dialog->close();
+
+        // A saved geometry is where the next window opens, kept on the screen when it was saved larger or
+        // elsewhere (another monitor, a bigger screen).
+        window.setGeometry(30, 40, 750, 700);
+        window.close();  // saves it
+        {
+            MainWindow again(session);
+            QCOMPARE(again.geometry(), QRect(30, 40, 750, 700));
+            again.setGeometry(available.right() + 500, available.bottom() + 400, available.width() + 900, available.height() + 700);
+            again.close();
+        }
+        MainWindow third(session);
+        QVERIFY2(available.contains(third.geometry()), qPrintable(QString("%1,%2 %3x%4").arg(third.x()).arg(third.y()).arg(third.width()).arg(third.height())));
     }
 
     // With no GPU and GPUPART_REGISTRY_DIR set, the app shows that registry's processes (those `gpupart top`
