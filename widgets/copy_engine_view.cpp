@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <QApplication>
+#include <QFontInfo>
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -40,12 +42,25 @@ double fit_scale(QSizeF picture, QSizeF room) {
 
 }  // namespace
 
+double CopyEngineView::legibleScale() {
+    // The engines' labels are 13 px in the picture: at this scale they are as large as the app's own text.
+    return std::min(1.0, QFontInfo(QApplication::font()).pixelSize() / 13.0);
+}
+
+QSizeF CopyEngineView::room() const {
+    // In a scroll area the room is its viewport (this widget grows to the layout's legible size inside it),
+    // so the layout chosen does not follow the size that the choice itself set.
+    const QWidget* around = parentWidget() != nullptr && parentWidget()->objectName() == "qt_scrollarea_viewport" ? parentWidget() : this;
+    return QRectF(around->rect()).adjusted(4, 4, -4, -4).size();
+}
+
 void CopyEngineView::choose_layout() {
-    const QSizeF room = QRectF(rect()).adjusted(4, 4, -4, -4).size();
+    const QSizeF room = this->room();
     const CopyEngineLayout& best = fit_scale(rows_.size, room) > fit_scale(columns_.size, room) ? rows_ : columns_;
     if (best.flow == layout_.flow) return;
     layout_ = best;
     hovered_ = -1;
+    updateGeometry();  // the legible minimum is the new layout's
 }
 
 void CopyEngineView::resizeEvent(QResizeEvent* event) {
@@ -56,7 +71,8 @@ void CopyEngineView::resizeEvent(QResizeEvent* event) {
 double CopyEngineView::pictureScale() const { return fit_scale(layout_.size, QRectF(rect()).adjusted(4, 4, -4, -4).size()); }
 
 QSize CopyEngineView::sizeHint() const { return layout_.size.toSize(); }
-QSize CopyEngineView::minimumSizeHint() const { return (layout_.size / 2.5).toSize(); }
+// Never smaller than legible: a smaller dock scrolls (the main window puts the view in a scroll area).
+QSize CopyEngineView::minimumSizeHint() const { return (layout_.size * legibleScale()).toSize() + QSize(9, 9); }
 
 QRectF CopyEngineView::pictureTarget() const {
     const QRectF all = QRectF(rect()).adjusted(4, 4, -4, -4);

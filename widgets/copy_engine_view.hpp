@@ -22,6 +22,8 @@ public:
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
     double pictureScale() const;  // of the layout shown, at the widget's size
+    // The smallest scale the view is drawn at (its minimum size): labels as large as the app's font.
+    static double legibleScale();
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -32,6 +34,7 @@ protected:
 
 private:
     QRectF pictureTarget() const;
+    QSizeF room() const;
     void choose_layout();
     CopyEngineLayout columns_;  // left to right
     CopyEngineLayout rows_;     // top to bottom

@@ -1,6 +1,7 @@
 #include "findings_panel.hpp"
 
-#include <QDesktopServices>
+#include <algorithm>
+
 #include <QHeaderView>
 #include <QLabel>
 #include <QStackedWidget>
@@ -8,6 +9,7 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include "finding_explanation.hpp"
 #include "findings_model.hpp"
 
 namespace gpupart::widgets {
@@ -35,15 +37,22 @@ FindingsPanel::FindingsPanel(QWidget* parent)
     list_->setAlternatingRowColors(true);
     list_->setWordWrap(false);
     list_->setTextElideMode(Qt::ElideRight);
+    // The message is what a reader needs: it stretches; the rule (a citation, its full text in the tooltip
+    // and the explanation) gets what it needs up to a third of the width (fitColumns).
     list_->header()->setSectionResizeMode(FindingsModel::MessageColumn, QHeaderView::Stretch);
-    list_->header()->setSectionResizeMode(FindingsModel::RuleColumn, QHeaderView::ResizeToContents);
+    list_->header()->setSectionResizeMode(FindingsModel::RuleColumn, QHeaderView::Interactive);
     list_->header()->setStretchLastSection(false);
-    // Double-click or Enter on a finding opens its entry in docs/rules.md (meaning, reference, what to do).
+    // Double-click or Enter on a finding explains it inside the app (meaning, reference, what to do), as
+    // `gpupart top` does: no browser needed.
     connect(list_, &QTreeView::activated, this, [this](const QModelIndex& index) {
-        const QUrl url = index.data(FindingsModel::DocUrlRole).toUrl();
-        if (url.isEmpty()) return;
-        emit ruleDocRequested(url);
-        if (opensRuleDocs_) QDesktopServices::openUrl(url);
+        const auto row = static_cast<std::size_t>(index.row());
+        if (!index.isValid() || row >= model_->findings().size()) return;
+        if (explanation_ == nullptr) {
+            explanation_ = new FindingExplanation(this);
+            explanation_->setOpensRuleDocs(opensRuleDocs_);
+            connect(explanation_, &FindingExplanation::ruleDocRequested, this, &FindingsPanel::ruleDocRequested);
+        }
+        explanation_->showFinding(model_->findings()[row], index.data(FindingsModel::DocUrlRole).toUrl());
     });
     empty_->setAlignment(Qt::AlignCenter);
     // Framed and filled like the list it stands in for, so the panel does not jump when findings come.
@@ -69,6 +78,24 @@ void FindingsPanel::setFindings(const std::vector<Finding>& findings) {
     summary_->setText(findings_summary(findings));
     summary_->setVisible(!findings.empty());  // "No findings" is already said in the middle
     pages_->setCurrentWidget(findings.empty() ? static_cast<QWidget*>(empty_) : list_);
+    fitColumns();
+}
+
+void FindingsPanel::setOpensRuleDocs(bool on) {
+    opensRuleDocs_ = on;
+    if (explanation_ != nullptr) explanation_->setOpensRuleDocs(on);
+}
+
+void FindingsPanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitColumns();
+}
+
+void FindingsPanel::fitColumns() {
+    const int room = list_->viewport()->width();
+    if (room <= 0) return;
+    const int wanted = std::max(static_cast<const QAbstractItemView*>(list_)->sizeHintForColumn(FindingsModel::RuleColumn), list_->header()->sectionSizeHint(FindingsModel::RuleColumn));
+    list_->header()->resizeSection(FindingsModel::RuleColumn, std::min(wanted, room / 3));
 }
 
 QString FindingsPanel::summaryText() const { return summary_->text(); }

@@ -1,12 +1,17 @@
 #include "plan_dialog.hpp"
 
+#include <algorithm>
+
 #include <QDialogButtonBox>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScreen>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -27,6 +32,10 @@ QTableWidgetItem* cell(const QString& text, bool right = false) {
 }
 
 QString rate_text(double rate) { return QString::number(rate, 'f', rate < 100 ? 1 : 0); }
+
+// The preview is never shrunk below this scale: the picture's smallest text (10 px) stays 9 px or more, and a
+// picture larger than its pane scrolls instead.
+constexpr double kPreviewMinScale = 0.9;
 
 }  // namespace
 
@@ -54,7 +63,10 @@ PlanDialog::PlanDialog(QWidget* parent)
     floorplan_->setAttribute(Qt::WA_TransparentForMouseEvents);
     floorplan_->setFocusPolicy(Qt::NoFocus);
     floorplan_->setIdleHint("The proposed partitions: what Apply gives each process");
-    floorplan_->setMinimumSize(360, 220);
+    preview_ = new QScrollArea(this);
+    preview_->setWidget(floorplan_);
+    preview_->setWidgetResizable(true);  // fills the pane, down to the legible size set in setState
+    preview_->setFrameShape(QFrame::NoFrame);
     apply_button_->setEnabled(false);
     apply_button_->setToolTip("Apply the previewed masks as one change (gpupart plan --apply; `gpupart undo` reverts it)");
     preview_button_->setToolTip("Ask gpupart plan what these targets need (nothing is changed)");
@@ -74,8 +86,8 @@ PlanDialog::PlanDialog(QWidget* parent)
     left_layout->addWidget(findings_);
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(left);
-    splitter->addWidget(floorplan_);
-    splitter->setSizes({640, 460});  // the tables' columns first; the picture fits what is left
+    splitter->addWidget(preview_);
+    splitter->setSizes({600, 700});  // the tables' columns first; the picture gets the rest, and scrolls
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     buttons->addButton(preview_button_, QDialogButtonBox::ActionRole);
     buttons->addButton(apply_button_, QDialogButtonBox::ApplyRole);
@@ -86,8 +98,12 @@ PlanDialog::PlanDialog(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(splitter, 1);
     layout->addWidget(buttons);
-    resize(1100, 640);
+    // Large enough for the tables and a legible picture, within the screen it opens on.
+    const QRect screen = (parent != nullptr ? parent->screen() : QGuiApplication::primaryScreen())->availableGeometry();
+    resize(std::min(1400, screen.width() * 9 / 10), std::min(860, screen.height() * 9 / 10));
 }
+
+double PlanDialog::previewTextScale() const { return floorplan_->zoom(); }
 
 void PlanDialog::setCandidates(const std::vector<PlanCandidate>& candidates) {
     rows_.clear();
@@ -116,6 +132,8 @@ void PlanDialog::setState(const SystemState& state, const QString& title) {
     title_ = title;
     floorplan_->setGpu(state.gpu, title);
     floorplan_->setOwners(owners_from_state(state));
+    const QSizeF legible = floorplan_->geometry().size() * kPreviewMinScale;
+    floorplan_->setMinimumSize(static_cast<int>(legible.width()) + 1, static_cast<int>(legible.height()) + 1 + FloorplanView::kBannerHeight);
 }
 
 QStringList PlanDialog::targets() const {

@@ -18,6 +18,7 @@ class QLabel;
 class QLineEdit;
 class QListWidget;
 class QPushButton;
+class QScrollArea;
 class QTableWidget;
 QT_END_NAMESPACE
 
@@ -60,6 +61,8 @@ public:
     QStringList findingLines() const;
     QPushButton* applyButton() const { return apply_button_; }
     FloorplanView* floorplan() const { return floorplan_; }
+    QScrollArea* previewArea() const { return preview_; }
+    double previewTextScale() const;  // the preview's scale: its 10 px text is drawn this many times as large
 
 signals:
     void applied(const gpupart::widgets::PlanReply& reply);  // --apply worked: the window refreshes
@@ -87,6 +90,7 @@ private:
     QLabel* verdict_;
     QListWidget* findings_;
     FloorplanView* floorplan_;
+    QScrollArea* preview_;  // the picture at a legible scale, scrolled when the pane is smaller
     QPushButton* preview_button_;
     QPushButton* apply_button_;
     CliRun* run_;

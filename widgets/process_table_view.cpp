@@ -2,6 +2,7 @@
 
 #include <QDragMoveEvent>
 #include <QHeaderView>
+#include <QPainter>
 
 #include "process_table_model.hpp"
 
@@ -61,22 +62,26 @@ void ProcessTableView::dragMoveEvent(QDragMoveEvent* event) {
     const auto tpcs = tpcs_from_mime(event->mimeData());
     const auto pid = tpcs ? pidAt(event->position().toPoint()) : std::nullopt;
     if (!pid || !judge_) {
+        setDropTarget(std::nullopt, false);
         emit dropVerdict(tpcs ? "Drop on a process row to give it these TPCs" : QString(), false, false);
         event->ignore();
         return;
     }
     const DropVerdict verdict = judge_(targetAt(event->position().toPoint(), *pid), *tpcs);
+    setDropTarget(pid, verdict.allowed);
     emit dropVerdict(verdict.message, verdict.allowed, verdict.warning);
     if (verdict.allowed) event->acceptProposedAction();
     else event->ignore();
 }
 
 void ProcessTableView::dragLeaveEvent(QDragLeaveEvent* event) {
+    setDropTarget(std::nullopt, false);
     emit dropVerdict(QString(), false, false);
     QTableView::dragLeaveEvent(event);
 }
 
 void ProcessTableView::dropEvent(QDropEvent* event) {
+    setDropTarget(std::nullopt, false);
     emit dropVerdict(QString(), false, false);
     const auto tpcs = tpcs_from_mime(event->mimeData());
     const auto pid = tpcs ? pidAt(event->position().toPoint()) : std::nullopt;
@@ -85,6 +90,31 @@ void ProcessTableView::dropEvent(QDropEvent* event) {
     if (!judge_ || !action_ || !judge_(target, *tpcs).allowed) return event->ignore();
     event->acceptProposedAction();
     action_(target, *tpcs);
+}
+
+void ProcessTableView::setDropTarget(std::optional<int> pid, bool allowed) {
+    if (pid == drop_pid_ && allowed == drop_allowed_) return;
+    drop_pid_ = pid;
+    drop_allowed_ = allowed;
+    viewport()->update();
+}
+
+void ProcessTableView::paintEvent(QPaintEvent* event) {
+    QTableView::paintEvent(event);
+    if (!drop_pid_ || model() == nullptr) return;
+    for (int row = 0; row < model()->rowCount(); ++row) {
+        if (model()->index(row, 0).data(ProcessTableModel::PidRole).toInt() != *drop_pid_) continue;
+        const QRect first = visualRect(model()->index(row, 0));
+        const QRect band(0, first.top(), viewport()->width(), first.height());
+        QPainter painter(viewport());
+        QColor colour = drop_allowed_ ? palette().color(QPalette::Highlight) : QColor(0xc6, 0x28, 0x28);
+        colour.setAlpha(70);
+        painter.fillRect(band, colour);
+        colour.setAlpha(255);
+        painter.setPen(QPen(colour, 2));
+        painter.drawRect(band.adjusted(1, 1, -1, -1));
+        return;
+    }
 }
 
 }  // namespace gpupart::widgets

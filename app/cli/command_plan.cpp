@@ -3,6 +3,7 @@
 // partition, GPC-packed masks for the partitions, and, when the targets cannot all be met, why and what
 // fraction of them can. With --apply the masks go through the controller as one change (one journal
 // entry: `gpupart undo` reverts it), printed as `gpupart set` prints a change.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -71,6 +72,23 @@ void write_profile(const std::string& path, const std::vector<Planned>& planned,
     replace_file(path, profile_text(profile), 0644, "profile");
 }
 
+// Every TPC is held by partitioned processes outside the plan: who holds them (most TPCs first) and what to do,
+// in one line, instead of planning over nothing.
+std::string all_held_text(const SystemState& state, const std::set<int>& planned) {
+    std::vector<const ProcessState*> holders;
+    for (const ProcessState& other : state.processes)
+        if (other.partitioned && !planned.contains(other.pid) && !(other.mask & real_tpcs(state.gpu)).empty()) holders.push_back(&other);
+    std::stable_sort(holders.begin(), holders.end(), [](const ProcessState* a, const ProcessState* b) { return a->mask.count() > b->mask.count(); });
+    constexpr std::size_t kNamed = 4;
+    std::vector<std::string> named;
+    for (std::size_t i = 0; i < holders.size() && i < kNamed; ++i)
+        named.push_back(fmt::format("{} holds {} ({})", holders[i]->pid, holders[i]->mask.to_list(), one_line(holders[i]->command, 40)));
+    if (holders.size() > kNamed) named.push_back(fmt::format("{} more", holders.size() - kNamed));
+    return fmt::format("nothing to plan: all {} TPCs of GPU {} are held by processes outside the plan: {}; give some back "
+                       "(`gpupart set PID` with fewer TPCs) or add those processes to the plan with a target of their own",
+                       real_tpcs(state.gpu).count(), state.gpu_uuid, fmt::join(named, ", "));
+}
+
 int run_plan(const PlanOptionsCli& options) {
     std::vector<ProcessTarget> targets;
     std::set<int> seen;
@@ -86,16 +104,20 @@ int run_plan(const PlanOptionsCli& options) {
     if (options.snapshot.gpu.empty())
         for (std::size_t i = 0; i < load_chosen(options.snapshot).snapshot.gpus.size(); ++i)
             if (gpu_key(load_chosen(options.snapshot).snapshot.gpus[i]) == state.gpu_uuid) gpu_index = static_cast<int>(i);
-    std::vector<Planned> planned;
-    for (const ProcessTarget& target : targets) planned.push_back(load_planned(state, target));
+    for (const ProcessTarget& target : targets) measured_process(state, target.pid);  // an unknown pid first
     // The TPCs of partitioned processes left out of the plan stay theirs: the plan shares out the rest.
     TpcMask available = real_tpcs(state.gpu);
     for (const ProcessState& other : state.processes)
         if (other.partitioned && !seen.contains(other.pid)) available &= ~other.mask;
+    if (available.empty()) throw UserError(all_held_text(state, seen));
+    std::vector<Planned> planned;
+    for (const ProcessTarget& target : targets) planned.push_back(load_planned(state, target));
     std::vector<PlanProcess> inputs;
     for (const Planned& p : planned)
         inputs.push_back({fmt::format("process {}", p.process->pid), p.fit.model, p.classification.intensity, std::nullopt, p.target.target});
-    const PartitionPlan plan = plan_partitions(inputs, available.count());
+    PlanOptions plan_options;
+    plan_options.whole_gpu_tpcs = real_tpcs(state.gpu).count();  // "50%" is of the rate alone on the whole GPU
+    const PartitionPlan plan = plan_partitions(inputs, available.count(), plan_options);
     std::vector<int> sizes;
     for (const PlannedPartition& partition : plan.partitions) sizes.push_back(partition.tpcs);
     const std::vector<TpcMask> partition_masks = sizes.empty() ? std::vector<TpcMask>{} : place_partitions_packed(state.gpu, sizes, available);

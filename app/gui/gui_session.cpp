@@ -1,5 +1,6 @@
 #include "gui_session.hpp"
 
+#include <cctype>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -30,14 +31,53 @@ std::string make_demo_dir() {
     return pattern;
 }
 
-QString verdict_text(const Plan& plan) {
+// The processes a finding names ("process 4101 and process 4102 share ..."): a warning about the same
+// processes under the same rule stood before a drop even when its TPC list changes with the drop.
+std::set<std::string> named_processes(const std::string& message) {
+    std::set<std::string> pids;
+    for (std::size_t at = message.find("process "); at != std::string::npos; at = message.find("process ", at + 1)) {
+        std::size_t end = at + 8;
+        while (end < message.size() && std::isdigit(static_cast<unsigned char>(message[end]))) ++end;
+        if (end > at + 8) pids.insert(message.substr(at + 8, end - at - 8));
+    }
+    return pids;
+}
+
+bool stood_before(const Finding& finding, const std::vector<Finding>& standing) {
+    if (!finding.is_new) return true;
+    const std::set<std::string> named = named_processes(finding.message);
+    return !named.empty() && std::any_of(standing.begin(), standing.end(), [&](const Finding& f) {
+        return f.id == finding.id && named_processes(f.message) == named;
+    });
+}
+
+// What a drop would do, first: the change and each process's TPC count before and after; then the warnings the
+// drop brings; the warnings that stood before it only as a count (the findings dock has them).
+QString verdict_text(const Plan& plan, int gpu_tpcs, const std::vector<Finding>& standing) {
     for (const Finding& finding : plan.findings)
         if (finding.severity == Severity::error) return "Refused: " + widgets::plain_text(finding.message);
-    QStringList warnings;
-    for (const Finding& finding : plan.findings)  // messages quote command lines: escaped
-        if (finding.severity == Severity::warning) warnings << widgets::plain_text(finding.message);
-    QString text = widgets::plain_text(plan.action);
-    if (!warnings.isEmpty()) text += " — warning: " + warnings.join("; ");
+    QStringList changes;
+    constexpr int kNamed = 4;
+    for (const PlannedChange& change : plan.changes) {
+        if (changes.size() == kNamed) {
+            changes << QString("%1 more").arg(plan.changes.size() - kNamed);
+            break;
+        }
+        const int before = change.before_partitioned ? change.before.count() : gpu_tpcs;
+        const int after = change.after_partitioned ? change.after.count() : gpu_tpcs;
+        changes << QString("%1: %2 → %3 TPCs").arg(change.pid).arg(before).arg(after);
+    }
+    QString text = widgets::plain_text(plan.action);  // messages quote command lines: escaped
+    if (!changes.isEmpty()) text += " (" + changes.join(", ") + ")";
+    QStringList brought;
+    int stood = 0;
+    for (const Finding& finding : plan.findings) {
+        if (finding.severity != Severity::warning) continue;
+        if (stood_before(finding, standing)) ++stood;
+        else brought << widgets::plain_text(finding.message);
+    }
+    if (!brought.isEmpty()) text += " — new warning: " + brought.join("; ");
+    if (stood > 0) text += QString(" — %1 warning%2 stood before the drop").arg(stood).arg(stood == 1 ? "" : "s");
     return text;
 }
 
@@ -52,9 +92,19 @@ GuiSession::GuiSession(const SessionOptions& options, QObject* parent) : QObject
         chosen_ = choose_snapshot(std::string("builtin:h200"));
         chosen_.why = gpu_present ? "demo on the built-in recorded H200 (--demo)"
                                   : "no NVIDIA GPU on this machine: demo on the built-in recorded H200";
-        demo_dir_ = make_demo_dir();
-        ::setenv("GPUPART_REGISTRY_DIR", demo_dir_.c_str(), 1);
-        ::setenv("GPUPART_JOURNAL", (demo_dir_ + "/history.jsonl").c_str(), 1);
+        demo_ = true;
+        const char* named = std::getenv("GPUPART_REGISTRY_DIR");
+        if (named != nullptr && *named != '\0') {
+            // The registry the user named, as `gpupart top` and `gpupart demo start` read it: the app shows the
+            // same processes (and the user's history), and never hides them behind a private registry of its own.
+            named_registry_ = named;
+        } else {
+            demo_dir_ = make_demo_dir();
+            for (const char* name : {"GPUPART_REGISTRY_DIR", "GPUPART_JOURNAL"})  // put back when the session ends
+                if (const char* value = std::getenv(name)) saved_env_[name] = value;
+            ::setenv("GPUPART_REGISTRY_DIR", demo_dir_.c_str(), 1);
+            ::setenv("GPUPART_JOURNAL", (demo_dir_ + "/history.jsonl").c_str(), 1);
+        }
     } else {
         // This machine's GPUs read live (or --snapshot). Before `gpupart probe` a live GPU's mask bits are not
         // known: the window shows the floorplan and refuses every change with that reason (see judge).
@@ -62,7 +112,20 @@ GuiSession::GuiSession(const SessionOptions& options, QObject* parent) : QObject
     }
     gpu_index_ = gpu_index(chosen_, options.gpu);  // a GPU the snapshot does not have ends the start with one line
     build_controller();
-    if (demo) {
+    if (demo && !named_registry_.empty()) {
+        controller_->refresh();
+        const std::size_t found = controller_->state().processes.size();
+        if (found > 0 || !options.demo)
+            chosen_.why = fmt::format("{}: the built-in recorded H200 with the {} process{} of GPUPART_REGISTRY_DIR={}{}",
+                                      gpu_present ? "--demo" : "no NVIDIA GPU on this machine", found, found == 1 ? "" : "es",
+                                      named_registry_,
+                                      found > 0 ? "" : " (none registered: `gpupart demo start` starts simulated ones, "
+                                                       "or gpupart-gui --demo starts them in this registry)");
+        else
+            chosen_.why += fmt::format(", its workers in the empty registry GPUPART_REGISTRY_DIR={}", named_registry_);
+    }
+    // Workers of its own: in its private registry, or in the named one only when it is empty and --demo asks.
+    if (demo && (named_registry_.empty() || (options.demo && controller_->state().processes.empty()))) {
         std::vector<DemoWorkerSpec> specs = demo_workers(options.demo_workers);
         if (options.demo_app_masks) specs[specs.size() > 1 ? 1 : 0].app_masks = true;
         demo_workers_ = start_demo_workers(gpu(), specs, 24 * 3600, true);
@@ -90,6 +153,12 @@ GuiSession::~GuiSession() {
         }
         std::error_code ignored;
         std::filesystem::remove_all(demo_dir_, ignored);
+        // The environment as it was, so a later session in this process (tests) does not read a removed registry.
+        for (const char* name : {"GPUPART_REGISTRY_DIR", "GPUPART_JOURNAL"}) {
+            const auto saved = saved_env_.find(name);
+            if (saved != saved_env_.end()) ::setenv(name, saved->second.c_str(), 1);
+            else ::unsetenv(name);
+        }
     }
 }
 
@@ -112,7 +181,8 @@ bool GuiSession::isRecording() const { return chosen_.builtin || isDemo(); }
 
 QString GuiSession::title() const {
     QString title = QString::fromStdString(gpu_display_name(gpu()));
-    if (isDemo()) title += " — demo on a recording (simulated workload)";
+    if (isDemo() && !named_registry_.empty()) title += " — recording with the processes of GPUPART_REGISTRY_DIR";
+    else if (isDemo()) title += " — demo on a recording (simulated workload)";
     else if (chosen_.builtin) title += " — recording";
     else if (chosen_.live) title += mask_bits_known(gpu()) ? " — live" : " — live (mask bits not known: run gpupart probe)";
     else title += " — " + QString::fromStdString(chosen_.origin);
@@ -184,8 +254,8 @@ widgets::DropVerdict GuiSession::judge(const widgets::DropTarget& target, const 
     const Plan plan = planGive(target, tpcs);
     verdict.allowed = !plan.refused() && !plan.changes.empty();
     verdict.warning = std::any_of(plan.findings.begin(), plan.findings.end(),
-                                  [](const Finding& f) { return f.severity == Severity::warning; });
-    verdict.message = plan.changes.empty() && !plan.refused() ? "Nothing to change" : verdict_text(plan);
+                                  [this](const Finding& f) { return f.severity == Severity::warning && !stood_before(f, findings_); });
+    verdict.message = plan.changes.empty() && !plan.refused() ? "Nothing to change" : verdict_text(plan, real_tpcs(gpu()).count(), findings_);
     if (plan.changes.empty() && !plan.refused()) verdict.allowed = false;
     return verdict;
 }

@@ -39,7 +39,9 @@ public:
     const Gpu& gpu() const { return controller_->state().gpu; }
     int gpuIndex() const { return gpu_index_; }
     void selectGpu(int index);  // another GPU of the snapshot (multi-GPU hosts)
-    bool isDemo() const { return !demo_dir_.empty(); }
+    bool isDemo() const { return demo_; }  // the built-in H200 with a registry's processes (no GPU, or --demo)
+    // With no GPU and GPUPART_REGISTRY_DIR set: that registry (shown as `gpupart top` shows it); empty otherwise.
+    const std::string& namedRegistry() const { return named_registry_; }
     bool isRecording() const;   // the topology is a recording, not read from this machine
     QString title() const;      // window title: GPU, and "(recording)" / "demo"
     const std::vector<StartedWorker>& demoWorkers() const { return demo_workers_; }
@@ -70,7 +72,10 @@ private:
     SessionOptions options_;
     ChosenSnapshot chosen_;
     int gpu_index_ = 0;
-    std::string demo_dir_;
+    bool demo_ = false;
+    std::string demo_dir_;       // its private registry, removed at the end; empty with a named one
+    std::string named_registry_;
+    std::map<std::string, std::string> saved_env_;  // what demo_dir_ replaced
     std::vector<StartedWorker> demo_workers_;
     std::unique_ptr<Controller> controller_;
     std::vector<widgets::ProcessRow> rows_;

@@ -76,8 +76,7 @@ int main(int argc, char** argv) {
     try {
         gpupart::gui::GuiSession session(options);
         gpupart::gui::MainWindow window(session);
-        window.resize(1400, 900);
-        window.show();
+        window.show();  // at the saved geometry, else sized to this screen (MainWindow::placeOnScreen)
         return app.exec();
     } catch (const gpupart::UserError& error) {
         std::fprintf(stderr, "gpupart-gui: %s\n", error.what());

@@ -44,6 +44,7 @@
 #include "owner_colors.hpp"
 #include "smlp_panel.hpp"
 #include "snapshot/snapshot_file.hpp"
+#include "window_fit.hpp"
 
 namespace gpupart::gui {
 
@@ -74,7 +75,7 @@ MainWindow::MainWindow(GuiSession& session, QWidget* parent) : QMainWindow(paren
     connect(&session_, &GuiSession::refreshFailed, this, [this](const QString& message) { report(message, true); });
 
     QSettings settings;
-    restoreGeometry(settings.value("window/geometry").toByteArray());
+    placeOnScreen(settings.value("window/geometry").toByteArray());
     if (!restoreState(settings.value("window/state").toByteArray())) {
         // First start: the floorplan gets most of the window, the docks what their contents need.
         resizeDocks({findChild<QDockWidget*>("dock-processes")}, {300}, Qt::Vertical);
@@ -96,14 +97,12 @@ void MainWindow::buildDocks() {
     table_->setModel(proxy_);
     table_->sortByColumn(widgets::ProcessTableModel::pid, Qt::AscendingOrder);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    command_column_ = new SpareWidthColumn(table_, widgets::ProcessTableModel::command, 320);
     table_->setDropJudge([this](const widgets::DropTarget& t, const TpcMask& m) { return session_.judge(t, m); });
     table_->setDropAction([this](const widgets::DropTarget& t, const TpcMask& m) {
         give_and_push(session_, *undo_, t, m, [this](const QString& text, bool error) { report(text, error); });
     });
-    connect(table_, &widgets::ProcessTableView::dropVerdict, this, [this](const QString& text, bool allowed, bool) {
-        if (!text.isEmpty()) statusBar()->showMessage(allowed ? text : text, 0);
-        else statusBar()->clearMessage();
-    });
+    connect(table_, &widgets::ProcessTableView::dropVerdict, this, [this](const QString& text) { showDropVerdict(text); });
     filter_ = new QLineEdit(this);
     filter_->setPlaceholderText("Filter processes (pid, user, command, shim status)…");
     filter_->setClearButtonEnabled(true);
@@ -151,7 +150,7 @@ void MainWindow::buildDocks() {
     connect(charts, &QDockWidget::visibilityChanged, charts_, &widgets::ChartsPanel::setOnScreen);
     connect(power, &QDockWidget::visibilityChanged, gpu_chart_, &widgets::GpuMetersChart::setOnScreen);
     QDockWidget* engines = add_dock("Engines", "dock-engines", engines_, Qt::BottomDockWidgetArea);
-    QDockWidget* copy = add_dock("Copy engines", "dock-copy-engines", copy_engines_, Qt::BottomDockWidgetArea);
+    QDockWidget* copy = add_dock("Copy engines", "dock-copy-engines", legible_scroll(copy_engines_), Qt::BottomDockWidgetArea);
     // Every bottom dock in one tab group (power was split off when charts moved): a hidden tab paints nothing.
     tabifyDockWidget(dock, charts);
     tabifyDockWidget(dock, power);
@@ -220,7 +219,9 @@ void MainWindow::buildActions() {
     connect(rate, &QMenu::aboutToShow, this, [this, rates] {
         for (QAction* action : rates->actions()) action->setChecked(action->data().toDouble() == refresh_hz_);
     });
-    view->addAction("Refresh &now", &session_, &GuiSession::refresh)->setShortcut(QKeySequence::Refresh);
+    QAction* refresh = view->addAction(QIcon::fromTheme("view-refresh", style()->standardIcon(QStyle::SP_BrowserReload)),
+                                       "Refresh &now", &session_, &GuiSession::refresh);
+    refresh->setShortcut(QKeySequence::Refresh);
     view->addSeparator();
     // The floorplan fits its pane by default; these leave and restore that (Ctrl+wheel zooms at the pointer).
     QAction* zoom_in = view->addAction(QIcon::fromTheme("zoom-in"), "Zoom &in", floorplan_, &widgets::FloorplanView::zoomIn);
@@ -250,6 +251,7 @@ void MainWindow::buildActions() {
     connect(gpu_selector_, &QComboBox::currentIndexChanged, this, [this](int index) {
         try {
             undo_->clear();  // the stack's changes belong to the GPU they were made on
+            exits_ = {};     // the other GPU's processes did not exit
             session_.selectGpu(index);
             floorplan_->setGpu(session_.gpu(), session_.title());
             engines_->setGpu(session_.gpu());
@@ -266,8 +268,15 @@ void MainWindow::buildActions() {
     toolbar->addSeparator();
     toolbar->addAction(undo);
     toolbar->addAction(redo);
-    QAction* give_button = toolbar->addAction(style()->standardIcon(QStyle::SP_ArrowRight), "Give selection to…",
-                                              this, [give] { give->trigger(); });
+    toolbar->addAction(refresh);
+    // Not the style's right arrow: without an icon theme that is redo's picture too (a text button then).
+    QAction* give_button = toolbar->addAction(QIcon::fromTheme("document-send"), "Give selection to…", this, [give] { give->trigger(); });
+    give_button->setIconText("Give…");
+    if (give_button->icon().isNull())
+        qobject_cast<QToolButton*>(toolbar->widgetForAction(give_button))->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    for (const auto& [action, name] : std::initializer_list<std::pair<QAction*, const char*>>{
+             {undo, "action-undo"}, {redo, "action-redo"}, {refresh, "action-refresh"}, {give_button, "action-give"}})
+        action->setObjectName(name);
     give_button->setToolTip("Give the selected TPCs to a process (Ctrl+G, Enter in the floorplan), or drag them");
     toolbar->addSeparator();
     // Without an icon theme (offscreen, bare desktops) the zoom buttons show their text.
@@ -341,10 +350,11 @@ void MainWindow::updateViews() {
             row.gpu_percent = gpu_process_percent(*meters_, row.pid, session_.state().mps_running);
         }
     model_->setRows(rows);
+    if (const QString gone = exits_.update(rows); !gone.isEmpty()) report(gone, false);
     if (selected_pid && !table_->selectedPid()) table_->selectPid(*selected_pid);
     if (!columns_sized_ && model_->rowCount() > 0) {  // once: later refreshes keep what the user dragged
         table_->resizeColumnsToContents();
-        table_->setColumnWidth(widgets::ProcessTableModel::command, 320);
+        command_column_->fit();  // the spare width, at least 320 px
         columns_sized_ = true;
     }
     floorplan_->setOwners(widgets::owners_from_state(session_.state()));

@@ -5,10 +5,12 @@
 #include <QMainWindow>
 #include <QPointer>
 
+#include "exit_notice.hpp"
 #include "gui_session.hpp"
 #include "controller/interference.hpp"
 #include "sources/gpu_meters.hpp"
 
+class QByteArray;
 class QComboBox;
 class QDockWidget;
 class QLabel;
@@ -34,6 +36,8 @@ struct PlanReply;
 }  // namespace gpupart::widgets
 
 namespace gpupart::gui {
+
+class SpareWidthColumn;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -67,6 +71,9 @@ public:
     // `gpupart measure` on a process (the table's context menu, the Scaling panel's button).
     void measureProcess(int pid);
     QString statusText() const;  // the permanent status area: processes, TPCs, MPS, the GPU's meters
+    QString dropVerdict() const { return drop_verdict_; }  // the whole verdict of the drag over the table
+    // The first start's geometry on this screen, or the saved one (kept on a screen): main_window_fit.cpp.
+    void placeOnScreen(const QByteArray& saved);
 
     // Gives the floorplan's selection to a process (or frees it), as a drop or the "give to" menu does.
     bool giveSelection(const widgets::DropTarget& target);
@@ -88,6 +95,9 @@ private:
     void updateScalingContext();  // the GPU and snapshot every gpupart run gets
     void showProcessMenu(QPoint viewport_position);
     void pushPlanApplied(const widgets::PlanReply& reply);
+    // The drag verdict in the status bar, cut at a word to fit, whole in its tooltip (main_window_fit.cpp).
+    void showDropVerdict(const QString& text);
+    QWidget* legible_scroll(QWidget* picture);  // a picture kept at a legible size, scrolled in its dock
 
     GuiSession& session_;
     widgets::FloorplanView* floorplan_ = nullptr;
@@ -114,6 +124,9 @@ private:
     bool last_error_ = false;
     double refresh_hz_ = 4;
     bool columns_sized_ = false;
+    ExitNotice exits_;                    // rows gone since the last refresh: said in the status bar
+    QString drop_verdict_;
+    SpareWidthColumn* command_column_ = nullptr;  // the Command column takes the spare width
 };
 
 }  // namespace gpupart::gui

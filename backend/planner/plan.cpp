@@ -13,7 +13,7 @@ namespace {
 // The closest fraction is searched to this resolution.
 constexpr double kFractionResolution = 1e-4;
 
-double target_rate(const PlanProcess& p, int total_tpcs) {
+double target_rate(const PlanProcess& p, int whole_gpu_tpcs) {
     const Target& t = p.target;
     if (!(std::isfinite(t.value) && t.value > 0))
         throw UserError(fmt::format("{}: its target must be above zero, got {}", p.name, t.value));
@@ -23,7 +23,7 @@ double target_rate(const PlanProcess& p, int total_tpcs) {
     if (t.value > 1)
         throw UserError(fmt::format("{}: a share target is a fraction of its full-GPU rate, at most 1, got {}", p.name,
                                     t.value));
-    return t.value * p.curve.rate(total_tpcs);
+    return t.value * p.curve.rate(whole_gpu_tpcs);
 }
 
 // The seed's tasks for these processes, each rate multiplied by `fraction`.
@@ -86,7 +86,7 @@ PartitionPlan plan_partitions(const std::vector<PlanProcess>& processes, int tot
         if (!(p.curve.a > 0 && p.curve.b >= 0))
             throw UserError(fmt::format("{}: its curve has a = {}, b = {}; measure it again (gpupart measure)", p.name,
                                         p.curve.a, p.curve.b));
-        rates.push_back(target_rate(p, total_tpcs));
+        rates.push_back(target_rate(p, options.whole_gpu_tpcs > 0 ? options.whole_gpu_tpcs : total_tpcs));
         PlannedProcess planned;
         planned.name = p.name;
         plan.processes.push_back(std::move(planned));

@@ -11,9 +11,9 @@
 //    measured 2.42 for a memory-intensive kernel beside another).
 //  - T = 1 / target rate: a rate target of R units per second is a period of 1/R.
 //  - D = T, or the latency target when one is given and shorter.
-// A share target is a fraction of the rate the process reaches alone on the whole GPU (1 / Cn(N)): 0.5
-// asks for half its full-GPU speed, which a memory-bound process may reach with far fewer than half the
-// TPCs.
+// A share target is a fraction of the rate the process reaches alone on the whole GPU (1 / Cn(N), N the
+// GPU's TPCs, PlanOptions::whole_gpu_tpcs, even when the plan may use fewer of them): 0.5 asks for half its
+// full-GPU speed, which a memory-bound process may reach with far fewer than half the TPCs.
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +43,9 @@ struct PlanOptions {
     PartitionOptions partition;
     double compute_conflict_factor = 1.2;  // Section 7.1's k for compute-intensive tasks in conflict
     double memory_conflict_factor = 2.3;   // ... and for memory-intensive ones
+    // The TPCs of the whole GPU, which a share target's "alone" rate is on; 0: the TPCs planned over. A plan
+    // over what other processes leave (fewer TPCs) still means "50%" as half of the whole-GPU rate.
+    int whole_gpu_tpcs = 0;
 };
 
 struct PlannedProcess {

@@ -124,6 +124,10 @@ check "plan --json exits 0" [ "$rc" -eq 0 ]
 check "plan --json: feasible" [ "$(json_field "$work/plan.json" feasible)" = "True" ]
 check "plan --json: not applied" [ "$(json_field "$work/plan.json" applied)" = "False" ]
 compute_target=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["processes"][0]["target_rate"])' "$work/plan.json")
+# "50%" is half the rate alone on the whole GPU's 66 TPCs (what the app shows as "Alone /s"), though the plan
+# shares out only the 57 the linear worker leaves: from the fit measure printed (a in ms x TPC, b in ms).
+alone=$(sed -nE 's|^fit: C\(m\) = a/m \+ b, a = ([0-9.]+) ms x TPC, b = ([0-9.]+) ms.*|\1 \2|p' "$work/measure.out")
+check "plan: 50% is half the rate alone on all 66 TPCs" python3 -c 'import sys; a, b = map(float, sys.argv[1].split()); want = 0.5 * 1000 / (a / 66 + b); sys.exit(not abs(float(sys.argv[2]) - want) <= 0.01 * want)' "$alone" "$compute_target"
 launches_of() { "$gpupart" list --format csv --fields pid,launches | awk -F, -v pid="$1" '$1 == pid { print $2 }'; }
 # The rate over 2 s, as measure counts it (the demo worker launches only; no graphs).
 rate_of() { local a b; a=$(launches_of "$1"); sleep 2; b=$(launches_of "$1"); echo $(((b - a) / 2)); }
@@ -146,6 +150,19 @@ check "infeasible targets: the reason, naming the seed" contains "$work/infeasib
 check "infeasible targets: what is closest" matches "$work/infeasible.err" "ask for at most [0-9.]+% of them"
 check "infeasible targets: one line on stderr" lines "$work/infeasible.err" 1
 check "infeasible targets: nothing applied" [ "$(entries)" -eq "$before" ] && [ "$(tpcs_of "$compute")" = "$compute_tpcs" ]
+
+# Every TPC held by a process outside the plan: why in one line (who holds them, what to do), not a GPU of 0 TPCs.
+linear_before=$(tpcs_of "$linear")
+"$gpupart" set "$linear" all > /dev/null 2>&1
+check "all held: the linear worker holds every TPC" [ "$(tpcs_of "$linear")" = "0-65" ]
+"$gpupart" plan --target "$compute=50%" > /dev/null 2> "$work/all-held.err"; rc=$?
+check "all held: exit 1" [ "$rc" -eq 1 ]
+check "all held: says so" contains "$work/all-held.err" "nothing to plan: all 66 TPCs of GPU GPU-00000000-0000-0000-0000-000000000001 are held by processes outside the plan"
+check "all held: names who holds them" contains "$work/all-held.err" "$linear holds 0-65 (gpupart-demo-worker batch-train"
+check "all held: says what to do" contains "$work/all-held.err" "give some back (\`gpupart set PID\` with fewer TPCs)"
+check "all held: one line" lines "$work/all-held.err" 1
+check "all held: not the partitioner's words" lacks "$work/all-held.err" "cannot be partitioned"
+"$gpupart" set "$linear" "$linear_before" > /dev/null 2>&1
 
 "$gpupart" plan --target "$linear=10" > /dev/null 2> "$work/unmeasured.err"; rc=$?
 check "a process with no curve: exit 1" [ "$rc" -eq 1 ]

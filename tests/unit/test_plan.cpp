@@ -57,6 +57,20 @@ TEST(Plan, ComputeAndMemoryProcessOnAnH100) {
     EXPECT_TRUE(plan.reason.empty());
 }
 
+// A plan over the 40 TPCs other processes leave: "50%" is still half of matmul's rate on the whole
+// GPU's 66 TPCs (490.2/s, the number the app shows as its rate alone), not half of its rate on 40.
+TEST(Plan, ShareTargetIsOfTheWholeGpuRateWhenPlanningOverFewerTpcs) {
+    PlanOptions options;
+    options.whole_gpu_tpcs = 66;
+    const PartitionPlan plan = plan_partitions({matmul(Target::share(0.5))}, 40, options);
+    ASSERT_TRUE(plan.feasible) << plan.reason;
+    EXPECT_NEAR(plan.processes.at(0).target_rate, 0.5 / 0.00102, 1e-9);
+    EXPECT_EQ(plan.processes.at(0).tpcs, 33);
+    EXPECT_EQ(plan.spare_tpcs, 7);
+    // Without it the TPCs planned over are the whole GPU (a caller that plans over every TPC).
+    EXPECT_NEAR(plan_partitions({matmul(Target::share(0.5))}, 40).processes.at(0).target_rate, 0.5 / (0.066 / 40 + 0.00002), 1e-9);
+}
+
 // matmul at 90% of its full-GPU rate needs 60 TPCs, the copy still 19: 79 > 66, and sharing a partition
 // does not help (at 66 TPCs their loads add up to 0.9 + 0.8). Lemma 1 passes (64.3 TPCs of work), so it
 // is Algorithm 1 that gives up. Closest: the copy's need drops to 13 TPCs once the targets are scaled to

@@ -8,7 +8,11 @@
 #include <QTextDocument>
 #include <QTreeView>
 
+#include <QPushButton>
+
 #include "controller/rules.hpp"
+#include "controller/rules_doc.hpp"
+#include "finding_explanation.hpp"
 #include "findings_model.hpp"
 #include "findings_panel.hpp"
 #include "screenshot.hpp"
@@ -121,6 +125,9 @@ private slots:
         const QModelIndex first = panel.model()->index(0, FindingsModel::MessageColumn);
         panel.list()->setCurrentIndex(first);
         QTest::keyClick(panel.list(), Qt::Key_Return);
+        QVERIFY(panel.explanation() != nullptr);  // explained in the app first (see the test below)
+        QCOMPARE(requested.count(), 0);
+        panel.explanation()->openButton()->click();
         QCOMPARE(requested.count(), 1);
         const QUrl url = requested.first().first().toUrl();
         QCOMPARE(url.fragment(), first.data(FindingsModel::IdRole).toString());
@@ -130,6 +137,52 @@ private slots:
         const QString text = QString::fromUtf8(doc.readAll());
         for (const Finding& finding : findings)
             QVERIFY2(text.contains(QStringLiteral("\n## %1\n").arg(QString::fromStdString(finding.id))), finding.id.c_str());
+    }
+
+    // Double-click on a finding shows what it means inside the app (no browser needed), as `gpupart top`
+    // does on Enter: the message, then its docs/rules.md entry (built in) and the rule.
+    void doubleClickExplainsTheFindingInTheApp() {
+        const auto findings = h200_findings();
+        FindingsPanel panel;
+        panel.setOpensRuleDocs(false);
+        panel.setFindings(findings);
+        panel.resize(600, 300);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QCOMPARE(panel.explanation(), nullptr);
+        const QModelIndex first = panel.model()->index(0, FindingsModel::MessageColumn);
+        const QPoint where = panel.list()->visualRect(first).center();
+        QTest::mouseClick(panel.list()->viewport(), Qt::LeftButton, {}, where);
+        QTest::mouseDClick(panel.list()->viewport(), Qt::LeftButton, {}, where);
+        QVERIFY(panel.explanation() != nullptr);
+        QTRY_VERIFY(panel.explanation()->isVisible());
+        const Finding& shown = panel.model()->findings().front();
+        const QString text = panel.explanation()->text();
+        QVERIFY2(text.contains(QString::fromStdString(shown.message)), qPrintable(text));
+        const auto entry = rules_entry(shown.id);
+        QVERIFY(entry.has_value());
+        const QString first_paragraph = QString::fromStdString(*entry).section('\n', 0, 0);
+        QVERIFY2(first_paragraph.size() > 20 && text.contains(first_paragraph), qPrintable(text));
+        QVERIFY(text.contains(QString::fromStdString(shown.rule)));
+        QVERIFY(panel.explanation()->windowTitle().contains(QString::fromStdString(shown.id)));
+    }
+
+    // The finding's text gets the width; the rule (a citation) at most a third of the list.
+    void theMessageGetsMoreWidthThanTheRule() {
+        std::vector<Finding> findings = sample();
+        findings[0].rule = "Bakita & Anderson, Hardware Compute Partitioning on NVIDIA GPUs for Composable Systems, ECRTS 2025, pitfall 8";
+        FindingsPanel panel;
+        panel.setFindings(findings);
+        panel.resize(520, 240);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        const int message = panel.list()->columnWidth(FindingsModel::MessageColumn);
+        const int rule = panel.list()->columnWidth(FindingsModel::RuleColumn);
+        QVERIFY2(message >= 2 * rule, qPrintable(QString("message %1 px, rule %2 px").arg(message).arg(rule)));
+        QVERIFY2(rule <= panel.list()->viewport()->width() / 3 + 1, qPrintable(QString::number(rule)));
+        panel.resize(1400, 240);  // wide: the rule gets its whole text, the message the rest
+        QTRY_VERIFY(panel.list()->columnWidth(FindingsModel::RuleColumn) > rule);
+        QVERIFY(panel.list()->columnWidth(FindingsModel::MessageColumn) > panel.list()->columnWidth(FindingsModel::RuleColumn));
     }
 
     void realControllerFindingsScreenshot() {
