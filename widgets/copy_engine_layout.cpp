@@ -50,7 +50,7 @@ QString lce_tooltip(const Gpu& gpu, const LogicalCopyEngine& lce) {
     tip += pces.empty() ? QStringLiteral("\ndrives no physical copy engine") : QStringLiteral("\ndrives %1").arg(joined(pces, QStringLiteral("PCE")));
     for (const SharedCopyEngines& pair : shared_copy_engines(gpu)) {
         if (pair.lce_a != lce.index && pair.lce_b != lce.index) continue;
-        tip += QStringLiteral("\nshares %1 with LCE%2: copies on the two interfere (seed 003 rule R8)")
+        tip += QStringLiteral("\nshares %1 with LCE%2: copies on the two interfere (Bakita & Anderson, RTAS 2024, rule R8)")
                    .arg(joined(bits_of(pair.pces), QStringLiteral("PCE")))
                    .arg(pair.lce_a == lce.index ? pair.lce_b : pair.lce_a);
     }
@@ -70,7 +70,7 @@ QString pce_tooltip(const Gpu& gpu, int pce, const std::vector<const LogicalCopy
     QStringList names;
     for (const LogicalCopyEngine* lce : drivers) names << QStringLiteral("LCE%1%2").arg(lce->index).arg(lce->grce ? QStringLiteral(" (GRCE)") : QString());
     if (drivers.size() > 1)
-        tip += QStringLiteral("\nshared physical copy engine (seed 003 rule R8): copies on %1 compete for it").arg(names.join(QStringLiteral(" and ")));
+        tip += QStringLiteral("\nshared physical copy engine (Bakita & Anderson, RTAS 2024, rule R8): copies on %1 compete for it").arg(names.join(QStringLiteral(" and ")));
     else
         tip += QStringLiteral("\ndriven by %1 only").arg(names.front());
     return tip + QStringLiteral("\nsource: ") + provenance_text(drivers.front()->from);
@@ -202,7 +202,7 @@ CopyEngineLayout layout_copy_engines(const Gpu& gpu, CopyEngineLayout::Flow flow
     }
     const bool any_shared = std::any_of(layout.boxes.begin(), layout.boxes.end(), [](const auto& b) { return b.shared; });
     if (any_shared)
-        add_row(Row::Kind::shared, QStringLiteral("shared physical copy engine (seed 003 rule R8): driven by more than one LCE, "
+        add_row(Row::Kind::shared, QStringLiteral("shared physical copy engine (Bakita & Anderson, RTAS 2024, rule R8): driven by more than one LCE, "
                                                   "so copies on those LCEs compete for it"));
     if (std::any_of(lces.begin(), lces.end(), [](const auto& l) { return l.grce; }))
         add_row(Row::Kind::grce, QStringLiteral("graphics copy engine: an LCE with the GRCE capability"));

@@ -61,7 +61,7 @@ void fill_engine(Node& row, const Gpu& gpu, const Engine& engine) {
     if (lce != nullptr)
         name_tip += QStringLiteral("\nlogical copy engine LCE%1%2").arg(lce->index).arg(grce ? QStringLiteral(", graphics copy engine (GRCE)") : QString());
     const QString runlist_tip = engine.runlist.known()
-                                    ? QStringLiteral("runlist %1 (one runlist per engine: seed 003 R7)").arg(*engine.runlist.value)
+                                    ? QStringLiteral("runlist %1 (one runlist per engine: Bakita & Anderson, RTAS 2024, rule R7)").arg(*engine.runlist.value)
                                     : QStringLiteral("runlist unknown: %1").arg(fact_text(engine.runlist));
     const QString sources = QStringLiteral("engine: %1\nrunlist: %2").arg(provenance_text(engine.from), provenance_text(engine.runlist.from));
     row.tip = {name_tip + QLatin1Char('\n') + runlist_tip + QLatin1Char('\n') + sources, name_tip,
@@ -139,7 +139,7 @@ std::unique_ptr<Node> build_tree(const Gpu& gpu) {
         for (const Engine* engine : engines) names << qs(engine->name);
         const Provenance from = runlist != nullptr ? runlist->from : engines.front()->runlist.from;
         row->text = {QStringLiteral("runlist %1").arg(id), QStringLiteral("runlist"), QString::number(id), provenance_text(from)};
-        fill_all(*row, QStringLiteral("runlist %1 serves %2 (a runlist may serve several engines: seed 003 R6)\nsource: %3")
+        fill_all(*row, QStringLiteral("runlist %1 serves %2 (a runlist may serve several engines: Bakita & Anderson, RTAS 2024, rule R6)\nsource: %3")
                            .arg(id).arg(names.isEmpty() ? QStringLiteral("no engine a source named") : names.join(QStringLiteral(", ")),
                                         provenance_text(from)));
         for (const Engine* engine : engines) fill_engine(*row->add(RowKind::engine), gpu, *engine);

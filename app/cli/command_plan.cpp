@@ -219,7 +219,7 @@ int run_plan(const PlanOptionsCli& options) {
 
 Command add_plan_command(CLI::App& app) {
     auto options = std::make_shared<PlanOptionsCli>();
-    CLI::App* plan = app.add_subcommand("plan", "Size partitions for rate or share targets from measured curves (seed 002); --apply applies them");
+    CLI::App* plan = app.add_subcommand("plan", "Size partitions for rate or share targets from measured curves (Zahaf et al., RTNS 2021); --apply applies them");
     plan->footer(
         "Each process needs a curve from `gpupart measure PID` (kept per command line, user and GPU). The plan shares out the "
         "TPCs that no partitioned process outside it holds, places each partition GPC-packed, and says per process whether its "

@@ -58,7 +58,7 @@ std::vector<Finding> InterferenceWatch::update(const std::vector<Sample>& sample
             const bool rose = other.before < tuning_.floor ? other.recent >= tuning_.floor
                                                            : other.recent >= (1 + tuning_.rise) * other.before;
             if (!rose) continue;
-            findings.push_back({Severity::warning, "README Evidence; seed 000 section 6.2",
+            findings.push_back({Severity::warning, "Bakita & Anderson, ECRTS 2025, section 6.2; docs/measurements.md",
                                 fmt::format("process {}'s launch rate fell {:.0f}% ({:.0f} to {:.0f}/s) while process {}'s {} "
                                             "({:.0f} to {:.0f}/s), neither's TPCs changed: partitions split the SMs, not the "
                                             "GPU's power, clocks, L2 or memory bandwidth (see the power and clock meters)",

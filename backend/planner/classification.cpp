@@ -50,7 +50,7 @@ Classification decide(Classification c, int total_tpcs, std::optional<double> me
     const double threshold = options.memory_below_speedup;
     c.intensity = s < threshold ? Intensity::memory : Intensity::compute;
     std::string why = fmt::format("from {} to {} TPCs it runs {:.2f}x as fast ({}; 2x: compute-bound, 1x: "
-                                  "saturated at half the GPU, seed 002 Definition 1)",
+                                  "saturated at half the GPU, Zahaf et al., RTNS 2021, Definition 1)",
                                   total_tpcs / 2, total_tpcs, s, source);
     if (memory_throughput && std::abs(s - threshold) <= options.ambiguity) {
         c.decided_by_memory_throughput = true;

@@ -122,7 +122,7 @@ PartitionResult partition_and_allocate(const std::vector<Task>& tasks, int total
     result.lemma1_demand = lemma1_demand(tasks);
     if (result.lemma1_demand > total_tpcs) {
         result.reason = fmt::format("even spread perfectly over TPCs the targets need the work of {:.1f} TPCs and the "
-                                    "GPU has {} (seed 002 Lemma 1)",
+                                    "GPU has {} (Zahaf et al., RTNS 2021, Lemma 1)",
                                     result.lemma1_demand, total_tpcs);
         return result;
     }
@@ -134,7 +134,7 @@ PartitionResult partition_and_allocate(const std::vector<Task>& tasks, int total
         const auto m = lemma2_tpcs(t, total_tpcs);
         if (!m) {
             result.reason = fmt::format("{} cannot meet its target even alone on all {} TPCs: one job takes {:.4g} s "
-                                        "there and must end within {:.4g} s (seed 002 Lemma 2)",
+                                        "there and must end within {:.4g} s (Zahaf et al., RTNS 2021, Lemma 2)",
                                         t.name, total_tpcs, t.no_conflict.time(total_tpcs), t.deadline);
             return result;
         }
@@ -163,7 +163,7 @@ PartitionResult partition_and_allocate(const std::vector<Task>& tasks, int total
             result.partitions = list;
             result.required_tpcs = required(list);
             result.reason = fmt::format("no two partitions can be merged any more and they need {} TPCs of the {} "
-                                        "(seed 002 Algorithm 1 line 7)",
+                                        "(Zahaf et al., RTNS 2021, Algorithm 1 line 7)",
                                         result.required_tpcs, total_tpcs);
             return result;
         }

@@ -205,7 +205,7 @@ TEST(PartitionAllocate, ExampleBInfeasibleWhenNoMergeIsLeft) {
     EXPECT_FALSE(r.schedulable);
     EXPECT_EQ(r.partitions, (std::vector<Partition>{part({1}, 2), part({0}, 2)}));
     EXPECT_EQ(r.required_tpcs, 4);
-    EXPECT_EQ(r.reason, "no two partitions can be merged any more and they need 4 TPCs of the 2 (seed 002 Algorithm 1 line 7)");
+    EXPECT_EQ(r.reason, "no two partitions can be merged any more and they need 4 TPCs of the 2 (Zahaf et al., RTNS 2021, Algorithm 1 line 7)");
     ASSERT_EQ(r.steps.size(), 1u);
     EXPECT_EQ(r.steps[0].kind, MergeStep::Kind::forbidden);
 }
@@ -218,7 +218,7 @@ TEST(PartitionAllocate, Lemma1RejectsFirst) {
     EXPECT_FALSE(r.schedulable);
     EXPECT_TRUE(r.partitions.empty());
     EXPECT_EQ(r.reason, "even spread perfectly over TPCs the targets need the work of 1.8 TPCs and the GPU has 1 "
-                        "(seed 002 Lemma 1)");
+                        "(Zahaf et al., RTNS 2021, Lemma 1)");
 }
 
 // A task whose fixed part alone exceeds its deadline (b = 80 > D = 75) fits no partition (Lemma 2).
@@ -228,7 +228,7 @@ TEST(PartitionAllocate, Lemma2RejectsATaskNoPartitionCanHold) {
     const PartitionResult r = partition_and_allocate(tasks, 68);
     EXPECT_FALSE(r.schedulable);
     EXPECT_EQ(r.reason.rfind("copy cannot meet its target even alone on all 68 TPCs", 0), 0u) << r.reason;
-    EXPECT_NE(r.reason.find("(seed 002 Lemma 2)"), std::string::npos);
+    EXPECT_NE(r.reason.find("(Zahaf et al., RTNS 2021, Lemma 2)"), std::string::npos);
 }
 
 // Two memory-intensive tasks that would share 1 TPC happily by the seed's test with k = 1 are kept

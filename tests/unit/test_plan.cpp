@@ -79,7 +79,7 @@ TEST(Plan, InfeasibleTargetsSayWhyAndWhatIsClosest) {
     const PartitionPlan plan = plan_partitions({matmul(Target::share(0.9)), copy(Target::rate(800))}, 66);
     EXPECT_FALSE(plan.feasible);
     EXPECT_EQ(plan.reason.rfind("no two partitions can be merged any more and they need 79 TPCs of the 66 "
-                                "(seed 002 Algorithm 1 line 7); the closest plan meets 88.8% of every target", 0),
+                                "(Zahaf et al., RTNS 2021, Algorithm 1 line 7); the closest plan meets 88.8% of every target", 0),
               0u)
         << plan.reason;
     EXPECT_LE(plan.closest_fraction, 0.00125 / (0.0009 + 0.0066 / 13));
@@ -99,7 +99,7 @@ TEST(Plan, TargetsBeyondTheWholeGpusWork) {
     const PartitionPlan plan = plan_partitions({matmul(Target::rate(2000)), copy(Target::rate(100))}, 66);
     EXPECT_FALSE(plan.feasible);
     EXPECT_EQ(plan.reason.rfind("even spread perfectly over TPCs the targets need the work of 132.8 TPCs and the "
-                                "GPU has 66 (seed 002 Lemma 1)", 0),
+                                "GPU has 66 (Zahaf et al., RTNS 2021, Lemma 1)", 0),
               0u)
         << plan.reason;
     EXPECT_LT(plan.closest_fraction, 1.0 / 0.00102 / 2000);  // matmul's whole-GPU rate, 49% of its target
@@ -111,7 +111,7 @@ TEST(Plan, TargetAboveTheFullGpuRate) {
     const PartitionPlan plan = plan_partitions({copy(Target::rate(1050))}, 66);
     EXPECT_FALSE(plan.feasible);
     EXPECT_EQ(plan.reason.rfind("copy cannot meet its target even alone on all 66 TPCs: one job takes 0.001 s there "
-                                "and must end within 0.0009524 s (seed 002 Lemma 2)", 0),
+                                "and must end within 0.0009524 s (Zahaf et al., RTNS 2021, Lemma 2)", 0),
               0u)
         << plan.reason;
     EXPECT_LE(plan.closest_fraction, 1000.0 / 1050.0);

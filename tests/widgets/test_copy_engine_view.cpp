@@ -64,7 +64,7 @@ private slots:
         }
         QStringList legend;
         for (const auto& row : layout.legend) legend << row.text;
-        QVERIFY(legend.first().startsWith(QStringLiteral("shared physical copy engine (seed 003 rule R8)")));
+        QVERIFY(legend.first().startsWith(QStringLiteral("shared physical copy engine (Bakita & Anderson, RTAS 2024, rule R8)")));
         QVERIFY(legend.contains(QStringLiteral("⚠ LCE0 and LCE2 share PCEs 12,14: their copies interfere (Bakita & Anderson, RTAS 2024, rule R8)")));
         QVERIFY(legend.last().startsWith(QStringLiteral("source: recorded: tests/fixtures/live-h200/live-h200.json (rmctrl: CE_GET_ALL_CAPS")));
         // Boxes and legend lie inside the picture.
@@ -78,7 +78,7 @@ private slots:
         const CopyEngineBox& pce12 = box(layout, CopyEngineBox::Kind::pce, 12);
         QCOMPARE(layout.box_at(pce12.rect.center()), &pce12);
         QCOMPARE(layout.box_at(pce12.rect.center() + QPointF(pce12.rect.width(), 0)), nullptr);  // right of it: nothing
-        QVERIFY(pce12.tooltip.contains(QStringLiteral("shared physical copy engine (seed 003 rule R8)")));
+        QVERIFY(pce12.tooltip.contains(QStringLiteral("shared physical copy engine (Bakita & Anderson, RTAS 2024, rule R8)")));
         QVERIFY(pce12.tooltip.contains(QStringLiteral("LCE0 (GRCE) and LCE2")));
         QVERIFY(pce12.tooltip.contains(QStringLiteral("source: recorded:")));
         const QString lce0 = box(layout, CopyEngineBox::Kind::lce, 0).tooltip;
@@ -101,7 +101,7 @@ private slots:
         QHelpEvent help(QEvent::ToolTip, at.toPoint(), view.mapToGlobal(at.toPoint()));
         QCoreApplication::sendEvent(&view, &help);
         QTRY_VERIFY(QToolTip::isVisible());
-        QVERIFY(QToolTip::text().contains(QStringLiteral("shared physical copy engine (seed 003 rule R8)")));
+        QVERIFY(QToolTip::text().contains(QStringLiteral("shared physical copy engine (Bakita & Anderson, RTAS 2024, rule R8)")));
 
         // Pointing at LCE0 raises its edges: the picture changes.
         const QImage before = view.grab().toImage();
@@ -209,7 +209,7 @@ private slots:
         QVERIFY(layout.boxes.empty());
         QCOMPARE(layout.unavailable,
                  QStringLiteral("No LCE → PCE wiring for this GPU: Fig. 11 is a drawing; its wiring is not in gpupart's copy of the paper"));
-        QVERIFY(layout.legend.back().text.contains(QStringLiteral("seed 003")));
+        QVERIFY(layout.legend.back().text.contains(QStringLiteral("Bakita & Anderson, RTAS 2024")));
         CopyEngineView view;
         view.setGpu(builtin("gtx1060"));
         QCOMPARE(view.boxAt(QPointF(50, 50)), nullptr);
