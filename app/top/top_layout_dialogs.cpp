@@ -64,11 +64,22 @@ void draw_lines_box(Screen& screen, const std::string& title, const std::vector<
 // The help box: its lines scroll (↑ ↓ PgUp PgDn Home End) where the terminal is shorter than they are
 // (60x16); the last line of the box says where it is and that any other key closes it.
 void draw_help(Screen& screen, const UiState& ui) {
-    const auto& lines = help_lines();
     int widest = 0;
-    for (const std::string& line : lines) widest = std::max(widest, text_width(line));
-    const int total = static_cast<int>(lines.size());
+    for (const std::string& line : help_lines()) widest = std::max(widest, text_width(line));
     const int width = std::min(screen.width() - 2, widest + 4);
+    // Narrower than its lines (60 columns), each is wrapped under its key's column rather than cut.
+    std::vector<std::string> lines;
+    for (const std::string& line : help_lines()) {
+        if (text_width(line) <= width - 4) {
+            lines.push_back(line);
+            continue;
+        }
+        const bool keyed = line.size() > 11 && line.substr(0, 11).ends_with("  ");  // "Tab        ...", or its next line
+        const std::string indent = keyed ? std::string(11, ' ') : "";
+        const auto parts = wrap(keyed ? line.substr(11) : line, width - 4 - static_cast<int>(indent.size()));
+        for (std::size_t i = 0; i < parts.size(); ++i) lines.push_back((i == 0 && keyed ? line.substr(0, 11) : indent) + parts[i]);
+    }
+    const int total = static_cast<int>(lines.size());
     const int height = std::min(screen.height() - 1, total + 3);
     const int rows = std::max(1, height - 3);  // inside the box, less the line of keys
     const int first = std::clamp(ui.help_first_line, 0, std::max(0, total - rows));
@@ -81,7 +92,7 @@ void draw_help(Screen& screen, const UiState& ui) {
     draw_box(screen, top, left, height, width, "gpupart top · keys");
     for (int i = 0; i < rows && first + i < total; ++i)
         screen.put(top + 1 + i, left + 2, fit(lines[static_cast<std::size_t>(first + i)], width - 4), {Role::normal}, width - 4);
-    const std::string keys = total > rows ? fmt::format("{}-{} of {} · ↑ ↓ PgUp PgDn scroll · any other key closes", first + 1,
+    const std::string keys = total > rows ? fmt::format("{}-{} of {} · ↑ ↓ PgUp PgDn scroll · other keys close", first + 1,
                                                         first + rows, total)
                                           : "any key closes this help";
     screen.put(top + height - 2, left + 2, fit(keys, width - 4), {Role::dim}, width - 4);

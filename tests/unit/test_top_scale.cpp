@@ -12,6 +12,7 @@
 
 #include "platform/process_usage.hpp"
 #include "top/top_colours.hpp"
+#include "top/top_input.hpp"
 #include "top/top_layout.hpp"
 #include "top/top_view.hpp"
 #include "top_test_data.hpp"
@@ -268,4 +269,70 @@ TEST(TopScale, EverySortedColumnShowsItsArrow) {
             EXPECT_NE(header.find(title), std::string::npos) << width << " " << title << "\n" << screen.text();
         }
     }
+}
+
+// The help box at 60x16 shows part of its lines and scrolls with the arrows and PgUp/PgDn (any other key
+// closes it, as before).
+TEST(TopScale, TheHelpScrollsAt60x16) {
+    const TopData data = frame_data(node_processes());
+    UiState ui;
+    Screen last = layout_top(data, ui, 60, 16);
+    handle_key(ui, data, last, code_key(KeyCode::f1));
+    last = layout_top(data, ui, 60, 16);
+    SCOPED_TRACE(last.text());
+    EXPECT_NE(last.text().find("1-12 of "), std::string::npos);
+    EXPECT_NE(last.text().find("Tab        focus table"), std::string::npos);
+    for (int r = 0; r < last.height(); ++r) {  // inside the box: wrapped, not cut
+        const std::string line = last.row_text(r);
+        const auto left = line.find("│"), right = line.rfind("│");
+        if (left != std::string::npos && right != left) {
+            EXPECT_EQ(line.substr(left, right - left).find("…"), std::string::npos) << line;
+        }
+    }
+    handle_key(ui, data, last, code_key(KeyCode::down));
+    EXPECT_EQ(ui.dialog, Dialog::help);
+    last = layout_top(data, ui, 60, 16);
+    EXPECT_NE(last.text().find("2-13 of "), std::string::npos) << last.text();
+    EXPECT_EQ(last.text().find("Tab        focus table"), std::string::npos);
+    handle_key(ui, data, last, code_key(KeyCode::page_down));
+    last = layout_top(data, ui, 60, 16);
+    EXPECT_NE(last.text().find("13-24 of "), std::string::npos) << last.text();
+    handle_key(ui, data, last, code_key(KeyCode::end));
+    last = layout_top(data, ui, 60, 16);
+    EXPECT_NE(last.text().find("lists them."), std::string::npos) << last.text();
+    handle_key(ui, data, last, char_key('x'));
+    EXPECT_EQ(ui.dialog, Dialog::none);
+}
+
+// htop's keys where htop users press them: P M T sort, F7 F8 a TPC more or less, Ctrl-L repaints, v hides
+// the floorplan; the help and the footer name them.
+TEST(TopScale, HtopsKeysDoTheNearestThing) {
+    const TopData data = frame_data(node_processes());
+    UiState ui;
+    ui.selected_pid = 6003;
+    const Screen last = layout_top(data, ui, 200, 50);
+    handle_key(ui, data, last, char_key('P'));
+    EXPECT_EQ(ui.sort, SortKey::cpu);
+    EXPECT_TRUE(ui.sort_descending);
+    handle_key(ui, data, last, char_key('M'));
+    EXPECT_EQ(ui.sort, SortKey::rss);
+    handle_key(ui, data, last, char_key('T'));
+    EXPECT_EQ(ui.sort, SortKey::launches);
+    const Intent grow = handle_key(ui, data, last, code_key(KeyCode::f7));
+    EXPECT_EQ(grow.kind, IntentKind::grow);
+    ASSERT_EQ(grow.targets.size(), 1u);
+    EXPECT_EQ(grow.targets[0].pid, 6003);
+    EXPECT_EQ(handle_key(ui, data, last, code_key(KeyCode::f8)).kind, IntentKind::shrink);
+    EXPECT_EQ(handle_key(ui, data, last, char_key(0x0c)).kind, IntentKind::redraw);
+    handle_key(ui, data, last, char_key('v'));
+    EXPECT_FALSE(ui.settings.show_floorplan);
+    handle_key(ui, data, last, code_key(KeyCode::f5));
+    EXPECT_NE(ui.message.find("tree"), std::string::npos);
+    const std::string footer = layout_top(data, UiState{}, 200, 50).row_text(49);
+    for (const char* key : {"F7TPC+", "F8TPC-", "PMTSort", "vFloorplan", "^LRedraw"}) EXPECT_NE(footer.find(key), std::string::npos) << footer;
+    UiState help;
+    help.dialog = Dialog::help;
+    const std::string text = layout_top(data, help, 80, 24).text();
+    for (const char* line : {"P M T      sort by CPU%", "F7 F8", "^L", "v          floorplan", "F5 no tree"})
+        EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
 }
