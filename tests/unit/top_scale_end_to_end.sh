@@ -20,7 +20,7 @@ for vendor in /sys/bus/pci/devices/*/vendor; do grep -q 0x10de "$vendor" 2> /dev
 
 # 33 workers: the demo starts 16 at most a call.
 for n in 16 16 1; do "$gpupart" demo start --workers "$n" --seconds 300 > /dev/null 2>&1 < /dev/null; done
-slots() { ls "$GPUPART_REGISTRY_DIR"/u*/*.slot 2> /dev/null | wc -l; }
+slots() { find "$GPUPART_REGISTRY_DIR" -mindepth 2 -maxdepth 2 -name "*.slot" 2> /dev/null | wc -l; }
 for _ in $(seq 1 200); do [ "$(slots)" -eq 33 ] && break; sleep 0.05; done
 check "33 demo workers" [ "$(slots)" -eq 33 ]
 
@@ -93,7 +93,7 @@ tmx send-keys -t top q
 
 # --batch, as top -b: every live process, no key hints.
 live=$(slots)
-"$gpupart" top --batch --size 120x40 ${snapshot[*]} > "$work/batch.txt"
+"$gpupart" top --batch --size 120x40 "${snapshot[@]}" > "$work/batch.txt"
 check "--batch: every process" [ "$(grep -cE "$row_re" "$work/batch.txt")" -eq "$live" ]
 check "--batch: no keys" lacks "$work/batch.txt" "F1Help"
 check "--batch: no scroll line" bash -c "! grep -qE '$more_line' '$work/batch.txt'"
