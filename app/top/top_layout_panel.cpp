@@ -75,7 +75,7 @@ int draw_share_meters(Screen& screen, int row, int column, int width, int rows, 
         meter(r++, fmt::format("{} {}", p.letter, p.pid), {owner_role(p.colour), true}, count,
               p.partitioned ? fmt::format("{}/{}", count, total) : "all");
     }
-    if (!all) screen.put(r++, column, fmt::format("… {} more in the table (sort by TPCS: F6)", order.size() - static_cast<std::size_t>(shown)), {Role::dim});
+    if (!all) screen.put(r++, column, fmt::format("… {} more in the table", order.size() - static_cast<std::size_t>(shown)), {Role::dim});
     const int free = free_tpcs(data).count();
     meter(r++, "free", {Role::free_tpc}, free, fmt::format("{}/{}", free, total));
     return r - row;
