@@ -55,7 +55,7 @@ private:
     OwnerLetters letters_;  // each process keeps its letter for its life
     GpuMeterReader meters_;  // NVML, loaded once: the header's meters and each process's GPU memory
     InterferenceWatch interference_;  // a partition slowed while a neighbour sped up: a finding
-    ProcessUsageSampler usage_;        // CPU% and RSS from /proc
+    ProcessUsageSampler usage_{"/proc", kTopRateWindow};  // CPU% and RSS from /proc (a key's refresh keeps the last CPU%)
     ScalingClasses scaling_;           // each process's saved scaling curve (gpupart measure)
     TopData data_;
     UiState ui_;
