@@ -4,6 +4,7 @@
 # (read from /proc for those very pids), that "↓ N more" has its own line, that letters are not drawn bold
 # on colours, that the selection moves to the neighbour of a process that exits and then follows a process
 # (not a row) across a re-sort, that the exited letter is not given to a newcomer while its notice shows,
+# that NO_COLOR still gives attributes only,
 # and that --batch prints every process.
 #   top_scale_end_to_end.sh PATH/TO/gpupart WORK_DIR [SCREENSHOT_DIR]
 # Exits 77 (ctest: skipped) when tmux is missing.
@@ -89,6 +90,13 @@ save top-scale-80x24.txt
 tmx send-keys -t top v
 check "v hides the floorplan" screen_until -v -F "Floorplan"
 check "80x24 without the floorplan: at least 13 rows" holds at_least_rows 13
+tmx send-keys -t top q
+# NO_COLOR still means attributes only: no colour at all, the header and the selection in reverse video.
+tmx send-keys -t top clear Enter "NO_COLOR=1 $gpupart top -d 5 ${snapshot[*]}" Enter
+check "NO_COLOR: top starts" wait_for "F1Help"
+tmx capture-pane -p -e -t top > "$work/no-colour.txt"
+check "NO_COLOR: no colour" bash -c "! grep -qP '\e\[(3|4)[0-7]m' '$work/no-colour.txt'"
+check "NO_COLOR: reverse video" grep -qP '\e\[7m' "$work/no-colour.txt"
 tmx send-keys -t top q
 
 # --batch, as top -b: every live process, no key hints.
