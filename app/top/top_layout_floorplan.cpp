@@ -1,6 +1,7 @@
 // The floorplan section: every GPC as a row of TPC slots, each TPC lettered and coloured by the process
 // holding it ('.' free, '*' held by several), holes left blank, marks and the cursor shown on the cells.
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
@@ -59,7 +60,8 @@ std::string sm_text(const Gpu& gpu, int bit) {
 // "A 8 · B 1 · 2 shared · 0 free": who holds this GPC's TPCs, in `width` cells. Where that is too long
 // (many holders, shared TPCs, 80 columns) it is shortened on purpose, never cut mid-word: "A8 B1 *2 .0"
 // (the floorplan's own marks: * shared, . free), then the first holders and "+3" for the rest.
-std::string row_summary(const FloorRow& row, const TopData& data, const Ownership& owners, int width) {
+// `allow_full`: false where another GPC's row needs the short form, so that every row reads alike.
+std::string row_summary(const FloorRow& row, const TopData& data, const Ownership& owners, int width, bool allow_full = true) {
     std::map<char, int> held;
     int free = 0, shared = 0;
     for (int bit : row.slots) {
@@ -82,14 +84,14 @@ std::string row_summary(const FloorRow& row, const TopData& data, const Ownershi
         if (free > 0 || held.empty()) parts.push_back(brief ? fmt::format(".{}", free) : fmt::format("{} free", free));
         return fmt::format("{}", fmt::join(parts, brief ? " " : " · "));
     };
-    if (const std::string full = join(false, held.size()); text_width(full) <= width) return full;
+    if (const std::string full = join(false, held.size()); allow_full && text_width(full) <= width) return full;
     for (std::size_t keep = held.size() + 1; keep-- > 0;)
         if (const std::string brief = join(true, keep); text_width(brief) <= width) return brief;
     return fit(join(true, 0), width);
 }
 
 void draw_row(Screen& screen, int row, int column, const FloorRow& floor_row, const TopData& data, const UiState& ui,
-              const Ownership& owners, int cursor, FloorplanMode mode, std::size_t slot_count, int right_edge) {
+              const Ownership& owners, int cursor, FloorplanMode mode, std::size_t slot_count, int right_edge, bool brief) {
     const int cw = cell_width(mode);
     int c = column;
     if (mode == FloorplanMode::compact) {
@@ -131,7 +133,7 @@ void draw_row(Screen& screen, int row, int column, const FloorRow& floor_row, co
     }
     if (mode != FloorplanMode::compact) {
         const int room = right_edge - (cells_end + 2);  // up to the side panel, where there is one
-        screen.put(row, cells_end + 2, row_summary(floor_row, data, owners, room), {Role::dim}, room);
+        screen.put(row, cells_end + 2, row_summary(floor_row, data, owners, room, !brief), {Role::dim}, room);
     }
 }
 
@@ -179,9 +181,16 @@ int draw_floorplan(Screen& screen, int row, const TopData& data, const UiState& 
     std::size_t slot_count = 0;
     for (const FloorRow& r : rows) slot_count = std::max(slot_count, r.slots.size());
     if (mode != FloorplanMode::compact) {
+        // The summaries' room right of the cells (as draw_row places them): where one GPC's long form does
+        // not fit, every row takes the short one.
+        const int cells_end = kLabelWidth + (screen.width() >= kCountsWidth ? 14 : 0) + 1 + static_cast<int>(slot_count) * (cell_width(mode) + 1);
+        const int room = width - (cells_end + 2);
+        const bool brief = std::any_of(rows.begin(), rows.end(), [&](const FloorRow& r) {
+            return text_width(row_summary(r, data, owners, std::numeric_limits<int>::max())) > room;
+        });
         const int step = mode == FloorplanMode::tall ? 2 : 1;
         for (std::size_t i = 0; i < rows.size(); ++i)
-            draw_row(screen, row + 1 + static_cast<int>(i) * step, 0, rows[i], data, ui, owners, cursor, mode, slot_count, width);
+            draw_row(screen, row + 1 + static_cast<int>(i) * step, 0, rows[i], data, ui, owners, cursor, mode, slot_count, width, brief);
         return 1 + static_cast<int>(rows.size()) * step;
     }
     const int columns = compact_columns(rows, screen.width());
@@ -190,7 +199,7 @@ int draw_floorplan(Screen& screen, int row, const TopData& data, const UiState& 
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const int col = static_cast<int>(i) / per_column;
         draw_row(screen, row + 1 + static_cast<int>(i) % per_column, 2 + col * column_width, rows[i], data, ui, owners, cursor,
-                 mode, slot_count, width);
+                 mode, slot_count, width, false);
     }
     return 1 + per_column;
 }

@@ -336,3 +336,20 @@ TEST(TopScale, HtopsKeysDoTheNearestThing) {
     for (const char* line : {"P M T      sort by CPU%", "F7 F8", "^L", "v          floorplan", "F5 no tree"})
         EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
 }
+
+// The per-GPC summary is never cut: too long for its room, every row takes the short form ("A1 E1 *2 .4",
+// the floorplan's own marks), not only the row that needs it.
+TEST(TopScale, GpcSummariesAreShortenedAlikeNeverCut) {
+    const Screen screen = layout_top(frame_data(node_processes()), UiState{}, 120, 40);
+    SCOPED_TRACE(screen.text());
+    int long_form = 0, short_form = 0;
+    for (int r = 0; r < screen.height(); ++r) {
+        const std::string line = screen.row_text(r);
+        if (!line.starts_with("gpc")) continue;
+        const std::string summary = line.substr(line.rfind("│ ") + std::string("│ ").size());
+        EXPECT_EQ(summary.find("…"), std::string::npos) << line;
+        (summary.find(" · ") != std::string::npos ? long_form : short_form) += 1;
+    }
+    EXPECT_EQ(long_form, 0);
+    EXPECT_EQ(short_form, 8);
+}
