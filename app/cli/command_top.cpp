@@ -28,6 +28,7 @@ struct TopOptions {
     bool delay_given = false;  // -d: for this session, over toprc's
     std::string sort;          // --sort COLUMN: for this session, over toprc's
     bool no_colour = false;
+    bool no_floorplan = false;  // --no-floorplan: for this session, over toprc's (v toggles it live)
     bool batch = false;
     int frames = 1;
     std::string size;
@@ -73,6 +74,7 @@ top::SavedView starting_view(const TopOptions& options, const top::SavedView& fr
     top::SavedView view = from_file;
     if (options.delay_given) view.settings.delay_tenths = options.delay_tenths;
     if (options.no_colour || no_color_requested()) view.settings.colour = false;
+    if (options.no_floorplan) view.settings.show_floorplan = false;
     if (std::strcmp(::nl_langinfo(CODESET), "UTF-8") != 0) view.settings.ascii = true;  // the terminal cannot show them
     if (const auto key = top::sort_key_named(options.sort)) {  // checked by the option's validator
         view.sort = *key;
@@ -143,9 +145,12 @@ Command add_top_command(CLI::App& app) {
             },
             "COLUMN"));
     top->add_flag("-C,--no-colour,--no-color", options->no_colour, "No colours (attributes only); the default where NO_COLOR is set");
-    top->add_flag("-b,--batch", options->batch, "Print frames as plain text to stdout instead of the interactive view");
+    top->add_flag("--no-floorplan", options->no_floorplan,
+                  "Hide the floorplan: the process table takes its rows (v toggles it; F2 keeps it in toprc as floorplan=no)");
+    top->add_flag("-b,--batch", options->batch,
+                  "Print frames as plain text to stdout instead of the interactive view: every process, as top -b");
     top->add_option("-n,--frames", options->frames, "With --batch: how many frames (one every --delay)")->check(CLI::Range(1, 100000));
-    top->add_option("--size", options->size, "With --batch: COLUMNSxLINES of a frame (default: the terminal's, else 120x40)");
+    top->add_option("--size", options->size, "With --batch: COLUMNSxLINES of a frame, taller where every process needs it (default: the terminal's, else 120x40)");
     add_snapshot_options(*top, options->snapshot);
     return {top, [options, delay] {
                 options->delay_given = delay->count() > 0;

@@ -1,6 +1,7 @@
 // The only file of gpupart that includes curses. Everything it shows comes from TopSession::frame; it
 // adds colours, reads keys and clicks, and makes sure the terminal is restored whatever happens.
 #include "top/top_curses.hpp"
+#include "top/top_colours.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -65,52 +66,6 @@ struct CursesGuard {
     CursesGuard& operator=(const CursesGuard&) = delete;
 };
 
-struct Look {
-    short foreground = -1;
-    short background = -1;
-    attr_t attributes = A_NORMAL;
-};
-
-// Colours by role (htop's palette: green table header, cyan footer labels and selection).
-Look colour_look(Role role) {
-    switch (role) {
-        case Role::normal: return {};
-        case Role::dim: return {-1, -1, A_DIM};
-        case Role::title: return {COLOR_CYAN, -1, A_BOLD};
-        case Role::label: return {COLOR_CYAN, -1};
-        case Role::value: return {-1, -1, A_BOLD};
-        case Role::good: return {COLOR_GREEN, -1};
-        case Role::bad: return {COLOR_RED, -1};
-        case Role::hole: return {};
-        case Role::free_tpc: return {-1, -1, A_DIM};
-        case Role::overlap: return {COLOR_WHITE, COLOR_RED, A_BOLD};
-        case Role::owner0: return {COLOR_BLACK, COLOR_GREEN};
-        case Role::owner1: return {COLOR_BLACK, COLOR_CYAN};
-        case Role::owner2: return {COLOR_BLACK, COLOR_YELLOW};
-        case Role::owner3: return {COLOR_BLACK, COLOR_MAGENTA};
-        case Role::owner4: return {COLOR_WHITE, COLOR_BLUE};
-        case Role::owner5: return {COLOR_BLACK, COLOR_WHITE};
-        case Role::table_header: return {COLOR_BLACK, COLOR_GREEN};
-        case Role::sorted_header: return {COLOR_BLACK, COLOR_CYAN};
-        case Role::row_selected: return {COLOR_BLACK, COLOR_CYAN};
-        case Role::tagged: return {COLOR_YELLOW, -1};
-        case Role::finding_error: return {COLOR_RED, -1};
-        case Role::finding_warning: return {COLOR_YELLOW, -1};
-        case Role::finding_info: return {COLOR_CYAN, -1};
-        case Role::footer_key: return {-1, -1, A_BOLD};
-        case Role::footer_label: return {COLOR_BLACK, COLOR_CYAN};
-        case Role::message_ok: return {COLOR_GREEN, -1};
-        case Role::message_error: return {COLOR_RED, -1};
-        case Role::box: return {COLOR_CYAN, -1};
-        case Role::box_title: return {-1, -1, A_BOLD};
-        case Role::menu_selected: return {COLOR_BLACK, COLOR_CYAN};
-        case Role::menu_disabled: return {-1, -1, A_DIM};
-        case Role::input: return {COLOR_YELLOW, -1, A_BOLD};
-        case Role::filter_marker: return {COLOR_BLACK, COLOR_YELLOW, A_BOLD};
-    }
-    return {};
-}
-
 // -C: attributes only, as htop -C (owners stay apart by their letters).
 attr_t mono_attributes(Role role) {
     switch (role) {
@@ -128,9 +83,16 @@ constexpr int kRoleCount = static_cast<int>(Role::filter_marker) + 1;  // the la
 
 void init_pairs() {
     for (int role = 0; role < kRoleCount; ++role) {
-        const Look look = colour_look(static_cast<Role>(role));
-        init_pair(static_cast<short>(role + 1), look.foreground, look.background);
+        const Look look = role_look(static_cast<Role>(role));
+        init_pair(static_cast<short>(role + 1), static_cast<short>(look.foreground), static_cast<short>(look.background));
     }
+}
+
+// A cell in colour: top_colours decides (no bold on a coloured background); curses only sets it.
+attr_t colour_attributes(const Cell& cell) {
+    const Look look = colour_cell_look(cell);
+    return (look.bold ? A_BOLD : A_NORMAL) | (look.dim ? A_DIM : A_NORMAL) | (look.reverse ? A_REVERSE : A_NORMAL) |
+           (look.underline ? A_UNDERLINE : A_NORMAL);
 }
 
 void paint(const Screen& screen, bool colour) {
@@ -138,10 +100,13 @@ void paint(const Screen& screen, bool colour) {
     for (int r = 0; r < screen.height(); ++r)
         for (int c = 0; c < screen.width(); ++c) {
             const Cell& cell = screen.at(r, c);
-            attr_t attributes = colour ? colour_look(cell.role).attributes : mono_attributes(cell.role);
-            if (cell.bold) attributes |= A_BOLD;
-            if (cell.reverse) attributes |= A_REVERSE;
-            if (cell.underline) attributes |= A_UNDERLINE;
+            attr_t attributes = colour_attributes(cell);
+            if (!colour) {  // -C, NO_COLOR: attributes only
+                attributes = mono_attributes(cell.role);
+                if (cell.bold) attributes |= A_BOLD;
+                if (cell.reverse) attributes |= A_REVERSE;
+                if (cell.underline) attributes |= A_UNDERLINE;
+            }
             const wchar_t text[2] = {static_cast<wchar_t>(cell.ch), L'\0'};
             cchar_t glyph;
             setcchar(&glyph, text, attributes, colour ? static_cast<short>(static_cast<int>(cell.role) + 1) : 0, nullptr);
@@ -220,6 +185,7 @@ int run_interactive(TopSession& session) {
         }
         const Key key = translate(status, code);
         if (!session.handle(key)) break;
+        if (session.take_repaint()) clearok(curscr, TRUE);  // Ctrl-L: the whole screen again, as htop
         dirty = true;
     }
     return g_signal != 0 ? 128 + g_signal : 0;

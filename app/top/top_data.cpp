@@ -119,7 +119,7 @@ void add_smlp(TopData& data, std::vector<SmlpEntry> entries, std::uint64_t now_n
 void add_usage(TopData& data, ProcessUsageSampler& usage, std::chrono::steady_clock::time_point now) {
     std::vector<std::pair<int, std::uint64_t>> alive;
     for (TopProcess& process : data.processes) {
-        if (process.simulated) continue;  // a demo worker's CPU is not a CUDA process's
+        // Every process, a demo worker too: it is a real process on this host, and the app shows its CPU and RSS.
         const ProcessUsage sample = usage.sample(process.pid, process.start_time, now);
         process.cpu_percent = sample.cpu_percent;
         process.rss_bytes = sample.rss_bytes;

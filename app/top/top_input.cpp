@@ -192,7 +192,7 @@ Intent handle_key(UiState& ui, const TopData& data, const Screen& last, const Ke
     if (key.code != KeyCode::mouse) ui.message.clear();
     const bool floorplan = ui.focus == Focus::floorplan;
     switch (key.code) {
-        case KeyCode::f1: ui.dialog = Dialog::help; return {};
+        case KeyCode::f1: ui.dialog = Dialog::help; ui.help_first_line = 0; return {};
         case KeyCode::f2: ui.dialog = Dialog::setup; ui.menu_item = 0; return {};
         case KeyCode::f3: ui.dialog = Dialog::search; ui.input.clear(); return {};
         case KeyCode::f4: ui.dialog = Dialog::filter; ui.input = ui.filter; return {};
@@ -203,6 +203,11 @@ Intent handle_key(UiState& ui, const TopData& data, const Screen& last, const Ke
             return {};
         }
         case KeyCode::f9: ui.dialog = Dialog::action_menu; ui.menu_item = 0; return {};
+        // htop's keys that have no meaning for TPCs say what does the nearest thing, as k does.
+        case KeyCode::f5: set_message(ui, "F5 (htop's tree): CUDA processes are listed flat here; F6 sorts, F4 filters", false); return {};
+        // htop's F7 (nice -: more of the machine) and F8 (nice +: less): here a TPC more or less, as + and -.
+        case KeyCode::f7: return {IntentKind::grow, {}, {}, target_processes(data, ui)};
+        case KeyCode::f8: return {IntentKind::shrink, {}, {}, target_processes(data, ui)};
         case KeyCode::f10: return just(IntentKind::quit);
         case KeyCode::tab:
         case KeyCode::back_tab: {
@@ -255,7 +260,7 @@ Intent handle_key(UiState& ui, const TopData& data, const Screen& last, const Ke
     switch (key.ch) {
         case 'q': return just(IntentKind::quit);
         case '?':
-        case 'h': ui.dialog = Dialog::help; return {};
+        case 'h': ui.dialog = Dialog::help; ui.help_first_line = 0; return {};
         case 'S': ui.dialog = Dialog::setup; ui.menu_item = 0; return {};
         case '/': ui.dialog = Dialog::search; ui.input.clear(); return {};
         case '\\': ui.dialog = Dialog::filter; ui.input = ui.filter; return {};
@@ -277,6 +282,15 @@ Intent handle_key(UiState& ui, const TopData& data, const Screen& last, const Ke
             set_message(ui, "k sends no signal here (htop's kill): F9 changes TPCs; kill(1) ends a process", true);
             return {};
         case 'G': return just(IntentKind::next_gpu);
+        // htop's sort shortcuts: P processor, M memory (resident, as htop's MEM%), T time (here: launches so far).
+        case 'P': sort_by(ui, SortKey::cpu); return {};
+        case 'M': sort_by(ui, SortKey::rss); return {};
+        case 'T': sort_by(ui, SortKey::launches); return {};
+        case 0x0c: return just(IntentKind::redraw);  // Ctrl-L: a new sample and a whole repaint, as htop
+        case 'v':  // the floorplan off and on: the table takes its rows (kept in toprc, F2)
+            ui.settings.show_floorplan = !ui.settings.show_floorplan;
+            if (!ui.settings.show_floorplan && ui.focus == Focus::floorplan) ui.focus = Focus::table;
+            return {};
         case '+':
         case '=': return {IntentKind::grow, {}, {}, target_processes(data, ui)};
         case '-': return {IntentKind::shrink, {}, {}, target_processes(data, ui)};

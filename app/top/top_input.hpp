@@ -11,7 +11,7 @@
 
 namespace gpupart::top {
 
-enum class IntentKind { none, quit, give, release, grow, shrink, undo, apply, next_gpu };
+enum class IntentKind { none, quit, give, release, grow, shrink, undo, apply, next_gpu, redraw };
 
 struct Intent {
     IntentKind kind = IntentKind::none;

@@ -55,6 +55,7 @@ Intent choose(UiState& ui, const TopData& data, const Screen& last, int item) {
             if (item == 2) ui.settings.show_findings = !ui.settings.show_findings;
             if (item == 3) ui.settings.show_sm_ids = !ui.settings.show_sm_ids;
             if (item == 4) ui.settings.ascii = !ui.settings.ascii;
+            if (item == 5) ui.settings.show_floorplan = !ui.settings.show_floorplan;
             return {};
         case Dialog::sort_menu:
             sort_by(ui, sort_choices(ui, last.table_columns)[static_cast<std::size_t>(item)]);
@@ -158,7 +159,16 @@ Intent full_view_key(UiState& ui, int& first_line, char32_t own_key, const Scree
 
 Intent dialog_key(UiState& ui, const TopData& data, const Screen& last, const Key& key) {
     switch (ui.dialog) {
-        case Dialog::help:
+        case Dialog::help: {
+            // Scroll keys scroll it (60x16 shows part of it); any other key closes it, as before.
+            const KeyCode scroll[] = {KeyCode::up, KeyCode::down, KeyCode::page_up, KeyCode::page_down, KeyCode::home, KeyCode::end};
+            if (std::find(std::begin(scroll), std::end(scroll), key.code) != std::end(scroll)) {
+                full_view_key(ui, ui.help_first_line, U'?', last, key);
+                return {};
+            }
+            ui.dialog = Dialog::none;
+            return {};
+        }
         case Dialog::finding: ui.dialog = Dialog::none; return {};
         case Dialog::setup:
         case Dialog::sort_menu:

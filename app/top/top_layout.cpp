@@ -186,10 +186,12 @@ void draw_footer(Screen& screen, int row, const UiState& ui) {
     const bool table = ui.focus == Focus::table;
     const bool filtered = !ui.filter.empty();  // as htop: F4 reads FILTER, highlighted, while a filter hides processes
     const Item items[] = {{"F1", "Help", KeyCode::f1},     {"F2", "Setup", KeyCode::f2},   {"F3", "Search", KeyCode::f3},
-                          {"F4", filtered ? "FILTER" : "Filter", KeyCode::f4},   {"F6", "SortBy", KeyCode::f6},  {"F9", "Action", KeyCode::f9},
+                          {"F4", filtered ? "FILTER" : "Filter", KeyCode::f4},   {"F6", "SortBy", KeyCode::f6},
+                          {"F7", "TPC+", KeyCode::f7},     {"F8", "TPC-", KeyCode::f8},    {"F9", "Action", KeyCode::f9},
                           {"F10", "Quit", KeyCode::f10},   {"Tab", "Focus", KeyCode::tab}, {"u", "Undo", KeyCode::none},
                           {"Spc", table ? "Tag" : "Mark", KeyCode::none}, {"Enter", table ? "Menu" : "Give", KeyCode::enter},
-                          {"+-", "TPC", KeyCode::none}};
+                          {"PMT", "Sort", KeyCode::none},  {"v", "Floorplan", KeyCode::none},  {"^L", "Redraw", KeyCode::none},
+                          {"F5", "Flat", KeyCode::f5}};
     int c = 0;
     for (const Item& item : items) {
         const std::string label = std::string(item.label) + " ";
@@ -205,7 +207,7 @@ void draw_footer(Screen& screen, int row, const UiState& ui) {
 struct Wants {
     int header = 0;
     int table = 0;            // header row and every visible process
-    int table_least = 0;      // header row and up to 5 processes
+    int table_least = 0;      // header row and up to 10 processes
     int findings = 0;         // title and every finding, wrapped
     int findings_least = 0;   // title and up to 3 findings
 };
@@ -215,7 +217,7 @@ Wants wants(const TopData& data, const UiState& ui, int width) {
     w.header = header_rows(data);
     const int shown = std::max<int>(1, static_cast<int>(visible_processes(data, ui).size()));
     w.table = 1 + shown;
-    w.table_least = 1 + std::min(shown, 5);
+    w.table_least = 1 + std::min(shown, 10);  // the floorplan's TPC numbers only where 10 processes still show
     if (ui.settings.show_findings) {
         w.findings = findings_rows_wanted(data, width - 2);
         w.findings_least = 1 + std::min(std::max<int>(1, static_cast<int>(data.findings.size())), 3);
@@ -227,16 +229,20 @@ Wants wants(const TopData& data, const UiState& ui, int width) {
 
 FloorplanMode floorplan_mode(const TopData& data, const UiState& ui, int width, int height) {
     const Wants w = wants(data, ui, width);
-    const auto fits = [&](FloorplanMode mode) {
+    // The process table is the point of a top: the SM ids' second line only where every process still shows,
+    // the TPC numbers where at least a few do; else the compact form.
+    const auto fits = [&](FloorplanMode mode, int table) {
         return floorplan_width(data, mode, width) - 22 <= width &&  // the GPC summaries may be cut
-               w.header + floorplan_height(data, mode, width) + w.table_least + w.findings_least + 2 <= height;
+               w.header + floorplan_height(data, mode, width) + table + w.findings_least + 2 <= height;
     };
-    if (ui.settings.show_sm_ids && width >= 100 && fits(FloorplanMode::tall)) return FloorplanMode::tall;
-    if (fits(FloorplanMode::wide)) return FloorplanMode::wide;
+    if (ui.settings.show_sm_ids && width >= 100 && fits(FloorplanMode::tall, w.table)) return FloorplanMode::tall;
+    if (fits(FloorplanMode::wide, w.table_least)) return FloorplanMode::wide;
     return FloorplanMode::compact;
 }
 
-Screen layout_top(const TopData& data, const UiState& ui, int width, int height) {
+namespace {
+
+Screen layout_at(const TopData& data, const UiState& ui, int width, int height) {
     Screen screen(width, height, ui.settings.ascii);
     if (width < kMinWidth || height < kMinHeight) {
         screen.put(0, 0, fmt::format("gpupart top needs {}x{} at least", kMinWidth, kMinHeight), {Role::bad, true});
@@ -244,40 +250,43 @@ Screen layout_top(const TopData& data, const UiState& ui, int width, int height)
         return screen;
     }
     const bool wide = width >= 120;
+    const bool show_floorplan = ui.settings.show_floorplan;
     const FloorplanMode mode = floorplan_mode(data, ui, width, height);
     const Wants w = wants(data, ui, width);
-    const int floorplan = floorplan_height(data, mode, width);
-    // Wide terminals get a side panel right of the floorplan (share meters, the selected process, the
-    // findings), taller than the floorplan where the table can spare the rows.
+    const int floorplan = show_floorplan ? floorplan_height(data, mode, width) : 0;
+    // Wide terminals get a side panel right of the floorplan (the TPC share of the biggest holders, the
+    // selected process), taller than the floorplan only with rows the table does not need: it never takes
+    // a process row. The findings stay under the table, where every width shows them.
     const int panel_left = floorplan_width(data, mode, width) + 2;
-    const bool side = mode != FloorplanMode::compact && width - panel_left >= kSidePanelWidth;
-    int section = side ? std::max(floorplan, std::min(side_panel_rows(data, width - panel_left),
-                                                      height - w.header - w.table_least - 2))
+    const bool side = show_floorplan && mode != FloorplanMode::compact && width - panel_left >= kSidePanelWidth;
+    int section = side ? std::max(floorplan, std::min(side_panel_rows(data),
+                                                      height - w.header - w.table - w.findings_least - 2))
                        : floorplan;
     // A small terminal (60x16 with the meters row) keeps the table's header and one process row: the
     // floorplan gives up its last rows and says so, rather than hiding every process (issue 19).
     const int floorplan_room = height - w.header - 2 - 2;
-    const bool floorplan_cut = !side && section > floorplan_room && floorplan_room >= 3;
+    const bool floorplan_cut = show_floorplan && !side && section > floorplan_room && floorplan_room >= 3;
     if (floorplan_cut) section = floorplan_room;
-    const int findings_wanted = side ? 0 : w.findings;
     // Blank lines between the sections where everything fits with room to spare.
-    const bool airy = w.header + section + w.table + findings_wanted + 2 + 3 <= height;
+    const bool airy = w.header + section + w.table + w.findings + 2 + 3 <= height;
     int row = draw_header(screen, data, ui, wide) + (airy ? 1 : 0);
-    draw_floorplan(screen, row, data, ui, mode);
-    if (floorplan_cut) {
-        const int last = row + section - 1;
-        screen.fill(last, 0, width, U' ', {Role::normal});
-        screen.put(last, 0, fit(fmt::format("  … {} more floorplan rows: a taller terminal shows them", floorplan - section + 1), width),
-                   {Role::dim});
+    if (show_floorplan) {
+        draw_floorplan(screen, row, data, ui, mode, side ? panel_left - 1 : width);
+        if (floorplan_cut) {
+            const int last = row + section - 1;
+            screen.fill(last, 0, width, U' ', {Role::normal});
+            screen.put(last, 0, fit(fmt::format("  … {} more floorplan rows: a taller terminal shows them (v hides it)", floorplan - section + 1), width),
+                       {Role::dim});
+        }
+        if (side) draw_side_panel(screen, row, panel_left, width - panel_left, section, data, ui);
+        row += section + (airy ? 1 : 0);
     }
-    if (side) draw_side_panel(screen, row, panel_left, width - panel_left, section, data, ui);
-    row += section + (airy ? 1 : 0);
 
     // The table and the findings share what is left above the status line and the footer; the findings
     // sit right above the status line, so they stay put while processes come and go.
     const int chrome = ui.batch ? 0 : 2;  // the status line and the keys: not in --batch frames
-    const int rest = height - row - chrome - (airy && !side ? 1 : 0);
-    int findings_rows = side ? 0 : std::min(w.findings, std::max(std::min(w.findings, w.findings_least), rest - w.table));
+    const int rest = height - row - chrome - (airy ? 1 : 0);
+    int findings_rows = std::min(w.findings, std::max(std::min(w.findings, w.findings_least), rest - w.table));
     int table_rows = rest - findings_rows;
     if (table_rows < 2) {
         table_rows = std::min(rest, 2);
@@ -288,12 +297,28 @@ Screen layout_top(const TopData& data, const UiState& ui, int width, int height)
         findings_rows = 0;
     }
     row += draw_table(screen, row, table_rows, data, ui, wide);
-    if (findings_rows > 0) draw_findings(screen, row + (airy ? 1 : 0), 2, width - 2, findings_rows, data);
+    if (findings_rows > 0) draw_findings(screen, row + (airy ? 1 : 0), 2, width - 2, findings_rows, data, !ui.batch);
+    if (ui.settings.show_findings) screen.hidden_rows += std::max(0, w.findings - findings_rows);
+    if (floorplan_cut) screen.hidden_rows += floorplan - section;
     if (!ui.batch) {
         draw_status(screen, height - 2, data, ui);
         draw_footer(screen, height - 1, ui);
     }
     draw_dialog(screen, data, ui);
+    return screen;
+}
+
+}  // namespace
+
+Screen layout_top(const TopData& data, const UiState& ui, int width, int height) {
+    if (!ui.batch) return layout_at(data, ui, width, height);
+    // --batch, as top -b: every process and every finding, whatever the size asked for; the frame grows
+    // by the rows it had no room for (a few rounds: a taller frame may choose another floorplan form).
+    Screen screen = layout_at(data, ui, width, height);
+    for (int round = 0; round < 4 && screen.hidden_rows > 0; ++round) {
+        height += screen.hidden_rows;
+        screen = layout_at(data, ui, width, height);
+    }
     return screen;
 }
 

@@ -27,15 +27,16 @@ const std::vector<std::string>& help_lines() {
         "Enter      floorplan: give the marked TPCs (or the cursor's) to",
         "           the selected process, taking them from their holders",
         "Del        floorplan: release the marked TPCs (held by nobody)",
-        "+ -        one TPC more / less for the selected (or tagged) ones",
+        "+ - F7 F8  a TPC more (+, F7) or less (-, F8): selected or tagged",
         "u          undo your last change  G  next GPU (one at a time)",
         "f          every finding whole    x  SMLP components: queues, holders",
         "F1 ?       this help          F2 S   setup (kept in toprc)",
         "F3 /       search             F4 \\   filter",
         "F6         sort menu          < >    sort column · I invert",
+        "P M T      sort by CPU%, RSS (host memory), LAUNCHES (htop's TIME)",
+        "v          floorplan off, on  ^L     sample now, repaint · F5 no tree",
         "F9         action menu        F10 q  quit   Esc  close, clear marks",
         "mouse      click a TPC, a process, a column title, a key below",
-        "",
         "Not htop's: F9 changes TPCs, never sends a signal; k only says so",
         "(kill(1) ends a process). Every change is planned, shown with its",
         "findings and made only when you confirm; `gpupart history` lists them.",
@@ -58,6 +59,43 @@ void draw_lines_box(Screen& screen, const std::string& title, const std::vector<
         if (line.style.role == Role::menu_selected) screen.fill(top + 1 + i, left + 1, width - 2, U' ', line.style);
         screen.put(top + 1 + i, left + 2, fit(line.text, width - 4), line.style, width - 4);
     }
+}
+
+// The help box: its lines scroll (↑ ↓ PgUp PgDn Home End) where the terminal is shorter than they are
+// (60x16); the last line of the box says where it is and that any other key closes it.
+void draw_help(Screen& screen, const UiState& ui) {
+    int widest = 0;
+    for (const std::string& line : help_lines()) widest = std::max(widest, text_width(line));
+    const int width = std::min(screen.width() - 2, widest + 4);
+    // Narrower than its lines (60 columns), each is wrapped under its key's column rather than cut.
+    std::vector<std::string> lines;
+    for (const std::string& line : help_lines()) {
+        if (text_width(line) <= width - 4) {
+            lines.push_back(line);
+            continue;
+        }
+        const bool keyed = line.size() > 11 && line.substr(0, 11).ends_with("  ");  // "Tab        ...", or its next line
+        const std::string indent = keyed ? std::string(11, ' ') : "";
+        const auto parts = wrap(keyed ? line.substr(11) : line, width - 4 - static_cast<int>(indent.size()));
+        for (std::size_t i = 0; i < parts.size(); ++i) lines.push_back((i == 0 && keyed ? line.substr(0, 11) : indent) + parts[i]);
+    }
+    const int total = static_cast<int>(lines.size());
+    const int height = std::min(screen.height() - 1, total + 3);
+    const int rows = std::max(1, height - 3);  // inside the box, less the line of keys
+    const int first = std::clamp(ui.help_first_line, 0, std::max(0, total - rows));
+    screen.findings_lines = total;  // what the scroll keys read back (as the findings view)
+    screen.findings_rows = rows;
+    screen.findings_first_line = first;
+    const int top = std::max(0, (screen.height() - height) / 2);
+    const int left = std::max(0, (screen.width() - width) / 2);
+    screen.hits.clear();  // clicks go to the dialog only
+    draw_box(screen, top, left, height, width, "gpupart top · keys");
+    for (int i = 0; i < rows && first + i < total; ++i)
+        screen.put(top + 1 + i, left + 2, fit(lines[static_cast<std::size_t>(first + i)], width - 4), {Role::normal}, width - 4);
+    const std::string keys = total > rows ? fmt::format("{}-{} of {} · ↑ ↓ PgUp PgDn scroll · other keys close", first + 1,
+                                                        first + rows, total)
+                                          : "any key closes this help";
+    screen.put(top + height - 2, left + 2, fit(keys, width - 4), {Role::dim}, width - 4);
 }
 
 void draw_menu(Screen& screen, const std::string& title, const std::vector<std::string>& items, const std::vector<bool>& enabled,
@@ -194,14 +232,7 @@ void draw_dialog(Screen& screen, const TopData& data, const UiState& ui) {
         case Dialog::search:
         case Dialog::filter:
             return;  // the prompt lives in the status line
-        case Dialog::help: {
-            std::vector<StyledLine> lines;
-            for (const auto& text : help_lines()) lines.push_back({text, {Role::normal}});
-            lines.push_back({"", {}});
-            lines.push_back({"any key closes this help", {Role::dim}});
-            draw_lines_box(screen, "gpupart top · keys", lines);
-            return;
-        }
+        case Dialog::help: draw_help(screen, ui); return;
         case Dialog::setup: {
             const Settings& s = ui.settings;
             const std::vector<std::string> items = {
@@ -210,6 +241,7 @@ void draw_dialog(Screen& screen, const TopData& data, const UiState& ui) {
                 fmt::format("[{}] findings panel", s.show_findings ? "x" : " "),
                 fmt::format("[{}] SM ids under each TPC (terminals of 120x50 and more)", s.show_sm_ids ? "x" : " "),
                 fmt::format("[{}] ASCII only, no line drawing (set where the locale is not UTF-8)", s.ascii ? "x" : " "),
+                fmt::format("[{}] floorplan (v; off: the process table takes its rows)", s.show_floorplan ? "x" : " "),
             };
             draw_menu(screen, "Setup", items, {}, ui.menu_item, "↑ ↓ choose · Space toggles · ← → delay · kept in toprc · Esc closes");
             return;

@@ -45,8 +45,19 @@ std::vector<FindingLine> findings_body(const TopData& data, int width, int rows)
     return lines;
 }
 
-int draw_share_meters(Screen& screen, int row, int column, int width, const TopData& data) {
-    screen.put(row, column, "TPC share", {Role::title});
+// The meters of the processes holding most TPCs, as many as `rows` allow (a title and the free line
+// besides): with 33 processes the panel shows the biggest holders and how many more there are, and never
+// grows past its rows into the table's.
+int draw_share_meters(Screen& screen, int row, int column, int width, int rows, const TopData& data) {
+    std::vector<const TopProcess*> order;
+    for (const TopProcess& p : data.processes) order.push_back(&p);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](const TopProcess* a, const TopProcess* b) { return tpc_count(data, *a) > tpc_count(data, *b); });
+    const int room = std::max(0, rows - 2);
+    const bool all = static_cast<int>(order.size()) <= room;
+    const int shown = all ? static_cast<int>(order.size()) : std::max(0, room - 1);  // a line says how many more
+    screen.put(row, column, all ? std::string("TPC share") : fmt::format("TPC share · the {} biggest of {}", shown, order.size()),
+               {Role::title});
     const int total = real_tpcs(data.gpu).count();
     const int bar = std::max(10, width - 24);
     const auto meter = [&](int r, const std::string& label, Style style, int count, const std::string& value) {
@@ -58,11 +69,13 @@ int draw_share_meters(Screen& screen, int row, int column, int width, const TopD
         screen.put(r, c + bar + 2, value, {Role::normal});
     };
     int r = row + 1;
-    for (const TopProcess& p : data.processes) {
+    for (int i = 0; i < shown; ++i) {
+        const TopProcess& p = *order[static_cast<std::size_t>(i)];
         const int count = tpc_count(data, p);
         meter(r++, fmt::format("{} {}", p.letter, p.pid), {owner_role(p.colour), true}, count,
               p.partitioned ? fmt::format("{}/{}", count, total) : "all");
     }
+    if (!all) screen.put(r++, column, fmt::format("… {} more in the table", order.size() - static_cast<std::size_t>(shown)), {Role::dim});
     const int free = free_tpcs(data).count();
     meter(r++, "free", {Role::free_tpc}, free, fmt::format("{}/{}", free, total));
     return r - row;
@@ -117,10 +130,10 @@ int findings_rows_wanted(const TopData& data, int width) {
     return 1 + std::max(lines, 1);
 }
 
-void draw_findings(Screen& screen, int row, int column, int width, int rows, const TopData& data) {
+void draw_findings(Screen& screen, int row, int column, int width, int rows, const TopData& data, bool hints) {
     const int c = screen.put(row, column, fmt::format("Findings ({})", data.findings.size()), {Role::title});
     // f opens every finding whole: at 80 columns the lines here are cut (issue 19, item 6).
-    screen.put(row, c, fit(" · f reads them whole · the controller's rules about the partitions as they are (gpupart check)",
+    if (hints) screen.put(row, c, fit(" · f reads them whole · the controller's rules about the partitions as they are (gpupart check)",
                            column + width - c), {Role::dim});
     if (data.findings.empty()) {
         screen.put(row + 1, column, "no finding: nothing to warn about", {Role::good});
@@ -135,17 +148,22 @@ void draw_findings(Screen& screen, int row, int column, int width, int rows, con
     }
 }
 
-int side_panel_rows(const TopData& data, int width) {
+int side_panel_rows(const TopData& data) {
     const int meters = 2 + static_cast<int>(data.processes.size());
     int selected = 0;  // the tallest process's details, so the panel does not jump when the selection moves
     for (const TopProcess& p : data.processes) selected = std::max(selected, 1 + detail_rows(data, p));
-    return meters + 1 + selected + 1 + findings_rows_wanted(data, width);
+    return meters + 1 + selected;
 }
 
 void draw_side_panel(Screen& screen, int row, int column, int width, int rows, const TopData& data, const UiState& ui) {
     const int end = row + rows;
-    int r = row + draw_share_meters(screen, row, column, width, data) + 1;
-    if (const TopProcess* p = selected_process(data, ui); p && r + 1 + detail_rows(data, *p) < end) {
+    // The meters leave the selected process's lines where the panel has them to spare.
+    int selected_rows = 0;
+    if (const TopProcess* p = selected_process(data, ui)) selected_rows = 2 + detail_rows(data, *p);
+    const int spare = rows - selected_rows - 1;  // a blank line between them
+    const int meter_rows = spare >= 2 + std::min<int>(4, static_cast<int>(data.processes.size())) ? spare : rows;
+    int r = row + draw_share_meters(screen, row, column, width, meter_rows, data) + 1;
+    if (const TopProcess* p = selected_process(data, ui); p && r + 1 + detail_rows(data, *p) <= end) {
         int c = screen.put(r, column, "Selected ", {Role::title});
         c = screen.put(r, c, std::string(1, p->letter), {owner_role(p->colour), true});
         screen.put(r, c, fmt::format(" {}", p->pid), {Role::value, true});
@@ -160,9 +178,7 @@ void draw_side_panel(Screen& screen, int row, int column, int width, int rows, c
             screen.put(r, column + kDetailLabel, fit(line.value, width - kDetailLabel), {line.outside_bound ? Role::bad : Role::normal});
             ++r;
         }
-        ++r;
     }
-    if (end - r >= 2) draw_findings(screen, r, column, width, end - r, data);
 }
 
 }  // namespace gpupart::top

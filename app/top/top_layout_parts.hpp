@@ -11,13 +11,15 @@ namespace gpupart::top {
 
 int floorplan_height(const TopData& data, FloorplanMode mode, int width);
 int floorplan_width(const TopData& data, FloorplanMode mode, int width);  // its columns, GPC summaries included
-int draw_floorplan(Screen& screen, int row, const TopData& data, const UiState& ui, FloorplanMode mode);
+// `width`: the columns it may use (left of the side panel, where there is one).
+int draw_floorplan(Screen& screen, int row, const TopData& data, const UiState& ui, FloorplanMode mode, int width);
 
 int draw_table(Screen& screen, int row, int rows, const TopData& data, const UiState& ui, bool wide);
 
 // The findings: a title, then every finding wrapped where `rows` allow, else one clipped line each.
 int findings_rows_wanted(const TopData& data, int width);
-void draw_findings(Screen& screen, int row, int column, int width, int rows, const TopData& data);
+// `hints`: the title says that f reads them whole (not in --batch frames, which have no keys).
+void draw_findings(Screen& screen, int row, int column, int width, int rows, const TopData& data, bool hints = true);
 
 Role severity_role(Severity severity);
 std::string finding_text(const Finding& finding);  // its message and "[id; reference]", as the CLI says it
@@ -31,8 +33,8 @@ int smlp_component_count(const TopData& data);
 // What SMLP components of this GPU say about TPC `bit`: " · SMLP cam: held by 1234 (track)"; "" when none has it.
 std::string smlp_holders_at(const TopData& data, int bit);
 
-// Right of the floorplan on wide terminals: TPC share meters, the selected process, the findings.
-int side_panel_rows(const TopData& data, int width);
+// Right of the floorplan on wide terminals: TPC share meters of the biggest holders, the selected process.
+int side_panel_rows(const TopData& data);
 void draw_side_panel(Screen& screen, int row, int column, int width, int rows, const TopData& data, const UiState& ui);
 
 // Dialogs are drawn last, over the sections; they replace the click regions of what they cover.

@@ -216,6 +216,12 @@ int draw_table(Screen& screen, int row, int rows, const TopData& data, const UiS
                              : column.title);
     screen.fill(row, 0, screen.width(), U' ', {Role::table_header});
     put_cells(screen, row, columns, titles, {Role::table_header}, ui.sort);
+    // A right-aligned title as wide as its column (TPCS, SHARE, GPU%) takes its arrow in the space before it:
+    // every sorted column says so, as htop's.
+    const auto title_spans = spans_of(columns, screen.width());
+    for (std::size_t i = 0; i < title_spans.size(); ++i)
+        if (columns[i].key == ui.sort && titles[i] == columns[i].title && columns[i].right && title_spans[i].column > 4)
+            screen.put(row, title_spans[i].column - 1, ui.sort_descending ? "↓" : "↑", {Role::sorted_header, true});
     put_filter_marker(screen, row, columns, titles, ui);
     // A click on a column's title sorts by it (again: the other way), as in htop; left of them, F6's menu.
     screen.hits.push_back({row, 0, 4, HitKind::key, static_cast<int>(KeyCode::f6)});
@@ -226,7 +232,11 @@ int draw_table(Screen& screen, int row, int rows, const TopData& data, const UiS
         screen.hits.push_back({row, spans[i].column, spans[i].width + 1, HitKind::sort_column, static_cast<int>(columns[i].key)});
     }
     const auto shown = visible_processes(data, ui);
-    const int body = rows - 1;
+    // Where not every process fits, the body's last line is the table's own "↑ N above · ↓ N more" line,
+    // never written over a process's cells.
+    const int lines = rows - 1;
+    const bool all_fit = static_cast<int>(shown.size()) <= lines;
+    const int body = all_fit ? lines : std::max(1, lines - 1);
     screen.table_rows = body;
     if (shown.empty()) {
         const std::string empty = data.processes.empty()
@@ -263,8 +273,15 @@ int draw_table(Screen& screen, int row, int rows, const TopData& data, const UiS
         screen.put(r, 3, " ", unselected);
         screen.hits.push_back({r, 0, screen.width(), HitKind::process, p.pid});
     }
-    if (first + body < static_cast<int>(shown.size()))
-        screen.put(row + rows - 1, screen.width() - 12, fmt::format("↓ {} more", static_cast<int>(shown.size()) - first - body), {Role::dim});
+    const int drawn = std::min(body, static_cast<int>(shown.size()) - first);
+    screen.hidden_rows += static_cast<int>(shown.size()) - drawn;
+    if (!all_fit && lines >= 2) {
+        const int below = static_cast<int>(shown.size()) - first - drawn;
+        std::string more = first > 0 ? fmt::format("↑ {} above", first) : "";
+        if (below > 0) more += fmt::format("{}↓ {} more", more.empty() ? "" : " · ", below);
+        if (!ui.batch) more += " · PgUp PgDn Home End scroll · v hides the floorplan";
+        screen.put(row + rows - 1, 4, fit(more, screen.width() - 4), {Role::dim});
+    }
     return rows;
 }
 

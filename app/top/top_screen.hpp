@@ -74,6 +74,7 @@ public:
     // What the layout decided that the key handler must remember.
     int table_first_row = 0;
     int table_rows = 0;
+    int hidden_rows = 0;                // rows of processes and findings this frame had no room for (--batch grows to show them)
     int findings_lines = 0;             // the findings view (f): its wrapped lines, how many it showed, from which
     int findings_rows = 0;
     int findings_first_line = 0;

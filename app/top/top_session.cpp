@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -42,6 +43,12 @@ std::string TopSession::registry_problem() {
 
 void TopSession::sample() {
     controller_.refresh();
+    // The letters of processes whose exit the message line still announces are given to no newcomer.
+    if (ui_.message != exit_notice_) exit_notice_letters_.clear();
+    letters_.hold_back(exit_notice_letters_);
+    const std::vector<int> order_before = shown_pids();
+    const TopProcess* selected_before = selected_process(data_, ui_);
+    const int selected_pid = selected_before ? selected_before->pid : 0;
     data_ = make_top_data(controller_.state(), source_, registry_.directory(), rates_, letters_,
                           std::chrono::steady_clock::now());
     data_.registry_problem = registry_problem();
@@ -66,7 +73,27 @@ void TopSession::sample() {
                           : fmt::format("{} processes exited: {} (pid {}) and {} more",
                                         data_.exited.size(), gone.letter, gone.pid, data_.exited.size() - 1);
         ui_.message_is_error = false;
+        exit_notice_ = ui_.message;
+        exit_notice_letters_.clear();
+        for (const ExitedOwner& owner : data_.exited)
+            if (owner.index >= 0) exit_notice_letters_.insert(static_cast<std::size_t>(owner.index));
     }
+    keep_selection(order_before, selected_pid);
+}
+
+std::vector<int> TopSession::shown_pids() const {
+    std::vector<int> pids;
+    for (const TopProcess* p : visible_processes(data_, ui_)) pids.push_back(p->pid);
+    return pids;
+}
+
+// The selection follows its process across samples and re-sorts (ui_.selected_pid is always a pid, never
+// "the first row"); when that process is gone it moves to its nearest neighbour in the table's order.
+void TopSession::keep_selection(const std::vector<int>& order_before, int selected_pid) {
+    if (const int pid = selection_after(order_before, selected_pid, shown_pids()); pid != 0)
+        ui_.selected_pid = pid;
+    else if (const TopProcess* first = selected_process(data_, ui_))
+        ui_.selected_pid = first->pid;  // nothing was selected yet
 }
 
 void TopSession::refresh() {
@@ -128,6 +155,11 @@ void TopSession::next_gpu() {
 
 void TopSession::carry_out(const Intent& intent) {
     if (intent.kind == IntentKind::none) return;
+    if (intent.kind == IntentKind::redraw) {  // Ctrl-L: a sample now and every cell painted again
+        repaint_ = true;
+        refresh();
+        return;
+    }
     if (intent.kind == IntentKind::next_gpu) {  // looking, not changing: allowed in a view-only session
         next_gpu();
         return;
@@ -180,6 +212,7 @@ void TopSession::carry_out(const Intent& intent) {
             }
             case IntentKind::none:
             case IntentKind::quit:
+            case IntentKind::redraw:
             case IntentKind::next_gpu: break;  // handled above
         }
     } catch (const UserError& error) {

@@ -3,6 +3,8 @@
 // lays frames out, and carries out what keys ask for (plans, confirmations, applies, undo), always
 // through the controller. The curses view and batch mode drive it; the tests drive it directly.
 #include <optional>
+#include <set>
+#include <utility>
 
 #include "controller/controller.hpp"
 #include "controller/interference.hpp"
@@ -22,6 +24,7 @@ public:
                                                 // one and shows why on the message line
     Screen frame(int width, int height);        // lays out the current sample and remembers the frame
     bool handle(const Key& key);                // false when the user quits
+    bool take_repaint() { return std::exchange(repaint_, false); }  // Ctrl-L asked for a whole repaint
 
     const TopData& data() const { return data_; }
     const UiState& ui() const { return ui_; }
@@ -41,6 +44,8 @@ private:
     void carry_out(const Intent& intent);
     void propose(Plan plan, std::string title);
     std::string process_name(int pid) const;
+    std::vector<int> shown_pids() const;  // the table's processes in its order now
+    void keep_selection(const std::vector<int>& order_before, int selected_pid);
     void next_gpu();
 
     Controller controller_;
@@ -50,7 +55,7 @@ private:
     OwnerLetters letters_;  // each process keeps its letter for its life
     GpuMeterReader meters_;  // NVML, loaded once: the header's meters and each process's GPU memory
     InterferenceWatch interference_;  // a partition slowed while a neighbour sped up: a finding
-    ProcessUsageSampler usage_;        // CPU% and RSS from /proc
+    ProcessUsageSampler usage_{"/proc", kTopRateWindow};  // CPU% and RSS from /proc (a key's refresh keeps the last CPU%)
     ScalingClasses scaling_;           // each process's saved scaling curve (gpupart measure)
     TopData data_;
     UiState ui_;
@@ -58,6 +63,9 @@ private:
     std::string refresh_error_;  // what the last failed refresh put on the message line
     bool registry_seen_ = false; // the registry directory existed at some sample: its removal is said
     std::vector<Gpu> gpus_;      // the snapshot's GPUs ('G' cycles through them)
+    bool repaint_ = false;       // Ctrl-L: the terminal repaints every cell
+    std::string exit_notice_;    // the last "K exited" message, and the letters it names (held back from newcomers
+    std::set<std::size_t> exit_notice_letters_;  // while it is on the message line)
 };
 
 }  // namespace gpupart::top

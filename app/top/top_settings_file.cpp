@@ -70,6 +70,7 @@ bool apply(SavedView& view, std::string_view key, std::string_view value) {
     if (key == "findings") return flag(s.show_findings);
     if (key == "sm_ids") return flag(s.show_sm_ids);
     if (key == "ascii") return flag(s.ascii);
+    if (key == "floorplan") return flag(s.show_floorplan);
     return true;
 }
 
@@ -88,9 +89,9 @@ std::string toprc_text(const SavedView& view) {
         "# gpupart top's settings, written when it quits after you changed one (F2, F6, < >, I, a click on a\n"
         "# column title). Lines are key=value; a line gpupart does not know is skipped. Options on the command\n"
         "# line (-d, -C, --sort) win over these for one session.\n"
-        "sort={}\nsort_descending={}\ndelay_tenths={}\ncolour={}\nfindings={}\nsm_ids={}\nascii={}\n",
+        "sort={}\nsort_descending={}\ndelay_tenths={}\ncolour={}\nfindings={}\nsm_ids={}\nascii={}\nfloorplan={}\n",
         sort_key_name(view.sort), yes_no(view.sort_descending), s.delay_tenths, yes_no(s.colour), yes_no(s.show_findings),
-        yes_no(s.show_sm_ids), yes_no(s.ascii));
+        yes_no(s.show_sm_ids), yes_no(s.ascii), yes_no(s.show_floorplan));
 }
 
 ParsedToprc parse_toprc(std::string_view text) {
@@ -151,6 +152,7 @@ SavedView settings_to_save(const SavedView& from_file, const SavedView& at_start
     keep(saved.settings.show_findings, at_start.settings.show_findings, at_end.settings.show_findings);
     keep(saved.settings.show_sm_ids, at_start.settings.show_sm_ids, at_end.settings.show_sm_ids);
     keep(saved.settings.ascii, at_start.settings.ascii, at_end.settings.ascii);
+    keep(saved.settings.show_floorplan, at_start.settings.show_floorplan, at_end.settings.show_floorplan);
     return saved;
 }
 

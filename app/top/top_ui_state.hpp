@@ -40,9 +40,10 @@ struct Settings {
     bool show_findings = true;
     bool show_sm_ids = true;  // a second floorplan line of SM ids, where the terminal is tall enough
     bool ascii = false;       // no UTF-8 glyphs (set at start where the locale is not UTF-8)
+    bool show_floorplan = true;  // v hides it: the process table takes its rows (a node with many processes)
     bool operator==(const Settings&) const = default;
 };
-inline constexpr int kSetupItems = 5;  // colour, delay, findings, SM ids, ASCII
+inline constexpr int kSetupItems = 6;  // colour, delay, findings, SM ids, ASCII, floorplan
 
 // A plan waiting for the user's confirmation, with what the dialog says about it.
 struct PendingPlan {
@@ -61,6 +62,7 @@ struct UiState {
     int finding_row = 0;            // the chosen finding while the findings have the focus (Enter explains it)
     int findings_first_line = 0;    // scroll position of the findings view (f), in wrapped lines
     int smlp_first_line = 0;        // scroll position of the SMLP components view (x), in lines
+    int help_first_line = 0;        // scroll position of the help box (F1), in lines
     SortKey sort = SortKey::pid;
     bool sort_descending = false;
     std::string filter;             // table shows only processes matching it (F4 \)

@@ -72,6 +72,19 @@ bool process_matches(const TopProcess& process, const std::string& text) {
            ascii_lower(process.command).find(needle) != std::string::npos;
 }
 
+int selection_after(const std::vector<int>& before, int selected, const std::vector<int>& now) {
+    const auto shown = [&](int pid) { return pid != 0 && std::find(now.begin(), now.end(), pid) != now.end(); };
+    if (shown(selected)) return selected;
+    const auto at = std::find(before.begin(), before.end(), selected);
+    if (selected == 0 || at == before.end()) return 0;
+    const auto index = static_cast<std::size_t>(at - before.begin());
+    for (std::size_t step = 1; step < before.size(); ++step) {
+        if (index + step < before.size() && shown(before[index + step])) return before[index + step];
+        if (index >= step && shown(before[index - step])) return before[index - step];
+    }
+    return 0;
+}
+
 std::vector<const TopProcess*> visible_processes(const TopData& data, const UiState& ui) {
     std::vector<const TopProcess*> shown;
     for (const TopProcess& process : data.processes)

@@ -22,6 +22,11 @@ const TopProcess* find_process(const TopData& data, int pid);
 // The selected process: ui.selected_pid if the table shows it, else the table's first row (or null).
 const TopProcess* selected_process(const TopData& data, const UiState& ui);
 
+// Where the selection goes when the table's processes change: `selected` if `now` still shows it, else its
+// nearest neighbour by position in the order the table showed before (the one below first, as htop's cursor
+// keeps its line, then the one above), never simply the first row; 0 when none of them is shown.
+int selection_after(const std::vector<int>& before, int selected, const std::vector<int>& now);
+
 // One floorplan row: a GPC, or the TPCs whose GPC is not known.
 struct FloorRow {
     std::string label;        // "gpc3" or "no GPC"

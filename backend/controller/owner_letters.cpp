@@ -19,13 +19,13 @@ std::vector<ExitedOwner> OwnerLetters::update(const std::vector<Alive>& alive) {
     std::vector<ExitedOwner> exited;
     for (auto it = held_.begin(); it != held_.end();) {
         if (now.count(it->first) == 0) {
-            exited.push_back({it->first.first, owner_letter(it->second.index), it->second.command});
+            exited.push_back({it->first.first, owner_letter(it->second.index), static_cast<int>(it->second.index), it->second.command});
             it = held_.erase(it);
         } else {
             ++it;
         }
     }
-    std::set<std::size_t> taken;
+    std::set<std::size_t> taken = held_back_;
     for (const auto& [key, held] : held_) taken.insert(held.index);
     std::vector<Alive> fresh;
     for (const Alive& a : alive)

@@ -5,6 +5,7 @@
 // letter, in pid order among those that appear together.
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,7 @@ struct OwnerMark {
 struct ExitedOwner {
     int pid = 0;
     char letter = '?';
+    int index = -1;       // the letter's index (what OwnerLetters::hold_back takes)
     std::string command;  // as it was shown (already escaped)
 };
 
@@ -35,6 +37,9 @@ public:
     // Marks every process of `alive` (in any order); returns those seen before and not alive now.
     std::vector<ExitedOwner> update(const std::vector<Alive>& alive);
     OwnerMark mark(int pid, std::uint64_t start_time) const;
+    // Letters (by index) that update() gives to no new process until the next call: a view keeps the letter
+    // of a process whose exit it still announces ("K exited"), so "K" never names two processes at once.
+    void hold_back(std::set<std::size_t> indices) { held_back_ = std::move(indices); }
 
 private:
     struct Held {
@@ -42,6 +47,7 @@ private:
         std::string command;
     };
     std::map<std::pair<int, std::uint64_t>, Held> held_;
+    std::set<std::size_t> held_back_;
 };
 
 }  // namespace gpupart

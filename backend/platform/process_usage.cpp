@@ -51,12 +51,16 @@ ProcessUsage ProcessUsageSampler::sample(int pid, std::uint64_t start_time, Cloc
     }
     const std::uint64_t ticks = *utime + *stime;
     const auto key = std::make_pair(pid, start_time);
+    if (const auto it = last_.find(key); it != last_.end() && now - it->second.at < min_interval_) {
+        usage.cpu_percent = it->second.cpu_percent;  // too soon to measure again: the last figure stands
+        return usage;
+    }
     if (const auto it = last_.find(key); it != last_.end() && ticks >= it->second.ticks) {
         const double seconds = std::chrono::duration<double>(now - it->second.at).count();
         if (seconds > 0)
             usage.cpu_percent = 100.0 * static_cast<double>(ticks - it->second.ticks) / static_cast<double>(::sysconf(_SC_CLK_TCK)) / seconds;
     }
-    last_[key] = {ticks, now};
+    last_[key] = {ticks, now, usage.cpu_percent};
     return usage;
 }
 

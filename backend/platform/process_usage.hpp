@@ -22,6 +22,10 @@ class ProcessUsageSampler {
 public:
     using Clock = std::chrono::steady_clock;
     explicit ProcessUsageSampler(std::string proc_root = "/proc") : proc_root_(std::move(proc_root)) {}
+    // Samples closer than `min_interval` to a process's last one keep its last CPU% (a view that refreshes
+    // on a key press would otherwise divide a tick by a few milliseconds); 0: every sample measures.
+    ProcessUsageSampler(std::string proc_root, Clock::duration min_interval)
+        : proc_root_(std::move(proc_root)), min_interval_(min_interval) {}
 
     // `start_time` in clock ticks since boot (field 22 of /proc/PID/stat, as the registry keeps it); 0: any.
     ProcessUsage sample(int pid, std::uint64_t start_time, Clock::time_point now);
@@ -31,8 +35,10 @@ private:
     struct Last {
         std::uint64_t ticks = 0;
         Clock::time_point at;
+        std::optional<double> cpu_percent;  // what the sample at `at` measured
     };
     std::string proc_root_;
+    Clock::duration min_interval_{0};
     std::map<std::pair<int, std::uint64_t>, Last> last_;
 };
 

@@ -76,3 +76,28 @@ TEST(ProcessUsage, ACommandNameWithSpacesAndParenthesesDoesNotShiftTheFields) {
     EXPECT_EQ(fields[19], "777");
     EXPECT_TRUE(stat_fields_after_comm("no parenthesis").empty());
 }
+
+// A view that samples again a few milliseconds later (a key press refreshes gpupart top) keeps the last CPU%
+// rather than dividing one clock tick by those milliseconds; past the interval it measures again.
+TEST(ProcessUsage, ASampleTooSoonKeepsTheLastFigure) {
+    const pid_t busy = child(true);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const std::uint64_t start = gpupart_process_start_time(busy);
+    ProcessUsageSampler sampler("/proc", std::chrono::milliseconds(250));
+    const auto t0 = ProcessUsageSampler::Clock::now();
+    sampler.sample(busy, start, t0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const auto t1 = ProcessUsageSampler::Clock::now();
+    const ProcessUsage measured = sampler.sample(busy, start, t1);
+    ASSERT_TRUE(measured.cpu_percent.has_value());
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const ProcessUsage soon = sampler.sample(busy, start, t1 + std::chrono::milliseconds(5));
+    ASSERT_TRUE(soon.cpu_percent.has_value());
+    EXPECT_EQ(*soon.cpu_percent, *measured.cpu_percent);
+    EXPECT_TRUE(soon.rss_bytes.has_value());  // RSS is read every time
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const ProcessUsage later = sampler.sample(busy, start, ProcessUsageSampler::Clock::now());
+    ASSERT_TRUE(later.cpu_percent.has_value());
+    EXPECT_GT(*later.cpu_percent, 0.5);  // measured again over the last 300 ms: the child spins
+    end(busy);
+}

@@ -87,7 +87,8 @@ TEST(TopLayout, At80x24EverySectionIsThere) {
     EXPECT_TRUE(contains(screen, "  Findings (3)"));  // every TPC is held: no idle-TPCs finding
     EXPECT_TRUE(contains(screen, "  warning 3 partitioned processes run without MPS"));
     EXPECT_TRUE(screen.row_text(22).starts_with("A 4101 · TPCs 0-3,8-11,16-19,24-27,32-34,39-41,46-48,53-55,62-65 · applied 0-3,"));
-    EXPECT_TRUE(screen.row_text(23).starts_with("F1Help F2Setup F3Search F4Filter F6SortBy F9Action F10Quit"));
+    // F7 F8 where htop has its nice keys: here a TPC more or less.
+    EXPECT_TRUE(screen.row_text(23).starts_with("F1Help F2Setup F3Search F4Filter F6SortBy F7TPC+ F8TPC- F9Action F10Quit"));
 }
 
 // A source without the driver's floorplan (the probe alone) leaves TPCs of no known GPC: one row holds
@@ -175,19 +176,21 @@ TEST(TopLayout, ManyProcessesGetTheCompactFloorplanAndAScrollingTable) {
     const TopData data = frame_data(fakes);
     UiState ui;
     ui.selected_pid = 5011;
-    // 80x24 just holds the H200's 8 GPC rows beside 5 process rows and 3 findings: one GPC a line.
-    EXPECT_EQ(floorplan_mode(data, ui, 80, 24), FloorplanMode::wide);
-    const Screen roomy = layout_top(data, ui, 80, 24);
+    // 80x29 just holds the H200's 8 GPC rows beside 10 process rows and 3 findings: one GPC a line (the
+    // table is the point of a top: the TPC numbers only where 10 processes still show).
+    EXPECT_EQ(floorplan_mode(data, ui, 80, 29), FloorplanMode::wide);
+    const Screen roomy = layout_top(data, ui, 80, 29);
     expect_fits(roomy);
     // Process i holds TPCs 2i and 2i+1: gpc0's slots hold TPCs 0 24 64 8 62 65 - 16 63, of A, E and I.
     EXPECT_TRUE(roomy.row_text(row_starting(roomy, "gpc0")).starts_with("gpc0   │  A 0  . 24  . 64   E 8  . 62  . 65        I 16  . 63 │")) << roomy.text();
     EXPECT_TRUE(contains(roomy, "▸ L    5011"));
     EXPECT_FALSE(contains(roomy, "  A    5000"));
-    // One row less and the floorplan goes compact.
-    const Screen screen = layout_top(data, ui, 80, 23);
+    // One row less and the floorplan goes compact; at 80x24 the table scrolls.
+    EXPECT_EQ(floorplan_mode(data, ui, 80, 28), FloorplanMode::compact);
+    const Screen screen = layout_top(data, ui, 80, 24);
     expect_fits(screen);
     SCOPED_TRACE(screen.text());
-    EXPECT_EQ(floorplan_mode(data, ui, 80, 23), FloorplanMode::compact);
+    EXPECT_EQ(floorplan_mode(data, ui, 80, 24), FloorplanMode::compact);
     // Two GPC columns, one cell per TPC in slot order, the floorswept slot blank.
     EXPECT_TRUE(screen.row_text(row_starting(screen, "  gpc0")).starts_with("  gpc0   │ A . . E . .   I . │   gpc4"));
     // The selected last process is scrolled into view.
@@ -196,13 +199,18 @@ TEST(TopLayout, ManyProcessesGetTheCompactFloorplanAndAScrollingTable) {
     EXPECT_GT(screen.table_first_row, 0);
 }
 
-TEST(TopLayout, SharedTpcsAreStarsAndFreeOnesDots) {
+TEST(TopLayout, SharedTpcsSayTheirFirstHolderAndFreeOnesDots) {
     // a: gpc0's TPCs 0,8,16,24; b: two of them and TPC 1 of gpc1.
     const TopData data = frame_data({{1, "0,8,16,24", "a"}, {2, "1,16,24", "b"}});
     const Screen screen = layout_top(data, UiState{}, 80, 24);
     SCOPED_TRACE(screen.text());
-    // gpc0's slots hold TPCs 0 24 64 / 8 62 65 / . 16 63.
-    EXPECT_TRUE(screen.row_text(row_starting(screen, "gpc0")).starts_with("gpc0   │  A 0  * 24  . 64   A 8  . 62  . 65        * 16  . 63"));
+    // gpc0's slots hold TPCs 0 24 64 / 8 62 65 / . 16 63. A shared TPC keeps its first holder's letter,
+    // marked '*' (a bare '*' said nobody), and the GPC's summary counts every holder, shortened to fit 80
+    // columns on purpose (the floorplan's marks: * shared, . free), never cut.
+    EXPECT_EQ(screen.row_text(row_starting(screen, "gpc0")),
+              "gpc0   │  A 0 *A 24  . 64   A 8  . 62  . 65       *A 16  . 63 │ A4 B2 *2 .4");
+    EXPECT_TRUE(contains(screen, "*A shared (A: 1st holder)"));  // the legend says what it means
+    EXPECT_EQ(screen.at(row_starting(screen, "gpc0"), 14).role, Role::overlap);
     EXPECT_TRUE(screen.row_text(row_starting(screen, "gpc1")).starts_with("gpc1   │  B 1  . 25  . 46"));
     EXPECT_TRUE(contains(screen, "share TPCs 16,24"));
 }

@@ -45,6 +45,7 @@ SavedView changed_view() {
     view.settings.colour = false;
     view.settings.show_findings = false;
     view.settings.show_sm_ids = false;
+    view.settings.show_floorplan = false;
     view.settings.ascii = true;
     return view;
 }
@@ -72,6 +73,7 @@ TEST(Toprc, WritesKeyValueLinesAndReadsThemBack) {
     EXPECT_NE(text.find("\ndelay_tenths=25\n"), std::string::npos) << text;
     EXPECT_NE(text.find("\ncolour=no\n"), std::string::npos) << text;
     EXPECT_NE(text.find("\nascii=yes\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("\nfloorplan=no\n"), std::string::npos) << text;  // v hid it
     EXPECT_EQ(text.find("filter"), std::string::npos) << "the filter is not kept, as in htop";
     const ParsedToprc parsed = parse_toprc(text);
     EXPECT_EQ(parsed.problem, "");

@@ -18,6 +18,7 @@ cleanup() {
     # A failed check on the screen says nothing of what was there: show the last screen.
     if [ "${failures:-0}" -gt 0 ] && [ -s "${screen:-}" ]; then echo "--- the last screen:" >&2; cat "$screen" >&2; fi
     tmx kill-server > /dev/null 2>&1
+    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$socket"  # the server is gone; its socket file is not
     "$gpupart" demo stop > /dev/null 2>&1  # no demo worker outlives the test
 }
 # A test killed outright (a ctest timeout) runs no trap: this watcher cleans up once the test is gone. A test
