@@ -55,7 +55,7 @@ void FloorplanView::setGpu(const Gpu& gpu, const QString& title) {
     scene_.title = title;
     scene_.selection = scene_.selection & real_tpcs(gpu_);
     if (scene_.focus && find_tpc(gpu_, *scene_.focus) == nullptr) scene_.focus.reset();
-    geometry_ = FloorplanGeometry::layout(gpu_, scene_.legend_entry_count());
+    geometry_ = FloorplanGeometry::layout(gpu_, scene_.legend_entry_count(), static_cast<int>(scene_.owners.size()));
     layoutViewport();
     updateGeometry();
     update();
@@ -74,7 +74,7 @@ void FloorplanView::setOwners(std::vector<FloorplanOwner> owners) {
     const bool legend_changed = owners.size() != scene_.owners.size();
     scene_.owners = std::move(owners);
     if (legend_changed && scene_.gpu != nullptr) {
-        geometry_ = FloorplanGeometry::layout(gpu_, scene_.legend_entry_count());
+        geometry_ = FloorplanGeometry::layout(gpu_, scene_.legend_entry_count(), static_cast<int>(scene_.owners.size()));
         layoutViewport();
     }
     update();

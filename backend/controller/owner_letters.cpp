@@ -40,6 +40,16 @@ std::vector<ExitedOwner> OwnerLetters::update(const std::vector<Alive>& alive) {
     return exited;
 }
 
+OwnerMark OwnerLetters::add(const Alive& process) {
+    if (const OwnerMark known = mark(process.pid, process.start_time); known.index >= 0) return known;
+    std::set<std::size_t> taken;
+    for (const auto& [key, held] : held_) taken.insert(held.index);
+    std::size_t next = 0;
+    while (taken.count(next) != 0) ++next;
+    held_[{process.pid, process.start_time}] = Held{next, process.command};
+    return mark(process.pid, process.start_time);
+}
+
 OwnerMark OwnerLetters::mark(int pid, std::uint64_t start_time) const {
     const auto it = held_.find({pid, start_time});
     if (it == held_.end()) return {};

@@ -35,6 +35,9 @@ public:
     // Marks every process of `alive` (in any order); returns those seen before and not alive now.
     std::vector<ExitedOwner> update(const std::vector<Alive>& alive);
     OwnerMark mark(int pid, std::uint64_t start_time) const;
+    // The mark of one process, giving it the lowest free letter if it has none yet (a view that meets a
+    // process between two updates, e.g. an export); no other process loses or changes its letter.
+    OwnerMark add(const Alive& process);
 
 private:
     struct Held {
