@@ -193,7 +193,18 @@ constexpr double kTitleHeight = 30;
 
 QSizeF export_size(const FloorplanGeometry& geometry) { return geometry.size() + QSizeF(0, kTitleHeight); }
 
-void paint_export(QPainter& painter, const FloorplanGeometry& geometry, const FloorplanScene& scene) {
+// What an exported picture shows: the GPU and who owns what, never the operator's live state (selection,
+// keyboard focus, the legend entry under a drag).
+FloorplanScene exported(const FloorplanScene& scene) {
+    FloorplanScene shown = scene;
+    shown.selection = {};
+    shown.focus.reset();
+    shown.highlighted_legend.reset();
+    return shown;
+}
+
+void paint_export(QPainter& painter, const FloorplanGeometry& geometry, const FloorplanScene& live) {
+    const FloorplanScene scene = exported(live);
     painter.fillRect(QRectF(QPointF(0, 0), export_size(geometry)), Qt::white);
     painter.setPen(kText);
     painter.setFont(font_of(15, true));
