@@ -79,6 +79,7 @@ FloorplanGeometry FloorplanGeometry::layout(const Gpu& gpu, int legend_entries, 
     geometry.owner_chips_ = std::clamp(owner_chips, 0, geometry.legend_entries_);
     geometry.chip_columns_ = std::max(1, static_cast<int>((plan_width - kGap) / (kLegendChipWidth + kGap)));
     geometry.chip_rows_ = (geometry.owner_chips_ + geometry.chip_columns_ - 1) / geometry.chip_columns_;
+    geometry.chip_width_ = (plan_width - kGap) / geometry.chip_columns_ - kGap;
     geometry.legend_columns_ = std::max(1, static_cast<int>((plan_width - kGap) / (kLegendEntryWidth + kGap)));
     const int key_entries = geometry.legend_entries_ - geometry.owner_chips_;
     const int legend_rows = geometry.chip_rows_ + (key_entries + geometry.legend_columns_ - 1) / geometry.legend_columns_;
@@ -124,8 +125,8 @@ QRectF FloorplanGeometry::legend_entry(int index) const {
     if (index < owner_chips_) {
         const int column = index % chip_columns_;
         const int row = index / chip_columns_;
-        return QRectF(legend_.left() + column * (kLegendChipWidth + kGap), legend_.top() + row * kLegendRowHeight,
-                      kLegendChipWidth, kLegendRowHeight);
+        return QRectF(legend_.left() + column * (chip_width_ + kGap), legend_.top() + row * kLegendRowHeight,
+                      chip_width_, kLegendRowHeight);
     }
     const int key = index - owner_chips_;
     const int column = key % legend_columns_;

@@ -80,6 +80,7 @@ private:
     int legend_columns_ = 1;
     int owner_chips_ = 0;
     int chip_columns_ = 1;
+    double chip_width_ = kLegendChipWidth;  // stretched so that the chips fill their rows
     int chip_rows_ = 0;
     QSizeF size_;
 };

@@ -26,6 +26,17 @@ QFont font_of(int pixel_size, bool bold) {
     return font;
 }
 
+// Diagonal stripes in picture units (a pattern brush stays one device pixel thin whatever the zoom, and
+// vanished on a 4K screen), in turn in each of `colours`; the caller clips to the tile.
+void paint_stripes(QPainter& painter, const QRectF& rect, const std::vector<QColor>& colours) {
+    constexpr double kPitch = 11;
+    int stripe = 0;
+    for (double x = rect.left() - rect.height(); x < rect.right(); x += kPitch, ++stripe) {
+        painter.setPen(QPen(colours[static_cast<std::size_t>(stripe) % colours.size()], 4, Qt::SolidLine, Qt::FlatCap));
+        painter.drawLine(QPointF(x, rect.bottom()), QPointF(x + rect.height(), rect.top()));
+    }
+}
+
 void paint_tile_fill(QPainter& painter, const QRectF& rect, const std::vector<const FloorplanOwner*>& owners) {
     if (owners.empty()) {
         painter.fillRect(rect, unowned_color());
@@ -33,8 +44,10 @@ void paint_tile_fill(QPainter& painter, const QRectF& rect, const std::vector<co
     }
     painter.fillRect(rect, owners.front()->color);
     if (owners.size() > 1) {
-        // Shared (and only then): hatched in the second owner's colour, darkened so the stripes show on any hue.
-        painter.fillRect(rect, QBrush(owners[1]->color.darker(160), Qt::BDiagPattern));
+        // Shared (and only then): striped in the other holders' colours; the letters say who they are.
+        std::vector<QColor> others;
+        for (std::size_t i = 1; i < owners.size(); ++i) others.push_back(owners[i]->color);
+        paint_stripes(painter, rect, others);
     }
 }
 
@@ -83,8 +96,11 @@ void paint_legend(QPainter& painter, const FloorplanGeometry& geometry, const Fl
             text = "free (drop here to release)";
             break;
         case LegendKind::shared:
+            painter.save();
+            painter.setClipRect(swatch);
             painter.fillRect(swatch, QColor(0xe0, 0xe0, 0xe0));
-            painter.fillRect(swatch, QBrush(QColor(0x40, 0x40, 0x40), Qt::BDiagPattern));
+            paint_stripes(painter, swatch, {QColor(0x60, 0x60, 0x60)});
+            painter.restore();
             text = "hatched: held by several (letters)";
             break;
         case LegendKind::hole:
