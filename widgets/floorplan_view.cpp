@@ -154,9 +154,9 @@ void FloorplanView::paintEvent(QPaintEvent*) {
     painter.setPen(palette().placeholderText().color());
     painter.drawText(banner.adjusted(8, 0, -8, 0), Qt::AlignVCenter | Qt::AlignRight, zoom_text);
     if (hasFocus()) {  // where the keys go: a frame in the style's highlight colour around the whole view
-        painter.setPen(QPen(palette().highlight().color(), 2));
+        painter.setPen(QPen(palette().highlight().color(), 3));
         painter.setBrush(Qt::NoBrush);
-        painter.drawRect(QRectF(rect()).adjusted(1, 1, -1, -1));
+        painter.drawRect(QRectF(rect()).adjusted(1.5, 1.5, -1.5, -1.5));
     }
 }
 
