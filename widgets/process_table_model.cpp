@@ -33,7 +33,8 @@ QString decoration_key(const ProcessRow& row) {
 }
 
 QIcon letter_chip(const ProcessRow& row) {
-    static QHash<QString, QIcon> chips;
+    // Never destroyed: icons must not outlive the application in a static's destructor at exit.
+    static auto& chips = *new QHash<QString, QIcon>;
     const QString key = decoration_key(row);
     if (const auto found = chips.constFind(key); found != chips.constEnd()) return *found;
     QPixmap pixmap(20, 16);

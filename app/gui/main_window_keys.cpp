@@ -26,10 +26,8 @@
 namespace gpupart::gui {
 namespace {
 
-QString tpc_list(const TpcMask& tpcs) {
-    QStringList numbers;
-    for (const int tpc : tpcs.bits()) numbers << QString::number(tpc);
-    return QString("TPC%1 %2").arg(tpcs.count() == 1 ? "" : "s", numbers.join(", "));
+QString tpc_list(const TpcMask& tpcs) {  // "TPC 3", "TPCs 0, 24", "TPCs 0-3, 8-11" (runs as the CLI writes them)
+    return QString("TPC%1 %2").arg(tpcs.count() == 1 ? "" : "s", QString::fromStdString(tpcs.to_list()).replace(",", ", "));
 }
 
 // The lowest focusable widget inside a region (a dock's tree, list or button), else the region itself.
