@@ -15,7 +15,7 @@ int slot_columns(int slot_count) { return std::max(1, static_cast<int>(std::ceil
 
 }  // namespace
 
-FloorplanGeometry FloorplanGeometry::layout(const Gpu& gpu, int legend_entries) {
+FloorplanGeometry FloorplanGeometry::layout(const Gpu& gpu, int legend_entries, int owner_chips) {
     FloorplanGeometry geometry;
     // Slots per box: a GPC's tpc_slots; the undetermined box holds its TPCs one per slot.
     struct BoxPlan {
@@ -76,8 +76,13 @@ FloorplanGeometry FloorplanGeometry::layout(const Gpu& gpu, int legend_entries) 
     const double plan_width = std::max(kGap + per_row * (box_width + kGap), kLegendEntryWidth + 2 * kGap);
     const double legend_top = kGap + box_rows * (box_height + kGap);
     geometry.legend_entries_ = std::max(0, legend_entries);
+    geometry.owner_chips_ = std::clamp(owner_chips, 0, geometry.legend_entries_);
+    geometry.chip_columns_ = std::max(1, static_cast<int>((plan_width - kGap) / (kLegendChipWidth + kGap)));
+    geometry.chip_rows_ = (geometry.owner_chips_ + geometry.chip_columns_ - 1) / geometry.chip_columns_;
+    geometry.chip_width_ = (plan_width - kGap) / geometry.chip_columns_ - kGap;
     geometry.legend_columns_ = std::max(1, static_cast<int>((plan_width - kGap) / (kLegendEntryWidth + kGap)));
-    const int legend_rows = (geometry.legend_entries_ + geometry.legend_columns_ - 1) / geometry.legend_columns_;
+    const int key_entries = geometry.legend_entries_ - geometry.owner_chips_;
+    const int legend_rows = geometry.chip_rows_ + (key_entries + geometry.legend_columns_ - 1) / geometry.legend_columns_;
     geometry.legend_ = QRectF(kGap, legend_top, plan_width - 2 * kGap, legend_rows * kLegendRowHeight);
     geometry.size_ = QSizeF(plan_width, legend_top + legend_rows * kLegendRowHeight + kGap);
     return geometry;
@@ -117,8 +122,15 @@ TpcMask FloorplanGeometry::tpcs_of_box(const FloorplanGpcBox& box) const {
 }
 
 QRectF FloorplanGeometry::legend_entry(int index) const {
-    const int column = index % legend_columns_;
-    const int row = index / legend_columns_;
+    if (index < owner_chips_) {
+        const int column = index % chip_columns_;
+        const int row = index / chip_columns_;
+        return QRectF(legend_.left() + column * (chip_width_ + kGap), legend_.top() + row * kLegendRowHeight,
+                      chip_width_, kLegendRowHeight);
+    }
+    const int key = index - owner_chips_;
+    const int column = key % legend_columns_;
+    const int row = chip_rows_ + key / legend_columns_;
     return QRectF(legend_.left() + column * (kLegendEntryWidth + kGap), legend_.top() + row * kLegendRowHeight,
                   kLegendEntryWidth, kLegendRowHeight);
 }

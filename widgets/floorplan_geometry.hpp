@@ -47,9 +47,11 @@ public:
     static constexpr double kHeaderHeight = 24;
     static constexpr double kLegendRowHeight = 22;
     static constexpr double kLegendEntryWidth = 250;
+    static constexpr double kLegendChipWidth = 132;  // an owner's chip: its letter, pid and program
 
-    // `legend_entries`: how many legend entries to leave room for (owners plus the fixed ones).
-    static FloorplanGeometry layout(const Gpu& gpu, int legend_entries);
+    // `legend_entries`: how many legend entries to leave room for (owners plus the fixed ones); the first
+    // `owner_chips` of them are owners, laid out as narrow chips so that 40 processes take a few rows.
+    static FloorplanGeometry layout(const Gpu& gpu, int legend_entries, int owner_chips = 0);
 
     QSizeF size() const { return size_; }
     const std::vector<FloorplanGpcBox>& boxes() const { return boxes_; }
@@ -76,6 +78,10 @@ private:
     QRectF legend_;
     int legend_entries_ = 0;
     int legend_columns_ = 1;
+    int owner_chips_ = 0;
+    int chip_columns_ = 1;
+    double chip_width_ = kLegendChipWidth;  // stretched so that the chips fill their rows
+    int chip_rows_ = 0;
     QSizeF size_;
 };
 

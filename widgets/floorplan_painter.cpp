@@ -1,6 +1,7 @@
 #include "floorplan_painter.hpp"
 
 #include <QBuffer>
+#include <QFontMetricsF>
 #include <QImage>
 #include <QPainterPath>
 #include <QSvgGenerator>
@@ -25,6 +26,17 @@ QFont font_of(int pixel_size, bool bold) {
     return font;
 }
 
+// Diagonal stripes in picture units (a pattern brush stays one device pixel thin whatever the zoom, and
+// vanished on a 4K screen), in turn in each of `colours`; the caller clips to the tile.
+void paint_stripes(QPainter& painter, const QRectF& rect, const std::vector<QColor>& colours) {
+    constexpr double kPitch = 11;
+    int stripe = 0;
+    for (double x = rect.left() - rect.height(); x < rect.right(); x += kPitch, ++stripe) {
+        painter.setPen(QPen(colours[static_cast<std::size_t>(stripe) % colours.size()], 4, Qt::SolidLine, Qt::FlatCap));
+        painter.drawLine(QPointF(x, rect.bottom()), QPointF(x + rect.height(), rect.top()));
+    }
+}
+
 void paint_tile_fill(QPainter& painter, const QRectF& rect, const std::vector<const FloorplanOwner*>& owners) {
     if (owners.empty()) {
         painter.fillRect(rect, unowned_color());
@@ -32,9 +44,23 @@ void paint_tile_fill(QPainter& painter, const QRectF& rect, const std::vector<co
     }
     painter.fillRect(rect, owners.front()->color);
     if (owners.size() > 1) {
-        // Shared: hatched in the second owner's colour, darkened so the stripes show on any hue.
-        painter.fillRect(rect, QBrush(owners[1]->color.darker(160), Qt::BDiagPattern));
+        // Shared (and only then): striped in the other holders' colours; the letters say who they are.
+        std::vector<QColor> others;
+        for (std::size_t i = 1; i < owners.size(); ++i) others.push_back(owners[i]->color);
+        paint_stripes(painter, rect, others);
     }
+}
+
+// The owners' letters of a tile ("A", "AB", "ABC+2"), as many as fit `width` at the painter's font.
+QString owner_letters(const QFontMetricsF& metrics, const std::vector<const FloorplanOwner*>& owners, double width) {
+    QString letters;
+    for (std::size_t i = 0; i < owners.size(); ++i) {
+        const QString more = i + 1 < owners.size() ? QString("+%1").arg(owners.size() - i - 1) : QString();
+        if (metrics.horizontalAdvance(letters + owners[i]->letter + more) > width)
+            return letters.isEmpty() ? QString("+%1").arg(owners.size()) : letters + QString("+%1").arg(owners.size() - i);
+        letters += owners[i]->letter;
+    }
+    return letters;
 }
 
 QString box_title(const Gpu& gpu, const FloorplanGpcBox& box, int tpc_count) {
@@ -54,9 +80,15 @@ void paint_legend(QPainter& painter, const FloorplanGeometry& geometry, const Fl
         QString text;
         switch (scene.legend_kind(i)) {
         case LegendKind::owner: {
+            // A chip: the letter on the owner's colour (as on its tiles), then pid and program.
             const FloorplanOwner& owner = scene.owners[static_cast<std::size_t>(i)];
-            painter.fillRect(swatch, owner.color);
-            text = QString("%1 (%2 TPCs)").arg(owner.label).arg(owner.mask.count());
+            const QRectF chip(entry.left() + 2, entry.top() + 3, 18, entry.height() - 6);
+            painter.fillRect(chip, owner.color);
+            painter.setPen(owner_text_color(owner.color));
+            painter.setFont(font_of(12, true));
+            painter.drawText(chip, Qt::AlignCenter, QString(owner.letter));
+            painter.setFont(font_of(11, false));
+            text = QString("%1 · %2").arg(owner.label).arg(owner.mask.count());
             break;
         }
         case LegendKind::free:
@@ -64,9 +96,12 @@ void paint_legend(QPainter& painter, const FloorplanGeometry& geometry, const Fl
             text = "free (drop here to release)";
             break;
         case LegendKind::shared:
+            painter.save();
+            painter.setClipRect(swatch);
             painter.fillRect(swatch, QColor(0xe0, 0xe0, 0xe0));
-            painter.fillRect(swatch, QBrush(QColor(0x40, 0x40, 0x40), Qt::BDiagPattern));
-            text = "shared by several processes";
+            paint_stripes(painter, swatch, {QColor(0x60, 0x60, 0x60)});
+            painter.restore();
+            text = "hatched: held by several (letters)";
             break;
         case LegendKind::hole:
             painter.setPen(QPen(hole_color(), 1, Qt::DashLine));
@@ -81,8 +116,9 @@ void paint_legend(QPainter& painter, const FloorplanGeometry& geometry, const Fl
             painter.drawRect(entry.adjusted(0, 1, 0, -1));
         }
         painter.setPen(kText);
-        painter.drawText(entry.adjusted(30, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                         painter.fontMetrics().elidedText(text, Qt::ElideRight, static_cast<int>(entry.width()) - 32));
+        const double indent = scene.legend_kind(i) == LegendKind::owner ? 24 : 30;
+        painter.drawText(entry.adjusted(indent, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                         painter.fontMetrics().elidedText(text, Qt::ElideRight, static_cast<int>(entry.width() - indent) - 2));
     }
 }
 
@@ -135,15 +171,25 @@ void paint_floorplan(QPainter& painter, const FloorplanGeometry& geometry, const
             painter.setBrush(QBrush(grant->color, grant->alive ? Qt::SolidPattern : Qt::BDiagPattern));
             painter.drawRect(band);
         }
-        if (scene.focus == tile.tpc_key) {
-            painter.setPen(QPen(kText, 1, Qt::DotLine));
+        if (scene.focus == tile.tpc_key) {  // the keyboard's tile cursor, in the text's colour so it shows on any fill
+            painter.setPen(QPen(owners.empty() ? kText : owner_text_color(owners.front()->color), 2, Qt::DashLine));
             painter.drawRect(tile.rect.adjusted(5, 5, -5, -5));
         }
         const Tpc* tpc = tile.tpc_index >= 0 ? &gpu.tpcs[static_cast<std::size_t>(tile.tpc_index)] : nullptr;
-        painter.setPen(kText);
+        // Text in black or white, whichever reads on the owner's colour; the owners' letters (top's) at the
+        // left of the first line, the TPC number at its right.
+        painter.setPen(owners.empty() ? kText : owner_text_color(owners.front()->color));
         painter.setFont(font_of(15, true));
-        painter.drawText(QRectF(tile.rect.left(), tile.rect.top() + 4, tile.rect.width(), 22), Qt::AlignCenter,
-                         tile.tpc_key >= 0 ? QString::number(tile.tpc_key) : QString("TPC ?"));
+        const QRectF first_line(tile.rect.left() + 6, tile.rect.top() + 4, tile.rect.width() - 12, 22);
+        const QString number = tile.tpc_key >= 0 ? QString::number(tile.tpc_key) : QString("TPC ?");
+        if (owners.empty()) {
+            painter.drawText(first_line, Qt::AlignCenter, number);
+        } else {
+            painter.drawText(first_line, Qt::AlignVCenter | Qt::AlignRight, number);
+            const double room = first_line.width() - painter.fontMetrics().horizontalAdvance(number) - 6;
+            painter.drawText(first_line, Qt::AlignVCenter | Qt::AlignLeft,
+                             owner_letters(QFontMetricsF(painter.font()), owners, room));
+        }
         if (tpc != nullptr && !tpc->sms.empty()) {
             QStringList sms;
             for (const int sm : tpc->sms) sms << QString::number(sm);
@@ -163,7 +209,18 @@ constexpr double kTitleHeight = 30;
 
 QSizeF export_size(const FloorplanGeometry& geometry) { return geometry.size() + QSizeF(0, kTitleHeight); }
 
-void paint_export(QPainter& painter, const FloorplanGeometry& geometry, const FloorplanScene& scene) {
+// What an exported picture shows: the GPU and who owns what, never the operator's live state (selection,
+// keyboard focus, the legend entry under a drag).
+FloorplanScene exported(const FloorplanScene& scene) {
+    FloorplanScene shown = scene;
+    shown.selection = {};
+    shown.focus.reset();
+    shown.highlighted_legend.reset();
+    return shown;
+}
+
+void paint_export(QPainter& painter, const FloorplanGeometry& geometry, const FloorplanScene& live) {
+    const FloorplanScene scene = exported(live);
     painter.fillRect(QRectF(QPointF(0, 0), export_size(geometry)), Qt::white);
     painter.setPen(kText);
     painter.setFont(font_of(15, true));
@@ -176,7 +233,7 @@ void paint_export(QPainter& painter, const FloorplanGeometry& geometry, const Fl
 }  // namespace
 
 void export_floorplan_png(const FloorplanScene& scene, const QString& path, double scale) {
-    const FloorplanGeometry geometry = FloorplanGeometry::layout(*scene.gpu, scene.legend_entry_count());
+    const FloorplanGeometry geometry = FloorplanGeometry::layout(*scene.gpu, scene.legend_entry_count(), static_cast<int>(scene.owners.size()));
     QImage image((export_size(geometry) * scale).toSize(), QImage::Format_ARGB32_Premultiplied);
     image.fill(Qt::white);
     {
@@ -194,7 +251,7 @@ void export_floorplan_png(const FloorplanScene& scene, const QString& path, doub
 }
 
 void export_floorplan_svg(const FloorplanScene& scene, const QString& path) {
-    const FloorplanGeometry geometry = FloorplanGeometry::layout(*scene.gpu, scene.legend_entry_count());
+    const FloorplanGeometry geometry = FloorplanGeometry::layout(*scene.gpu, scene.legend_entry_count(), static_cast<int>(scene.owners.size()));
     QByteArray bytes;
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);

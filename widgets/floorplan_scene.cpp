@@ -73,20 +73,27 @@ std::vector<FloorplanOwner> owners_from_state(const SystemState& state) {
     std::vector<FloorplanOwner> owners;
     for (const ProcessState& process : state.processes) {
         if (!process.partitioned) continue;
+        const OwnerMark mark = owner_mark(process.pid, process.start_time);
         owners.push_back({process.pid, process.start_time,
                           QString::number(process.pid) + " " + short_command(process.command),
-                          owner_color(process.pid, process.start_time), process.mask});
+                          owner_palette_color(mark.index), process.mask, owner_letter_of(mark)});
     }
     return owners;
 }
 
 std::vector<FloorplanOwner> owners_from_gpu(const Gpu& gpu) {
+    // The letters top would give these processes seen together (pid order), and their colours.
+    OwnerLetters letters;
+    std::vector<OwnerLetters::Alive> alive;
+    for (const Process& process : gpu.processes) alive.push_back({process.pid, process.start_time.value_or(0), {}});
+    letters.update(alive);
     std::vector<FloorplanOwner> owners;
     for (const Process& process : gpu.processes) {
         if (!process.tpc_mask) continue;
         const std::uint64_t start = process.start_time.value_or(0);
+        const OwnerMark mark = letters.mark(process.pid, start);
         owners.push_back({process.pid, start, QString::number(process.pid) + " " + short_command(process.command),
-                          owner_color(process.pid, start), *process.tpc_mask});
+                          owner_palette_color(mark.index), *process.tpc_mask, owner_letter_of(mark)});
     }
     return owners;
 }

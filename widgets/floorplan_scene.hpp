@@ -20,6 +20,7 @@ struct FloorplanOwner {
     QString label;  // "1234 llm-serving"
     QColor color;
     TpcMask mask;
+    QChar letter = '?';  // the process's letter, as `gpupart top` shows it (owner_colors.hpp)
     bool operator==(const FloorplanOwner&) const = default;
 };
 

@@ -55,7 +55,7 @@ void FloorplanView::setGpu(const Gpu& gpu, const QString& title) {
     scene_.title = title;
     scene_.selection = scene_.selection & real_tpcs(gpu_);
     if (scene_.focus && find_tpc(gpu_, *scene_.focus) == nullptr) scene_.focus.reset();
-    geometry_ = FloorplanGeometry::layout(gpu_, scene_.legend_entry_count());
+    geometry_ = FloorplanGeometry::layout(gpu_, scene_.legend_entry_count(), static_cast<int>(scene_.owners.size()));
     layoutViewport();
     updateGeometry();
     update();
@@ -74,7 +74,7 @@ void FloorplanView::setOwners(std::vector<FloorplanOwner> owners) {
     const bool legend_changed = owners.size() != scene_.owners.size();
     scene_.owners = std::move(owners);
     if (legend_changed && scene_.gpu != nullptr) {
-        geometry_ = FloorplanGeometry::layout(gpu_, scene_.legend_entry_count());
+        geometry_ = FloorplanGeometry::layout(gpu_, scene_.legend_entry_count(), static_cast<int>(scene_.owners.size()));
         layoutViewport();
     }
     update();
@@ -133,11 +133,12 @@ void FloorplanView::paintEvent(QPaintEvent*) {
     const QString zoom_text = viewport_.fits() ? QString("fit %1%").arg(qRound(scale() * 100))
                                                : QString("%1% (Ctrl+0 fits)").arg(qRound(scale() * 100));
     const int zoom_width = painter.fontMetrics().horizontalAdvance(zoom_text) + 16;
+    const QString select_hint = hasFocus() ? "Arrows move the tile cursor, Space selects, Shift+arrows extend, G takes its GPC"
+                                           : "Click, shift/ctrl-click, drag a box or click a GPC header to select TPCs";
     QString banner_text = scene_.selection.empty()
-                              ? (idle_hint_.isEmpty() ? "Click, shift/ctrl-click, drag a box or click a GPC header to select TPCs"
-                                                      : idle_hint_)
+                              ? (idle_hint_.isEmpty() ? select_hint : idle_hint_)
                               : QString("%1 TPC%2 selected (%3 SMs): drag onto a process or \"free\", or press "
-                                        "Enter to give them")
+                                        "Enter to give them, Delete to release them")
                                     .arg(scene_.selection.count())
                                     .arg(scene_.selection.count() == 1 ? "" : "s")
                                     .arg(static_cast<int>(sms_of(gpu_, scene_.selection).size()));
@@ -152,6 +153,11 @@ void FloorplanView::paintEvent(QPaintEvent*) {
                      painter.fontMetrics().elidedText(banner_text, Qt::ElideRight, banner.width() - 16 - zoom_width));
     painter.setPen(palette().placeholderText().color());
     painter.drawText(banner.adjusted(8, 0, -8, 0), Qt::AlignVCenter | Qt::AlignRight, zoom_text);
+    if (hasFocus()) {  // where the keys go: a frame in the style's highlight colour around the whole view
+        painter.setPen(QPen(palette().highlight().color(), 3));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawRect(QRectF(rect()).adjusted(1.5, 1.5, -1.5, -1.5));
+    }
 }
 
 void FloorplanView::mousePressEvent(QMouseEvent* event) {
@@ -302,6 +308,21 @@ void FloorplanView::keyPressEvent(QKeyEvent* event) {
         return;
     }
     QWidget::keyPressEvent(event);
+}
+
+void FloorplanView::focusInEvent(QFocusEvent* event) {
+    // Reached by keyboard (F6, Tab): the tile cursor shows at once, on the first TPC when it had none.
+    if (!scene_.focus && scene_.gpu != nullptr) {
+        scene_.focus = geometry_.first_tpc();
+        anchor_ = scene_.focus;
+    }
+    update();
+    QWidget::focusInEvent(event);
+}
+
+void FloorplanView::focusOutEvent(QFocusEvent* event) {
+    update();  // the focus frame goes
+    QWidget::focusOutEvent(event);
 }
 
 void FloorplanView::contextMenuEvent(QContextMenuEvent* event) {

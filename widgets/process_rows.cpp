@@ -93,7 +93,9 @@ std::vector<ProcessRow> process_rows(const SystemState& state, LaunchRates& rate
         row.tpc_count = row.tpcs.count();
         row.sm_count = static_cast<int>(sms_of(state.gpu, row.tpcs).size());
         row.share = real_count > 0 ? static_cast<double>(row.tpc_count) / real_count : 0;
-        row.color = owner_color(process.pid, process.start_time);
+        const OwnerMark mark = owner_mark(process.pid, process.start_time);
+        row.color = owner_palette_color(mark.index);
+        row.letter = owner_letter_of(mark);
         // MPS decides whether partitions run side by side (HARDWARE.md section 2); which server a client
         // is attached to is NVML's and mps-control's to say, which the registry cannot.
         row.mps = !state.mps_running ? "no MPS" : state.mps_static_partitioning ? "MPS (static SM partitions)" : "MPS up";

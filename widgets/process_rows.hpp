@@ -43,6 +43,7 @@ struct ProcessRow {
     bool app_masks = false;
     QString masks_detail;      // tooltip: the operator's mask, the program's masks and what each runs on, the counters
     QColor color;
+    QChar letter = '?';        // its letter in the floorplan and in `gpupart top` (owner_colors.hpp)
 };
 
 // The app's rates are measured over at least this (LaunchRates keeps the last rate in between).

@@ -3,8 +3,13 @@
 #include <algorithm>
 
 #include <QBrush>
+#include <QHash>
+#include <QIcon>
+#include <QPainter>
+#include <QPixmap>
 
 #include "display_text.hpp"
+#include "owner_colors.hpp"
 
 namespace gpupart::widgets {
 
@@ -18,6 +23,37 @@ QString format_bytes(std::uint64_t bytes) {
     }
     return unit == 0 ? QString("%1 B").arg(bytes) : QString("%1 %2").arg(value, 0, 'f', 1).arg(units[unit]);
 }
+
+namespace {
+
+// The pid column's chip: the process's letter (as on its tiles and in `gpupart top`) on its colour, or on
+// no colour with an outline when it is not partitioned (it owns no tile). Cached: a refresh asks for every row.
+QString decoration_key(const ProcessRow& row) {
+    return QString("%1%2%3").arg(row.letter).arg(row.partitioned ? row.color.rgb() : 0u).arg(row.partitioned);
+}
+
+QIcon letter_chip(const ProcessRow& row) {
+    // Never destroyed: icons must not outlive the application in a static's destructor at exit.
+    static auto& chips = *new QHash<QString, QIcon>;
+    const QString key = decoration_key(row);
+    if (const auto found = chips.constFind(key); found != chips.constEnd()) return *found;
+    QPixmap pixmap(20, 16);
+    pixmap.fill(Qt::transparent);
+    {
+        QPainter painter(&pixmap);
+        if (row.partitioned) painter.fillRect(pixmap.rect(), row.color);
+        else painter.drawRect(pixmap.rect().adjusted(0, 0, -1, -1));
+        QFont font;
+        font.setPixelSize(12);
+        font.setBold(true);
+        painter.setFont(font);
+        painter.setPen(row.partitioned ? owner_text_color(row.color) : QColor(0x1a, 0x1a, 0x1a));
+        painter.drawText(pixmap.rect(), Qt::AlignCenter, QString(row.letter));
+    }
+    return *chips.insert(key, QIcon(pixmap));
+}
+
+}  // namespace
 
 void ProcessTableModel::setRows(std::vector<ProcessRow> rows) {
     const bool same_processes = rows.size() == rows_.size() &&
@@ -36,7 +72,8 @@ void ProcessTableModel::setRows(std::vector<ProcessRow> rows) {
     for (std::size_t r = 0; r < rows.size(); ++r)
         for (int c = 0; c < column_count; ++c)
             for (const int role : {int(Qt::DisplayRole), int(Qt::DecorationRole), int(Qt::ForegroundRole), SortRole})
-                if (cell(rows_[r], c, role) != cell(rows[r], c, role)) {
+                if (role == Qt::DecorationRole ? c == pid && decoration_key(rows_[r]) != decoration_key(rows[r])
+                                               : cell(rows_[r], c, role) != cell(rows[r], c, role)) {
                     changed[r] = {std::min(changed[r].first, c), c};
                     break;
                 }
@@ -72,7 +109,8 @@ QVariant ProcessTableModel::cell(const ProcessRow& row, int column_number, int r
     const auto column = static_cast<Column>(column_number);
     if (role == PidRole) return row.pid;
     if (role == StartTimeRole) return static_cast<qulonglong>(row.start_time);
-    if (role == Qt::DecorationRole && column == pid) return row.partitioned ? row.color : QColor(Qt::transparent);
+    if (role == LetterRole) return QString(row.letter);
+    if (role == Qt::DecorationRole && column == pid) return letter_chip(row);
     if (role == Qt::ForegroundRole && column == shim && row.shim_problem) return QBrush(QColor(0xc6, 0x28, 0x28));
     if (role == Qt::TextAlignmentRole) {
         const bool numeric = column == pid || column == gpu || column == tpcs || column == sms || column == share ||
@@ -82,7 +120,7 @@ QVariant ProcessTableModel::cell(const ProcessRow& row, int column_number, int r
     if (role == Qt::ToolTipRole) {  // rich text, always: row.command may hold "<b>"
         switch (column) {
         // The process's tooltip (PID): who it is and both masks (the operator's, the program's own).
-        case pid: return tooltip_text(QString("%1 · %2\n%3\n\n%4").arg(row.pid).arg(row.user, row.command, row.masks_detail));
+        case pid: return tooltip_text(QString("%1 · %2 · %3\n%4\n\n%5").arg(row.letter).arg(row.pid).arg(row.user, row.command, row.masks_detail));
         case command: return tooltip_text(row.command);
         case gpu: return tooltip_text(row.gpus_detail);
         case tpcs: return tooltip_text((row.partitioned ? "mask bits " + QString::fromStdString(row.tpcs.to_list())

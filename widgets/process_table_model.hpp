@@ -17,6 +17,7 @@ public:
     static constexpr int SortRole = Qt::UserRole + 1;
     static constexpr int PidRole = Qt::UserRole + 2;
     static constexpr int StartTimeRole = Qt::UserRole + 3;  // with the pid, names the process of the row
+    static constexpr int LetterRole = Qt::UserRole + 4;     // its letter (floorplan tiles, `gpupart top`)
 
     using QAbstractTableModel::QAbstractTableModel;
 

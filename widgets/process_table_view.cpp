@@ -13,7 +13,10 @@ ProcessTableView::ProcessTableView(QWidget* parent) : QTableView(parent) {
     setDropIndicatorShown(true);
     setDragDropMode(QAbstractItemView::DropOnly);
     setSelectionBehavior(QAbstractItemView::SelectRows);
-    setSelectionMode(QAbstractItemView::SingleSelection);
+    setSelectionMode(QAbstractItemView::ExtendedSelection);  // Delete releases TPCs from each selected process
+    // Tab and Shift+Tab leave the table (arrows move between rows): moving from cell to cell of a read-only
+    // table trapped keyboard users in it.
+    setTabKeyNavigation(false);
     setSortingEnabled(true);
     setAlternatingRowColors(true);
     setWordWrap(false);

@@ -93,7 +93,9 @@ Command add_demo_command(CLI::App& app) {
     CLI::App* demo = app.add_subcommand("demo", "Simulated partitioned processes on the built-in H200 (no GPU needed)");
     demo->require_subcommand(1);
     CLI::App* start = demo->add_subcommand("start", "Start the simulated workload");
-    start->add_option("--workers", options->workers, "How many (1-16)")->check(CLI::Range(1, 16));
+    start->add_option("--workers", options->workers,
+                      "How many (1-40; past 16 each gets its own few TPCs, as on a node packed with small jobs)")
+        ->check(CLI::Range(1, kMaxDemoWorkers));
     start->add_option("--seconds", options->seconds, "How long they run")->check(CLI::Range(1, 86400));
     start->add_option("--scaling", options->scaling,
                       "How each worker's simulated rate follows its TPCs, in worker order: linear (default), compute or "

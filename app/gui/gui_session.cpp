@@ -191,13 +191,13 @@ QString GuiSession::title() const {
 
 void GuiSession::sample() {
     controller_->refresh();
+    // Letters (and colours) first, so processes that appear together take them in pid order, as in top.
+    std::set<std::pair<int, std::uint64_t>> live;
+    for (const ProcessState& process : controller_->state().processes) live.insert({process.pid, process.start_time});
+    widgets::update_owner_letters(live);
     rows_ = widgets::process_rows(controller_->state(), launch_rates_, LaunchRates::Clock::now());
     add_usage(std::chrono::steady_clock::now());
     findings_ = check_result(controller_->state());
-
-    std::set<std::pair<int, std::uint64_t>> live;
-    for (const ProcessState& process : controller_->state().processes) live.insert({process.pid, process.start_time});
-    widgets::forget_owner_colors_except(live);
 }
 
 void GuiSession::add_usage(std::chrono::steady_clock::time_point now) {

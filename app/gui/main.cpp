@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     const QCommandLineOption gpu("gpu", "GPU: index inside the snapshot, UUID (or a unique prefix) or PCI bus id, as "
                                         "nvidia-smi -i takes them.", "GPU", "0");
     const QCommandLineOption demo("demo", "Run the simulated workload on the built-in H200 (default with no GPU).");
-    const QCommandLineOption workers("demo-workers", "Simulated processes in the demo (1-16).", "N", "4");
+    const QCommandLineOption workers("demo-workers", "Simulated processes in the demo (1-40).", "N", "4");
     const QCommandLineOption app_masks("demo-app-masks", "In the demo, one worker also plays a program that chooses its own "
                                                          "masks through libgpupart.so (a global and two stream masks).");
     parser.addOptions({snapshot, gpu, demo, workers, app_masks});

@@ -104,6 +104,7 @@ void MainWindow::buildDocks() {
     });
     connect(table_, &widgets::ProcessTableView::dropVerdict, this, [this](const QString& text) { showDropVerdict(text); });
     filter_ = new QLineEdit(this);
+    filter_->setObjectName("process-filter");
     filter_->setPlaceholderText("Filter processes (pid, user, command, shim status)…");
     filter_->setClearButtonEnabled(true);
     connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
@@ -197,8 +198,7 @@ void MainWindow::buildActions() {
         showGiveMenu(floorplan_->mapToGlobal(floorplan_->rect().center()));
     });
     give->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
-    QAction* release = edit->addAction("&Release selection", this, [this] { giveSelection({std::nullopt}); });
-    release->setShortcut(QKeySequence::Delete);
+    QAction* release = edit->addAction("&Release selection…");  // confirmed first (buildKeyboard)
     edit->addAction("Select &all TPCs", this, [this] { floorplan_->setSelection(real_tpcs(session_.gpu())); })
         ->setShortcut(QKeySequence::SelectAll);
     edit->addAction("&Clear selection", this, [this] { floorplan_->setSelection({}); });
@@ -233,6 +233,7 @@ void MainWindow::buildActions() {
     zoom_fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
     view->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+    buildKeyboard(view, release);
 
     QMenu* help = menuBar()->addMenu("&Help");
     help->addAction("&About gpupart", this, &MainWindow::showAbout);

@@ -15,6 +15,7 @@ class QComboBox;
 class QDockWidget;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QSortFilterProxyModel;
 class QTimer;
 class QUndoStack;
@@ -98,6 +99,11 @@ private:
     // The drag verdict in the status bar, cut at a word to fit, whole in its tooltip (main_window_fit.cpp).
     void showDropVerdict(const QString& text);
     QWidget* legible_scroll(QWidget* picture);  // a picture kept at a legible size, scrolled in its dock
+    // F6 / Shift+F6 between regions, Ctrl+F to the filter, Delete in the floorplan and the table (main_window_keys.cpp).
+    void buildKeyboard(QMenu* view, QAction* release);
+    std::vector<QWidget*> focusRegions() const;
+    void cycleFocus(bool backwards);
+    void confirmRelease(bool from_table);  // the confirmation names every letter, pid and TPC it releases
 
     GuiSession& session_;
     widgets::FloorplanView* floorplan_ = nullptr;

@@ -40,4 +40,34 @@ Plan plan_give(const Controller& controller, std::optional<ProcessRef> receiver,
     return controller.plan_masks_refusing(requests, std::move(refusals), action);
 }
 
+Plan plan_release_from(const Controller& controller, const TpcMask& tpcs, const std::vector<ProcessRef>& from) {
+    const SystemState& state = controller.state();
+    const TpcMask real = real_tpcs(state.gpu);
+    const TpcMask moved = tpcs & real;
+    std::string pids;
+    for (const ProcessRef& ref : from) pids += (pids.empty() ? "" : ",") + std::to_string(ref.pid);
+    const std::string action = fmt::format("release {} from {}", moved.to_list(), pids);
+    std::vector<MaskRequest> requests;
+    std::vector<Finding> refusals;
+    for (const ProcessRef& ref : from) {
+        const ProcessState* holder = find_process(state, ref.pid);
+        if (holder == nullptr || holder->start_time != ref.start_time) {
+            refusals.push_back(refusal(holder == nullptr ? "no-such-process" : "process-replaced", "controller",
+                                        fmt::format("process {} has exited since it was chosen", ref.pid)));
+            continue;
+        }
+        if (!holder->partitioned || (holder->mask & moved).empty()) continue;
+        const TpcMask left = holder->mask & ~moved;
+        if ((left & real).empty())
+            refusals.push_back(refusal("last-tpcs", "controller", fmt::format("process {} ({}) holds only TPCs being released: it "
+                                                               "would keep none; give it other TPCs first",
+                                                               holder->pid, holder->command.substr(0, 40))));
+        else
+            requests.push_back({holder->pid, left, holder->start_time});
+    }
+    if (requests.empty() && refusals.empty())
+        refusals.push_back(refusal("no-change", "controller", fmt::format("none of processes {} holds TPCs {}: nothing to release", pids, moved.to_list())));
+    return controller.plan_masks_refusing(requests, std::move(refusals), action);
+}
+
 }  // namespace gpupart

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <set>
 
-
 namespace gpupart {
 
 char owner_letter(std::size_t index) {
@@ -11,7 +10,6 @@ char owner_letter(std::size_t index) {
     if (index < 52) return static_cast<char>('a' + (index - 26));
     return '#';
 }
-
 
 std::vector<ExitedOwner> OwnerLetters::update(const std::vector<Alive>& alive) {
     std::set<std::pair<int, std::uint64_t>> now;
@@ -38,6 +36,16 @@ std::vector<ExitedOwner> OwnerLetters::update(const std::vector<Alive>& alive) {
         taken.insert(next);
     }
     return exited;
+}
+
+OwnerMark OwnerLetters::add(const Alive& process) {
+    if (const OwnerMark known = mark(process.pid, process.start_time); known.index >= 0) return known;
+    std::set<std::size_t> taken = held_back_;  // a letter whose exit is still announced is not given out
+    for (const auto& [key, held] : held_) taken.insert(held.index);
+    std::size_t next = 0;
+    while (taken.count(next) != 0) ++next;
+    held_[{process.pid, process.start_time}] = Held{next, process.command};
+    return mark(process.pid, process.start_time);
 }
 
 OwnerMark OwnerLetters::mark(int pid, std::uint64_t start_time) const {

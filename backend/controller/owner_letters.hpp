@@ -40,6 +40,9 @@ public:
     // Letters (by index) that update() gives to no new process until the next call: a view keeps the letter
     // of a process whose exit it still announces ("K exited"), so "K" never names two processes at once.
     void hold_back(std::set<std::size_t> indices) { held_back_ = std::move(indices); }
+    // The mark of one process, giving it the lowest free letter if it has none yet (a view that meets a
+    // process between two updates, e.g. an export); no other process loses or changes its letter.
+    OwnerMark add(const Alive& process);
 
 private:
     struct Held {

@@ -20,7 +20,24 @@ extern char** environ;
 namespace gpupart {
 
 std::vector<DemoWorkerSpec> demo_workers(int count) {
-    if (count < 1 || count > 16) throw UserError(fmt::format("demo workers: {} is not between 1 and 16", count));
+    if (count < 1 || count > kMaxDemoWorkers)
+        throw UserError(fmt::format("demo workers: {} is not between 1 and {}", count, kMaxDemoWorkers));
+    if (count > 16) {
+        // A node packed with small jobs, the scale the views must stay legible at: each worker its own run of
+        // the built-in H200's TPC numbers 0-65, none shared (two 16-worker demos lay the same GPCs twice, so
+        // every TPC was shared and every tile hatched).
+        constexpr int kTpcs = 66;
+        const char* services[] = {"llm-serving", "vision", "batch-train", "embeddings"};
+        std::vector<DemoWorkerSpec> packed;
+        int next = 0;
+        for (int i = 0; i < count; ++i) {
+            const int n = kTpcs / count + (i < kTpcs % count ? 1 : 0);
+            const std::string tpcs = n == 1 ? std::to_string(next) : fmt::format("{}-{}", next, next + n - 1);
+            packed.push_back({i < 4 ? services[i] : fmt::format("job-{}", i - 3), tpcs, i < 4 ? 400 / (i + 1) : 20 + 5 * (i % 12)});
+            next += n;
+        }
+        return packed;
+    }
     // The first four own whole GPCs (the advice of Bakita & Anderson, RTAS 2023); the rest are small jobs on single TPCs of GPCs
     // a service holds (TPCs 62-65, SMs 124-131, are gpc0's on the built-in H200), sharing them as a busy
     // machine does.

@@ -21,7 +21,9 @@ struct DemoWorkerSpec {
 };
 
 // Services sharing the H200 GPC-aligned (and, past the first four, smaller jobs packed into what is
-// left), so that every view has something to show. `count` from 1 to 16.
+// left), so that every view has something to show. `count` from 1 to 16; 17 to kMaxDemoWorkers: a node
+// packed with small jobs, each on TPCs of its own.
+inline constexpr int kMaxDemoWorkers = 40;
 std::vector<DemoWorkerSpec> demo_workers(int count);
 
 struct StartedWorker {

@@ -54,7 +54,7 @@ class TestChartsPanel : public QObject {
 private slots:
     // Each test starts as a fresh GUI does: no colour handed out yet (the GUI frees those of ended
     // processes on every refresh; twelve hues would otherwise run out across these tests).
-    void init() { forget_owner_colors_except({}); }
+    void init() { update_owner_letters({}); }
 
     void windowDropsOldPointsAndEndedProcessesGo() {
         ChartsPanel panel;
