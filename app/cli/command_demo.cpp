@@ -99,7 +99,7 @@ Command add_demo_command(CLI::App& app) {
     start->add_option("--seconds", options->seconds, "How long they run")->check(CLI::Range(1, 86400));
     start->add_option("--scaling", options->scaling,
                       "How each worker's simulated rate follows its TPCs, in worker order: linear (default), compute or "
-                      "memory (seed 002's C(m) = a/m + b with a small or a large b; for `gpupart measure`)")
+                      "memory (C(m) = a/m + b of Zahaf et al., RTNS 2021, with a small or a large b; for `gpupart measure`)")
         ->delimiter(',')
         ->check(CLI::IsMember({"linear", "compute", "memory"}));
     start->add_flag("--app-masks", options->app_masks,
