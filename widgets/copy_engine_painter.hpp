@@ -1,7 +1,7 @@
 #pragma once
 // The copy-engine wiring of one GPU as a picture: logical copy engines (LCEs) on the left, physical copy
 // engines (PCEs) on the right, an edge for every bit of an LCE's PCE mask. PCEs that more than one LCE
-// drives are highlighted: copies on those LCEs interfere (seed 003 rule R8). No widgets: the view and
+// drives are highlighted: copies on those LCEs interfere (Bakita & Anderson, RTAS 2024, rule R8). No widgets: the view and
 // `gpupart export --png/--svg` paint through this one painter, so both show the same picture.
 // Text is laid out with the application's font database: a QGuiApplication must exist.
 #include <vector>

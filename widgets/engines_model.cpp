@@ -43,7 +43,7 @@ QString qs(std::string_view text) { return QString::fromUtf8(text.data(), static
 QString kind_text(EngineKind kind) { return qs(to_string(kind)).replace(QLatin1Char('_'), QLatin1Char(' ')); }
 
 // Copy engine n is LCE n; LCE0/1 are usually graphics copy engines (GRCE), which matters because they
-// may share physical engines with another LCE (seed 003 R8).
+// may share physical engines with another LCE (Bakita & Anderson, RTAS 2024, rule R8).
 const LogicalCopyEngine* lce_of(const Gpu& gpu, const Engine& engine) {
     if (engine.kind != EngineKind::copy) return nullptr;
     for (const LogicalCopyEngine& lce : gpu.copy_engines.lces)

@@ -1,5 +1,5 @@
 #pragma once
-// The Plan dialog (issue 21): targets for the processes that have a measured curve (a share of their rate
+// The Plan dialog: targets for the processes that have a measured curve (a share of their rate
 // alone, "50%", or a rate, "120" per second), a preview by `gpupart plan --json` (TPCs and mask per
 // process, whether each target is met, the controller's findings, or why the targets cannot be met, and
 // the proposed floorplan, read-only), and Apply, which runs the same command with --apply: one change,

@@ -96,7 +96,7 @@ std::vector<ProcessRow> process_rows(const SystemState& state, LaunchRates& rate
         const OwnerMark mark = owner_mark(process.pid, process.start_time);
         row.color = owner_palette_color(mark.index);
         row.letter = owner_letter_of(mark);
-        // MPS decides whether partitions run side by side (HARDWARE.md section 2); which server a client
+        // MPS decides whether partitions run side by side (docs/mps-fault-domain.md); which server a client
         // is attached to is NVML's and mps-control's to say, which the registry cannot.
         row.mps = !state.mps_running ? "no MPS" : state.mps_static_partitioning ? "MPS (static SM partitions)" : "MPS up";
         describe_shim(process, row);

@@ -135,7 +135,7 @@ QVariant ProcessTableModel::cell(const ProcessRow& row, int column_number, int r
         case rss: return row.rss_bytes ? QVariant() : tooltip_text("/proc/PID/statm could not be read (the process ended?)");
         case shim: return tooltip_text(row.shim_detail.isEmpty() ? row.shim : row.shim + "\n" + row.shim_detail);
         case mps: return tooltip_text("Without MPS the contexts of different processes time-slice the GPU, so TPC partitions only "
-                                      "separate processes that share one MPS server (HARDWARE.md section 2).");
+                                      "separate processes that share one MPS server.");
         default: return {};
         }
     }

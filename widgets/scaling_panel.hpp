@@ -1,5 +1,5 @@
 #pragma once
-// The Scaling panel (issue 21): the scaling curves `gpupart measure` saved, one drawn at a time (the
+// The Scaling panel: the scaling curves `gpupart measure` saved, one drawn at a time (the
 // measured rates against TPCs as points, the fitted rate 1/(a/m + b) as a line, the fit and the class
 // in words), and a Measure button that runs `gpupart measure` on the process selected in the window.
 //

@@ -1,4 +1,4 @@
-// gpupart plan --target PID=RATE|PID=SHARE% ...: seed 002's partition-and-allocate over the curves that
+// gpupart plan --target PID=RATE|PID=SHARE% ...: Zahaf et al.'s (RTNS 2021) partition-and-allocate over the curves that
 // `gpupart measure` saved: how many TPCs each process needs for its target, which processes share a
 // partition, GPC-packed masks for the partitions, and, when the targets cannot all be met, why and what
 // fraction of them can. With --apply the masks go through the controller as one change (one journal

@@ -57,7 +57,7 @@ bool apply_and_push(GuiSession& session, QUndoStack& stack, const Plan& plan, co
             return false;
         }
         // A drop or menu choice that would change nothing (TPCs onto their holder, releasing free ones) is
-        // refused by the controller; it is said plainly, not as an error (issue 19).
+        // refused by the controller; it is said plainly, not as an error.
         const bool only_no_change = plan.refused() && std::all_of(plan.findings.begin(), plan.findings.end(), [](const Finding& f) {
                                         return f.severity != Severity::error || f.id == "no-change";
                                     });

@@ -1,4 +1,4 @@
-// The window's part of issue 21: the Scaling dock beside Charts, "Measure" and "Plan…" in the process
+// The window's part of measuring and planning: the Scaling dock beside Charts, "Measure" and "Plan…" in the process
 // table's context menu, and the Plan dialog, whose applied change goes on the window's undo stack like any
 // other (Ctrl+Z reverts exactly its history entry). Measuring and planning run the gpupart CLI
 // (widgets/cli_run.hpp): the window and the terminal say and journal the same.

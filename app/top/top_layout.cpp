@@ -37,8 +37,8 @@ int header_rows(const TopData& data) {
 
 int draw_header(Screen& screen, const TopData& data, const UiState& ui, bool wide) {
     const Gpu& gpu = data.gpu;
-    // The clock keeps its place at the right; what comes before it shrinks to fit a space short of it
-    // (issue 19, item 7): the architecture goes first, then the title, then the GPU's name is cut with "…".
+    // The clock keeps its place at the right; what comes before it shrinks to fit a space short of it:
+    // the architecture goes first, then the title, then the GPU's name is cut with "…".
     const int clock_column = screen.width() - static_cast<int>(data.clock.size());
     const int room = clock_column - 1;
     const std::string which = data.source.gpu_count > 1 ? fmt::format("GPU {} of {}: ", gpu.index, data.source.gpu_count)
@@ -263,7 +263,7 @@ Screen layout_at(const TopData& data, const UiState& ui, int width, int height) 
                                                       height - w.header - w.table - w.findings_least - 2))
                        : floorplan;
     // A small terminal (60x16 with the meters row) keeps the table's header and one process row: the
-    // floorplan gives up its last rows and says so, rather than hiding every process (issue 19).
+    // floorplan gives up its last rows and says so, rather than hiding every process.
     const int floorplan_room = height - w.header - 2 - 2;
     const bool floorplan_cut = show_floorplan && !side && section > floorplan_room && floorplan_room >= 3;
     if (floorplan_cut) section = floorplan_room;

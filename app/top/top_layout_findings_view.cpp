@@ -1,5 +1,5 @@
 // The findings view (f): every finding whole, wrapped to the terminal's width and scrolled, where the
-// findings panel gives each one line cut at 80 columns (issue 19, item 6). Esc closes it (top_input_dialogs).
+// findings panel gives each one line cut at 80 columns. Esc closes it (top_input_dialogs).
 #include <algorithm>
 
 #include <fmt/format.h>

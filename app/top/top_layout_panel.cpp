@@ -132,7 +132,7 @@ int findings_rows_wanted(const TopData& data, int width) {
 
 void draw_findings(Screen& screen, int row, int column, int width, int rows, const TopData& data, bool hints) {
     const int c = screen.put(row, column, fmt::format("Findings ({})", data.findings.size()), {Role::title});
-    // f opens every finding whole: at 80 columns the lines here are cut (issue 19, item 6).
+    // f opens every finding whole: at 80 columns the lines here are cut.
     if (hints) screen.put(row, c, fit(" · f reads them whole · the controller's rules about the partitions as they are (gpupart check)",
                            column + width - c), {Role::dim});
     if (data.findings.empty()) {

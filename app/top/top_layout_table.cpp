@@ -99,7 +99,7 @@ std::vector<Column> table_columns(const TopData& data, bool wide, int width) {
 
 // The part of a command line that tells processes apart, first: the program's path is dropped, and a program
 // several processes share (python3, gpupart-demo-worker) goes after its arguments, so that a narrow COMMAND
-// column shows "serve.py --port 80 · python3" rather than the same "/usr/bin/python3 …" on every row (issue 19).
+// column shows "serve.py --port 80 · python3" rather than the same "/usr/bin/python3 …" on every row.
 std::string command_text(const TopData& data, const TopProcess& p) {
     const auto program_of = [](const std::string& command) {
         const std::string first = command.substr(0, command.find(' '));
@@ -184,7 +184,7 @@ void put_cells(Screen& screen, int row, const std::vector<Column>& columns, cons
 }
 
 // A filter hides processes: the header row says so, highlighted, at its right end, or in place of the
-// COMMAND title where the column has no room for both (80 columns), as htop marks a filter (issue 19,
+// COMMAND title where the column has no room for both (80 columns), as htop marks a filter (
 // item 7). Where there is no COMMAND column (60 columns), the footer's F4 says FILTER (top_layout).
 void put_filter_marker(Screen& screen, int row, const std::vector<Column>& columns, const std::vector<std::string>& titles,
                        const UiState& ui) {
@@ -264,7 +264,7 @@ int draw_table(Screen& screen, int row, int rows, const TopData& data, const UiS
         if (is_selected && focused) screen.fill(r, 0, screen.width(), U' ', style);
         screen.put(r, 0, is_selected ? "▸" : " ", is_selected ? Style{style.role, true} : style);
         put_cells(screen, r, columns, row_cells(data, p, columns, screen.width()), is_selected && !focused ? Style{style.role, true, false, true} : style);
-        // The selection never hides the process's own colour (issue 19, item 7): its letter keeps the owner's
+        // The selection never hides the process's own colour: its letter keeps the owner's
         // colours, and the cells either side of it keep the row's unselected look, so the letter stands out
         // even where the owner's colours are the selection bar's (owner1 is black on cyan, as the bar).
         const Style unselected{tagged ? Role::tagged : Role::normal, tagged};

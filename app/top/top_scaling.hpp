@@ -1,5 +1,5 @@
 #pragma once
-// Each process's measured scaling in gpupart top's table (issue 21): the class and speedup of the curve
+// Each process's measured scaling in gpupart top's table: the class and speedup of the curve
 // `gpupart measure` saved for its command line and user on this GPU ("compute 1.53x": from half the TPCs
 // to all of them), "-" for a process never measured. The store is the one measure, plan and the app's
 // Scaling panel use (curve_store_path.hpp); it is read at most every few seconds, not every frame.

@@ -14,7 +14,7 @@ namespace gpupart::top {
 enum class Focus { floorplan, table, findings };  // Tab: table, floorplan, findings (when shown)
 
 // One key per column of the process table, in the order of the widest table (every column can be sorted by,
-// as in htop; issue 19, item 7).
+// as in htop).
 enum class SortKey { pid, user, tpcs, sms, share, rate, launches, memory, gpu, cpu, rss, scaling, app, shim, requested, applied, command };
 inline constexpr SortKey kSortKeys[] = {SortKey::pid,      SortKey::user,   SortKey::tpcs, SortKey::sms,       SortKey::share,
                                         SortKey::rate,     SortKey::launches, SortKey::memory, SortKey::gpu, SortKey::cpu,   SortKey::rss,      SortKey::scaling,

@@ -223,7 +223,7 @@ std::vector<ProcessRef> target_processes(const TopData& data, const UiState& ui)
 
 namespace {
 
-// Whether giving `tpcs` to `to` would change anything: not when it holds them all already (issue 19:
+// Whether giving `tpcs` to `to` would change anything: not when it holds them all already (
 // such changes are refused, so they are not offered).
 bool gives_anything(const TopProcess* to, const TpcMask& tpcs) {
     return to != nullptr && !tpcs.empty() && !(to->partitioned && (tpcs & ~to->mask).empty());

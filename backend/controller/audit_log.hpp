@@ -1,5 +1,5 @@
 #pragma once
-// The audit trail (issue 17): every change gpupart makes to ANOTHER user's process (which only root and
+// The audit trail: every change gpupart makes to ANOTHER user's process (which only root and
 // the admin group of an installed registry may make) goes to the system log, so the owner and the
 // administrator can see afterwards who moved whose process, from what to what. The user's own journal
 // (journal.hpp) is private to the one who made the change; this is the machine's record.

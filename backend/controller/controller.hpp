@@ -98,7 +98,7 @@ private:
     SystemState state_;
 };
 
-// Spreads `count` TPCs over GPCs one at a time (seed 001's SE-distributed), lowest bits first.
+// Spreads `count` TPCs over GPCs one at a time (Bakita & Anderson's (RTAS 2023) SE-distributed), lowest bits first.
 TpcMask place_tpcs_spread(const Gpu& gpu, int count, const TpcMask& available);
 
 // Where a request by size ("8 tpcs", "25%", "2 gpcs") lands among `available` TPCs; nullopt for an

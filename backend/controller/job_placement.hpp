@@ -1,5 +1,5 @@
 #pragma once
-// Placing a scheduler job's TPCs on a GPU and giving them back (issue 23: the Slurm plugin's helper,
+// Placing a scheduler job's TPCs on a GPU and giving them back (the Slurm plugin's helper,
 // `gpupart slurm place|release`). The reservation record (registry/job_reservations.hpp) is read,
 // changed and written under the GPU's lock, so jobs starting at the same moment never get the same TPC.
 // TPCs belong to the job: every step of a job on a node shares the job's TPCs on each GPU; the record

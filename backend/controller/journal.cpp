@@ -96,7 +96,7 @@ JournalEntry entry_from_json(const OrderedJson& json) {
         rules.finish();
     }
     entry.recovered = r.get_if_present<std::string>("recovered");
-    if (json.contains("walk")) {  // entries of gpupart measure's walks (layout of issue 21)
+    if (json.contains("walk")) {  // entries of gpupart measure's walks (their own layout)
         JsonObjectReader walk(r.child("walk"), "walk");
         entry.walk = JournalWalk{walk.get<int>("writer_pid"), walk.get<std::uint64_t>("writes")};
         walk.finish();

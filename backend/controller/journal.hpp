@@ -3,7 +3,7 @@
 // $GPUPART_JOURNAL, else $XDG_STATE_HOME/gpupart/history.jsonl, else ~/.local/state/gpupart/history.jsonl.
 // Per user: a user's journal holds the changes that user made, so `gpupart undo` reverts your own.
 //
-// Applying and journaling are one step from the user's view (issue 15, class 5). Under the journal's
+// Applying and journaling are one step from the user's view. Under the journal's
 // own lock (flock on the file, held for the whole change) a change is first written as an intent
 // (its id taken from the file's content under that lock), then applied to the slots, then finished
 // with its entry (or an abort line when nothing of it is in effect). A gpupart killed between the
@@ -52,7 +52,7 @@ struct JournalChange {
 };
 
 // A change that the gpupart which made it goes on changing without journaling each step: `gpupart
-// measure`'s walk through TPC counts (issue 21). Its entry journals the walk's first mask; the walk's
+// measure`'s walk through TPC counts. Its entry journals the walk's first mask; the walk's
 // later masks are compare-and-set writes by that gpupart alone, at most `writes` of them, so while the
 // entry is not undone the process is "as this entry left it" when its generation lies within
 // [generation_after, generation_after + writes] and the slot's last writer is `writer_pid`. A walk that

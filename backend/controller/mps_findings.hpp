@@ -1,7 +1,7 @@
 #pragma once
 // Findings about the MPS server itself rather than about partitions: a fatal GPU error that tore down its
 // clients (docs/mps-fault-domain.md), and MPS logs gpupart could not read. One client's fatal error ends
-// the work of every client of the server, partitioned or not (seed 000 pitfall 2), so `check`, `top` and
+// the work of every client of the server, partitioned or not (Bakita & Anderson, ECRTS 2025, pitfall 2), so `check`, `top` and
 // the GUI say so instead of leaving users to read the server log.
 #include <vector>
 

@@ -1,6 +1,6 @@
 #pragma once
 // The controller's rules: each a pure function of the system state and the planned changes, each
-// finding citing where its rule comes from (the seed papers, HARDWARE.md).
+// finding citing where its rule comes from (the papers, by authors and venue, or gpupart's own measurements).
 #include <string>
 #include <vector>
 
@@ -39,6 +39,6 @@ std::vector<Finding> every_result_finding(const SystemState& after);
 // too (same id and message) have is_new false: a plan marks only what it introduces.
 std::vector<Finding> check_plan(const SystemState& state, const std::vector<PlannedChange>& changes);
 
-inline constexpr int kMpsClientLimit = 15;  // seed 000: 128-channel TSG / 8 connections per client
+inline constexpr int kMpsClientLimit = 15;  // Bakita & Anderson, ECRTS 2025: 128-channel TSG / 8 connections per client
 
 }  // namespace gpupart

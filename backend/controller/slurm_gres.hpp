@@ -1,5 +1,5 @@
 #pragma once
-// Slurm's side of TPCs as a resource (issue 23, docs/slurm.md): the generic resource `tpc`, one Type per
+// Slurm's side of TPCs as a resource (docs/slurm.md): the generic resource `tpc`, one Type per
 // GPU named after gpupart's GPU index ("gpu0", "gpu1", ...) with Count = that GPU's real TPCs, so Slurm
 // counts TPCs per GPU and queues jobs that do not fit; the SPANK plugin places the counts Slurm allocated.
 #include <optional>

@@ -54,7 +54,7 @@ struct ProcessState {
     std::uint64_t refused_masks = 0;
     std::uint64_t graph_launches = 0;
     // What a launch rate counts: kernel launches on every GPU plus CUDA graph replays (a replay of a graph
-    // of N kernels is one), so a process that only replays graphs is not shown as idle (issue 19).
+    // of N kernels is one), so a process that only replays graphs is not shown as idle.
     std::uint64_t submissions() const { return launches_all_gpus + graph_launches; }
     std::uint64_t applied_ns = 0;  // when the shim adopted the generation it applies here (realtime; 0: never)
     std::uint64_t written_ns = 0;  // when the control block was last written (realtime)

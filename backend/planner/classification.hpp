@@ -1,5 +1,5 @@
 #pragma once
-// Compute- or memory-intensive, from the shape of a fitted scaling curve (seed 002, Section 3.1).
+// Compute- or memory-intensive, from the shape of a fitted scaling curve (Zahaf et al., RTNS 2021, Section 3.1).
 //
 // Seed 002's Definition 1: "Given an architecture, a kernel is considered to be memory intensive if,
 // beyond a certain threshold, allocating more SMs does not improve its performance on that
@@ -16,7 +16,7 @@
 // b = 0.02 a for compute, 0.1 a for memory, on 68 SMs) with room on both sides: S = 1.42 and S = 1.13.
 //
 // Optionally an NVML memory-throughput figure taken at full GPU (a fraction 0..1 of the time or of the
-// bandwidth the memory was busy) breaks near-ties: seed 002 names such profiling metrics as the way to
+// bandwidth the memory was busy) breaks near-ties: Zahaf et al., RTNS 2021 names such profiling metrics as the way to
 // refine Definition 1 (end of Section 3.1). The curve decides outside the ambiguous band.
 #include <optional>
 #include <string>

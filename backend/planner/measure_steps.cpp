@@ -30,7 +30,7 @@ std::vector<int> measure_tpc_counts(int most, int floor, int steps) {
         count = std::max(count, floor + (wanted - 1 - i));
         counts.push_back(count);
     }
-    // Half the TPCs is measured, not fitted: the class is the speedup from most/2 to most (seed 002
+    // Half the TPCs is measured, not fitted: the class is the speedup from most/2 to most (Zahaf et al., RTNS 2021
     // Definition 1), and a curve with a knee (a copy saturating memory) is where a/m + b is least exact.
     // The count nearest most/2 moves there where that keeps the counts distinct and in order.
     const int half = (most + 1) / 2;

@@ -37,7 +37,7 @@ struct PartitionOptions {
     ListOrder list_order = ListOrder::decreasing_utilization;
     // Algorithm 1 line 3 (ACT): test every pair of tasks first and forbid those whose merge fails.
     bool exhaustive_forbidden = false;
-    // gpupart's rule from issue 21: two memory-intensive tasks never share a partition, entered into the
+    // gpupart's own rule: two memory-intensive tasks never share a partition, entered into the
     // forbidden list as task pairs before Algorithm 1 starts. Not in the seed, where such a pair is only
     // forbidden when its merge fails (with its conflict curves it usually does: Section 7.1's k = 2.3).
     bool forbid_memory_pairs = true;

@@ -1,5 +1,5 @@
 #pragma once
-// Real TPCs for a plan's partitions: each partition's TPC count placed GPC-packed (seed 001: "SE-packed"
+// Real TPCs for a plan's partitions: each partition's TPC count placed GPC-packed (Bakita & Anderson, RTAS 2023: "SE-packed"
 // partitions, which fill whole GPCs before taking from another, keep cache and bus interference inside
 // a GPC) with model/placement's place_tpcs_packed, one partition after another on what is left.
 #include <vector>

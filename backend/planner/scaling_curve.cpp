@@ -66,7 +66,7 @@ CurveFit fit_curve(const std::vector<CurvePoint>& points) {
     fit.model.a = (s.w * s.xy - s.x * s.y) / det;
     fit.model.b = (s.xx * s.y - s.x * s.xy) / det;
     if (fit.model.b < 0) {
-        // The model's b is time that TPCs cannot remove, never negative (seed 002 Section 7.1 sets it to a
+        // The model's b is time that TPCs cannot remove, never negative (Zahaf et al., RTNS 2021, Section 7.1 sets it to a
         // share of a). Refit through the origin: C = a/m.
         fit.model.b = 0;
         fit.model.a = s.xy / s.xx;
@@ -92,7 +92,7 @@ CurveFit fit_curve(const std::vector<CurvePoint>& points) {
     fit.most_tpcs = hi->tpcs;
     fit.points = points.size();
 
-    // Definition 1 of seed 002 needs a curve whose time falls with SMs at least somewhere; one that
+    // Definition 1 of Zahaf et al., RTNS 2021 needs a curve whose time falls with SMs at least somewhere; one that
     // does not (or not beyond the noise) leaves a and b meaningless for sizing a partition.
     const double gain = fit.model.a > 0 ? fit.model.time(fit.fewest_tpcs) / fit.model.time(fit.most_tpcs) - 1.0 : 0.0;
     const double needed = std::max(kMinGain, kGainOverNoise * fit.rms_relative_residual);

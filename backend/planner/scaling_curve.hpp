@@ -1,5 +1,5 @@
 #pragma once
-// A process's measured scaling curve and its fit to seed 002's execution-time model (Section 3.3):
+// A process's measured scaling curve and its fit to Zahaf et al.'s (RTNS 2021) execution-time model (Section 3.3):
 //     C(m) = a/m + b
 // where m is the process's TPC count, C(m) the time per unit of progress (seconds per launch, 1/rate),
 // a the part of the work that is spread over the TPCs and b the part that does not shrink as TPCs are
@@ -32,7 +32,7 @@ struct ExecutionModel {
     double b = 0;  // seconds per unit: the part that more TPCs do not shorten
     double time(int tpcs) const { return a / tpcs + b; }
     double rate(int tpcs) const { return 1.0 / time(tpcs); }
-    // The same curve with every time multiplied by `factor` (seed 002 Section 7.1's k_i).
+    // The same curve with every time multiplied by `factor` (Zahaf et al., RTNS 2021, Section 7.1's k_i).
     ExecutionModel scaled(double factor) const { return {a * factor, b * factor}; }
     bool operator==(const ExecutionModel&) const = default;
 };

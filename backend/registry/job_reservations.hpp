@@ -1,5 +1,5 @@
 #pragma once
-// The TPCs each scheduler job holds on a GPU (issue 23): what the Slurm plugin placed, so that a job
+// The TPCs each scheduler job holds on a GPU: what the Slurm plugin placed, so that a job
 // placed later, and a live change of a job's process, never get TPCs another job holds. One record per
 // GPU, "<registry root>/jobs/GPU-<uuid>.json" ("/dev/shm/gpupart-jobs/..." under the /dev/shm root),
 // written only by root (the plugin's helper runs in slurmstepd as root) and read by every front end.

@@ -1,5 +1,5 @@
 /*
- * Keeps a process alive when its mapped slot file is truncated under it (issue 15, class 2).
+ * Keeps a process alive when its mapped slot file is truncated under it.
  *
  * A MAP_SHARED mapping of a file that someone shrinks raises SIGBUS at the next access: without this,
  * anyone who may write a slot (its owner, root, the admin group of an installed registry) could kill the

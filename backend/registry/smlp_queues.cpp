@@ -1,4 +1,4 @@
-// What an SMLP component file's values mean (smlp_layout.h, seed 004's Rules 1-5), checked before they
+// What an SMLP component file's values mean (smlp_layout.h, Ali et al.'s (ECRTS 2024) Rules 1-5), checked before they
 // are shown: a record in no queue, a grant outside the component or overlapping another, more FQ records
 // than M, a granularity that does not divide the component are refused with one line naming what broke.
 #include <algorithm>

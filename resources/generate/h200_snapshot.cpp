@@ -196,11 +196,11 @@ namespace {
 
 Gpu literature_gpu(const std::string& name, const std::string& arch, const std::string& cc, const std::string& table,
                    const std::vector<std::pair<std::string, int>>& engine_runlists, const std::vector<int>& empty_runlists) {
-    const Provenance from{Source::literature, "seed 003 (Bakita & Anderson, RTAS 2024), " + table};
+    const Provenance from{Source::literature, "Bakita & Anderson, RTAS 2024, " + table};
     Gpu gpu;
     gpu.name = known_fact(name, from);
     gpu.architecture = known_fact(arch, from);
-    gpu.compute_capability = known_fact(cc, Provenance{Source::literature, "seed 003, Table I"});
+    gpu.compute_capability = known_fact(cc, Provenance{Source::literature, "Bakita & Anderson, RTAS 2024, Table I"});
     for (auto* fact : {&gpu.uuid, &gpu.pci_bus_id, &gpu.driver_version, &gpu.cuda_version})
         *fact = unknown_fact<std::string>("not in the source", from);
     gpu.sm_count = unknown_fact<int>("not in the source", from);
@@ -234,7 +234,7 @@ Gpu literature_gpu(const std::string& name, const std::string& arch, const std::
     gpu.copy_engines.pce_count = unknown_fact<int>("Fig. 11 is a drawing; its wiring is not in gpupart's copy of the paper", from);
     for (auto* fact : {&gpu.fifo.max_channel_groups, &gpu.fifo.max_channels_per_group, &gpu.fifo.channel_groups_in_use})
         *fact = unknown_fact<int>("not in the source", from);
-    gpu.notes = {"Engines and runlists from " + table + " of seed 003 (nvdebug device_info). COPY0/COPY1 are the GRCEs.",
+    gpu.notes = {"Engines and runlists from " + table + " of Bakita & Anderson, RTAS 2024 (nvdebug device_info). COPY0/COPY1 are the GRCEs.",
                  "No TPC layout: the paper gives none for this GPU.",
                  "Runlists named N/A in the paper have no engine listed."};
     return gpu;
@@ -247,7 +247,7 @@ Snapshot make_gtx1060_snapshot() {
                              {{"GR0", 0}, {"COPY0", 0}, {"COPY1", 0}, {"NVDEC0", 1}, {"NVENC0", 2}, {"SEQ", 3},
                               {"COPY2", 5}, {"COPY3", 6}},
                              {4});
-    return Snapshot{"2024", "GTX 1060 3GB engines and runlists from seed 003 Table II (literature, not measured by gpupart)", {gpu}};
+    return Snapshot{"2024", "GTX 1060 3GB engines and runlists from Bakita & Anderson, RTAS 2024, Table II (literature, not measured by gpupart)", {gpu}};
 }
 
 Snapshot make_rtx6000ada_snapshot() {
@@ -256,7 +256,7 @@ Snapshot make_rtx6000ada_snapshot() {
                               {"NVDEC0", 4}, {"NVDEC1", 5}, {"NVDEC2", 6}, {"NVENC0", 8}, {"NVENC1", 9}, {"NVENC2", 10},
                               {"NVJPG0", 11}, {"NVJPG1", 12}, {"NVJPG2", 13}, {"NVJPG3", 14}, {"OFA", 15}, {"SEQ", 16}},
                              {7});
-    return Snapshot{"2024", "RTX 6000 Ada engines and runlists from seed 003 Table IV (literature, not measured by gpupart)", {gpu}};
+    return Snapshot{"2024", "RTX 6000 Ada engines and runlists from Bakita & Anderson, RTAS 2024, Table IV (literature, not measured by gpupart)", {gpu}};
 }
 
 }  // namespace gpupart::recorded

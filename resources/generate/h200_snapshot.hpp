@@ -9,7 +9,7 @@ namespace gpupart::recorded {
 // std::runtime_error when the logs do not have the structure the snapshot relies on.
 Snapshot make_h200_snapshot(const std::string& fixtures);
 
-// Engine/runlist examples from seed 003 (Bakita & Anderson, RTAS 2024), Tables II and IV.
+// Engine/runlist examples from Bakita & Anderson, RTAS 2024, Tables II and IV.
 Snapshot make_gtx1060_snapshot();
 Snapshot make_rtx6000ada_snapshot();
 

@@ -1,4 +1,4 @@
-// The cost of one `gpupart exporter` scrape with 100 partitioned processes (issue 18): 100 real child
+// The cost of one `gpupart exporter` scrape with 100 partitioned processes: 100 real child
 // processes registered in a private registry as the shim registers them, on the built-in H200; a scrape
 // reads the registry once, gathers the GPU's state, builds every metric and serializes the text
 // exposition. Beside it, the registry read alone, so the ratio shows what the metrics add.

@@ -1,5 +1,5 @@
 // What the libgpupart device programs share (gpupart-dev-exp2, gpupart-dev-smlp): the GPU's real TPC
-// bits in GPC-packed order (from libgpupart's GPC map), and seed 004 Experiment 2's kernel: a fixed
+// bits in GPC-packed order (from libgpupart's GPC map), and Ali et al., ECRTS 2024, Experiment 2's kernel: a fixed
 // amount of vector work that can use only so many SMs, each block recording the SM it ran on.
 #pragma once
 

@@ -1,4 +1,4 @@
-// gpupart-dev-exp2: seed 004's Experiment 2 through libgpupart's libsmctrl API: the length of one
+// gpupart-dev-exp2: Ali et al.'s (ECRTS 2024) Experiment 2 through libgpupart's libsmctrl API: the length of one
 // kernel with its work sized for a few SMs, on 1, 2, ... N TPCs (GPC-packed, chosen with
 // libsmctrl_set_next_mask_ext), and a calibration of which SMs each TPC bit holds.
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpupart exporter on the GPU machine (issue 18), beside two partitioned PyTorch processes: the live map
+# gpupart exporter on the GPU machine, beside two partitioned PyTorch processes: the live map
 # (probed into a private cache), two matmul loops under `gpupart run` on disjoint halves, the exporter on
 # loopback; its exposition before and after a `gpupart set` is kept in OUT_DIR for the note.
 #   exporter_device.sh CARRY_DIR OUT_DIR

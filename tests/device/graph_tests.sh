@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device tests of CUDA graphs under `gpupart set` (issue 8), on a real H100 or H200 (run through the `device`
+# Device tests of CUDA graphs under `gpupart set`, on a real H100 or H200 (run through the `device`
 # tool after tests/device/stage.sh; CI cannot run them): a graph exec uploaded on one partition must run
 # its kernels on the new one from its first replay after the change, compute the same numbers, and be
 # counted in `gpupart list --json` ("graphs": execs, current, older, pending, unfollowable, device_launch,

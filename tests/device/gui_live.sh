@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The app on a live GPU (issue 19, app item 5), through the `device` tool after tests/device/stage.sh and
+# The app on a live GPU (app item 5), through the `device` tool after tests/device/stage.sh and
 # tests/device/stage_gui.sh: under MPS, two PyTorch matmul loops (torch_rate.py) run under `gpupart run` on
 # gpc0-3 (A) and gpc4-7 (B); gpupart-gui-live-test drives the real window on the live registry: under the
 # minimal platform a real drag of gpc3 from A onto B's row and a Ctrl+Z, under offscreen the same change

@@ -1,4 +1,4 @@
-// The app on a live GPU (issue 19, app item 5), run by tests/device/gui_live.sh on the GPU machine: the
+// The app on a live GPU (app item 5), run by tests/device/gui_live.sh on the GPU machine: the
 // real window on this machine's GPU and the live registry, beside two real PyTorch processes that
 // `gpupart run` started on gpc0-3 (A) and gpc4-7 (B).
 //   minimal platform (QDrag runs its loop from mouse events): drag gpc3 from A onto B's row in the process

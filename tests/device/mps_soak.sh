@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The MPS fault domain (issue 15, "Also"; seed 000 pitfall 2): does killing MPS clients, partitioned by
+# The MPS fault domain (Bakita & Anderson, ECRTS 2025, pitfall 2): does killing MPS clients, partitioned by
 # the shim or not, ever make the MPS server report a fatal error or fail other clients? And what does the
 # server log say when one client really does fault? On a real H100/H200 through the `device` tool after
 # tests/device/stage.sh (CI cannot run it). Usage:
@@ -9,7 +9,7 @@
 # partitioned (`gpupart run --tpcs gpc<lane>`) and unpartitioned (no shim) clients alternate in every lane,
 # so both kinds run beside each other and the counts are equal. Every 25th cycle of a lane (SOAK_CLEAN_EVERY;
 # 1: every cycle, no kills) runs a client to its end instead (--seconds 1), which must exit 0. SOAK_TORCH_LANES=N: the last N lanes run PyTorch clients
-# (mps_torch_client.py) instead, as in the incident of issue 15. SOAK_SECONDS (default 200) bounds the soak: lanes stop starting
+# (mps_torch_client.py) instead, as in the incident docs/mps-fault-domain.md describes. SOAK_SECONDS (default 200) bounds the soak: lanes stop starting
 # cycles after it, and the summary says how many ran. Then phase 2, twice (the faulting client unpartitioned,
 # then partitioned): two workers (one partitioned) run while
 # a third client writes out of bounds (a fatal GPU error); how each ends, and whether a new client can

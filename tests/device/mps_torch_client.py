@@ -1,5 +1,5 @@
 """A PyTorch MPS client for mps_soak.sh (SOAK_TORCH_LANES): matrix products on the GPU, like the client of
-the incident in issue 15 ("Also"). Prints "ready <pid>" once the first product is done, then works for
+the incident docs/mps-fault-domain.md describes. Prints "ready <pid>" once the first product is done, then works for
 --seconds and exits 0 after "done <pid> products <n>"; a CUDA error ends it with Python's traceback (exit 1)."""
 import argparse
 import os

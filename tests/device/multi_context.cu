@@ -1,7 +1,7 @@
 // gpupart-dev-multictx: an ordinary CUDA program (it knows nothing about gpupart) with two contexts on
 // every GPU it sees (the primary one and one made with cuCtxCreate), launching on each in turn from one
 // thread, so the device tests can check that the shim applies each GPU's own mask, per launch, in
-// every context (issue 16).
+// every context.
 //
 //   gpupart-dev-multictx [--rounds N] [--blocks B] [--pause-after K --resume-file PATH]
 //

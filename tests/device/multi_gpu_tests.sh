@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device tests of per-GPU masks (issue 16) on the real driver, on every GPU of the machine: one GPU
+# Device tests of per-GPU masks on the real driver, on every GPU of the machine: one GPU
 # (H100/H200) or two (nvidia-h200-x2). gpupart-dev-multictx has two contexts on every GPU it sees and
 # reports the SMs each launch ran on (%smid, physical without MPS).
 #   multi_gpu_tests.sh CARRY_DIR OUT_DIR

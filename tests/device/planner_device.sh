@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 21 on a real GPU, through the `device` tool after tests/device/stage.sh: under MPS, a compute-bound
+# Measuring and planning on a real GPU, through the `device` tool after tests/device/stage.sh: under MPS, a compute-bound
 # PyTorch matmul (torch_rate.py mm) and a memory-bound copy (torch_rate.py copy) run under `gpupart run` on
 # every TPC. Each is measured with `gpupart measure` while the other is stopped (SIGSTOP, so that it takes
 # no GPU time), then `gpupart plan` gives each a target (matmul MM_TARGET% of its full-GPU rate, copy

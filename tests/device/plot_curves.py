@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Draws measured scaling curves (the JSON files `gpupart measure` saves) with their fits C(m) = a/m + b:
 rate against TPCs, each curve normalised to its rate on the most TPCs measured, so that a compute-bound and
-a memory-bound process share one axis (seed 002 Figure 3's shape).
+a memory-bound process share one axis (Zahaf et al., RTNS 2021, Figure 3's shape).
 
     plot_curves.py OUT.png CURVE.json [CURVE.json ...]"""
 import json
@@ -23,7 +23,7 @@ def main():
         label = curve["command"].split()[-1] if curve["command"] else f
         ms = range(min(points)[0], max(points)[0] + 1)
         # The class as gpupart measure prints it: the measured speedup from half the TPCs to all of them
-        # (seed 002 Definition 1; below 1.25 memory-intensive). The file's "class" field is not used: files
+        # (Zahaf et al., RTNS 2021, Definition 1; below 1.25 memory-intensive). The file's "class" field is not used: files
         # written before 2026-11-25 23:20 hold the fit's class there, not the measured one.
         top = max(points)[0]
         half_rate = min(points, key=lambda p: abs(p[0] - top / 2))[1]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device tests of the RM-control reader and the live topology (issue 6), on a real H100/H200: the
+# Device tests of the RM-control reader and the live topology, on a real H100/H200: the
 # reader as a normal user (uid 65534, no groups, no capabilities) and as root, the CLI views it feeds,
 # and the live snapshot recorded for tests/fixtures/live-LABEL/. Standalone or from run_device_tests.sh:
 #   rm_reader_tests.sh CARRY_DIR OUT_DIR LABEL

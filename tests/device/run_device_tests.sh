@@ -181,7 +181,7 @@ echo "== 8. the RM-control reader and the live topology (rm_reader_tests.sh)"
 "$(dirname "$0")/rm_reader_tests.sh" "$1" "$out/rm-reader" "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | awk '{print tolower($2)}')"
 check "RM reader device tests pass" [ $? -eq 0 ]
 
-echo "== 9. issue 15 class 2 on the real driver: a process whose slot is truncated mid-run keeps running and keeps its mask"
+echo "== 9. a truncated slot on the real driver: a process whose slot is truncated mid-run keeps running and keeps its mask"
 resume=$out/resume-truncate; rm -f "$resume"
 "$gp" run --tpcs gpc1 "${snap[@]}" -- "$bin/gpupart-dev-smid" --blocks 4224 --launches 6 --pause-after 3 --resume-file "$resume" > "$out/truncate.txt" 2> "$out/truncate.err" &
 started+=($!)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 23 on a real GPU: Debian 12's Slurm 22.05 (carried as .device-carry/slurm.tar.xz by stage_slurm.sh:
+# TPCs as a Slurm resource on a real GPU: Debian 12's Slurm 22.05 (carried as .device-carry/slurm.tar.xz by stage_slurm.sh:
 # the GPU machine has neither Slurm nor apt) runs munged, slurmctld and slurmd on localhost with gres/tpc
 # from `gpupart slurm conf` and the built gpupart_spank.so (tests/slurm/slurm_cluster.sh, as in CI). Two
 # PyTorch matmul jobs with --gres=tpc:gpu0:33 run side by side under the shim and the GPU's MPS server; a

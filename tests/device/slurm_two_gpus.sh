@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 23 on a machine of two GPUs (kind nvidia-h200-x2): the Slurm cluster of slurm_device.sh with one tpc
+# TPCs as a Slurm resource on a machine of two GPUs (kind nvidia-h200-x2): the Slurm cluster of slurm_device.sh with one tpc
 # type per GPU. PyTorch matmul jobs at once: a with all 66 TPCs of GPU 0, b and c with 33 each of GPU 1
 # (disjoint, under GPU 1's MPS server); d (untyped tpc:20) PENDING while both GPUs are full, then running once
 # a ends; last e, one job on both GPUs (tpc:gpu0:16,tpc:gpu1:16) running one process per GPU. OUT_DIR gets

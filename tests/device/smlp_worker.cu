@@ -1,4 +1,4 @@
-// gpupart-dev-smlp: one process of an SMLP component (seed 004, section 3) on a real GPU. Each request
+// gpupart-dev-smlp: one process of an SMLP component (Ali et al., ECRTS 2024, section 3) on a real GPU. Each request
 // locks TPCs through gpupart_smlp_lock (sized by the L list of Experiment 2), runs Experiment 2's kernel
 // on exactly the granted TPCs (libsmctrl_set_next_mask_ext), waits for it, and unlocks.
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpupart exporter scraped by Debian's real Prometheus server (issue 18): the demo workload (real worker
+# gpupart exporter scraped by Debian's real Prometheus server: the demo workload (real worker
 # processes in a private registry), the exporter on a free loopback port, Prometheus scraping it every
 # second; Prometheus's HTTP API must return gpupart_tpcs_owned per process, a `gpupart set` must show in
 # the next scrape, and `promtool check metrics` must find nothing in the exposition but the camelCase of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpupart k8s (issue 23, docs/kubernetes.md) on the built-in H200, as the future DRA driver would use it: claims
+# gpupart k8s (docs/kubernetes.md) on the built-in H200, as the future DRA driver would use it: claims
 # placed GPC-packed and disjoint, a kubelet retry, refusals that change nothing, the ResourceSlice, CDI specs, and
 # the REAL shim started with exactly the env and mounts a claim's CDI spec gives a container (container paths
 # mapped back to their host paths: what a runtime does, without the mount namespace), under the TEST DOUBLE of

@@ -1,6 +1,6 @@
 #pragma once
-// What must hold for ANY bytes a local user can write into a registry file (issue 15): a slot file, a
-// profile rules table, an SMLP component file or a GPC map (issue 22). Shared by the libFuzzer target
+// What must hold for ANY bytes a local user can write into a registry file: a slot file, a
+// profile rules table, an SMLP component file or a GPC map. Shared by the libFuzzer target
 // (fuzz_registry_files.cpp) and the corpus replay in every build (test_fuzz_corpus.cpp). Input: one
 // selector byte (odd: rules table; even below 0x80: slot file; even 0x80-0xDE: SMLP component; even from
 // 0xE0: GPC map of the GPU kFuzzGpu), then the file's bytes. The file is written for real into a private registry, then read as the front ends

@@ -1,4 +1,4 @@
-// The audit trail (issue 17): root changing another user's process is recorded in the system log, with
+// The audit trail: root changing another user's process is recorded in the system log, with
 // who, what, which process and before/after; a change to one's own process is not. Read for real from a
 // unix datagram socket this test binds (GPUPART_AUDIT_SOCKET, controller/audit_log.hpp), since CI has no
 // /dev/log; the record is what syslog(3) would have sent there.

@@ -1,4 +1,4 @@
-// Class 1 of issue 15: a FIFO (or device node) where gpupart expects a regular file must never make it
+// Hostile files, blocking opens: a FIFO (or device node) where gpupart expects a regular file must never make it
 // block. Every reader opens with O_NONBLOCK and checks the type with fstat after the open.
 #include <gtest/gtest.h>
 

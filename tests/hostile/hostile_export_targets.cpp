@@ -1,4 +1,4 @@
-// Class 3 of issue 15: writes through other people's files. `gpupart export` once replaced a device node
+// Hostile files, writes through other people's files. `gpupart export` once replaced a device node
 // named as its target with a regular file (it destroyed a machine's /dev/full), and wrote through a
 // symlink another user planted at its predictable temporary name `X.tmp.<pid>`. Now every writer
 // (export --json/--png/--svg, snapshots, profiles, the probe cache) goes through replace_file: a

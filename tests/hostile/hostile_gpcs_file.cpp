@@ -1,4 +1,4 @@
-// Class 1 of issue 15 for GPC map files ("<user dir>/GPU-<uuid>.gpcs", registry/gpcs_file.h), which
+// Hostile files, blocking opens, for GPC map files ("<user dir>/GPU-<uuid>.gpcs", registry/gpcs_file.h), which
 // libgpupart.so reads inside CUDA programs: a FIFO, device, symlink, a file of another owner or of the
 // wrong size in a map's place is refused at once (never blocked on, never followed, never trusted), and
 // the writer replaces none of them.

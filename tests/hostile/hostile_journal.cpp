@@ -1,4 +1,4 @@
-// Class 5 of issue 15 (and the journal's part of classes 1 and 10): whatever happens to the journal,
+// Hostile files, the journal (and its part of blocking opens and wrong answers): whatever happens to the journal,
 // the slot and the journal agree, through the real `gpupart` binary. A change is journaled as an intent
 // under the journal's lock, applied, then finished; a killed gpupart's intent is finished by the next
 // reader from the slots' generations.

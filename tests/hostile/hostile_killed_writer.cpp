@@ -1,4 +1,4 @@
-// Class 4 of issue 15: a writer killed at any store of a change must not wedge the process. Each test
+// Hostile files, killed writers: a writer killed at any store of a change must not wedge the process. Each test
 // kills a real `set` (the controller's compare-and-set path, in a forked process) with SIGKILL right
 // before one store of the slot write, then checks, through a fresh controller, that the process still
 // has its partition (check/state see it), that the next set applies and that undo works.

@@ -1,4 +1,4 @@
-// Classes 2 (who may write a slot), 6 (whose registry directory it is) and 7 (squatting) of issue 15,
+// Classes 2 (who may write a slot), 6 (whose registry directory it is) and 7 (squatting) of the hostile-files checks,
 // with real directories, real symlinks and real users.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15, class 2: whatever anyone who may write a slot does to it (truncate, rewrite with garbage,
+# Class 2: whatever anyone who may write a slot does to it (truncate, rewrite with garbage,
 # replace), the process behind it lives on with a mask that has a real TPC. The REAL shim, preloaded into
 # a real process driven by the test double of the CUDA driver, and the demo worker.
 #   hostile_slot_tampering.sh GPUPART SHIM_SO FAKE_DRIVER_DIR SHIM_HOST DEMO_WORKER WORK_DIR

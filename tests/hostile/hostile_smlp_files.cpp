@@ -1,4 +1,4 @@
-// Issue 22's files in the hands of an attacker, through the CLI as a user runs it: SMLP component files
+// The SMLP's and libgpupart's files in the hands of an attacker, through the CLI as a user runs it: SMLP component files
 // that are FIFOs, devices, symlinks, huge, truncated, another user's or hold queues that cannot be, labels
 // with terminal escape codes, and a program's mask block with a stream count far past the slot's end. Each
 // is one line (or one escaped field), never a hang, a crash or a raw escape on the terminal.

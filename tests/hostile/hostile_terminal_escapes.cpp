@@ -1,4 +1,4 @@
-// Class 8 of issue 15: a command line is whatever its owner wrote. One holding ESC, BEL, CR, C1 controls
+// Hostile text, terminal escapes: a command line is whatever its owner wrote. One holding ESC, BEL, CR, C1 controls
 // or bytes that are not UTF-8 must reach no terminal raw: `list`, `history`, `set`, `check` and `top`
 // show it escaped (one_line), and --json keeps it exact (JSON's own escapes), never failing on it.
 #include <gtest/gtest.h>
@@ -81,7 +81,7 @@ TEST_F(HostileTerminalEscapes, TopShowsTheCommandLineEscapedAtEverySize) {
     }
 }
 
-// `list --format csv` (issue 17): a command line written to forge CSV rows and columns stays one field of
+// `list --format csv`: a command line written to forge CSV rows and columns stays one field of
 // one record, escaped as on the terminal.
 TEST_F(HostileTerminalEscapes, CsvKeepsAHostileCommandLineOneFieldOfOneRecord) {
     DemoWorker worker(registry, "evil\",\"root\",\"all\"\n4243,root,all,\"x\r\n" + kHostileName);

@@ -1,4 +1,4 @@
-// Classes 1 and 9 of issue 15 for every file gpupart reads that is not a registry slot, rules table or
+// Blocking opens and untrusted reads for every file gpupart reads that is not a registry slot, rules table or
 // journal: snapshots, profiles, register images, nvdebug files, the probe cache. A FIFO, a device node
 // or a directory where a file is expected gives one line and exit 1, never a hang (the old readers
 // opened without O_NONBLOCK, so a FIFO blocked the open forever); /dev/zero and a huge sparse file are

@@ -1,4 +1,4 @@
-// Class 3 of issue 15 inside gpupart's own writers: profiles (`.NAME.json.tmp.<pid>` before), snapshots
+// Writes through other people's files, inside gpupart's own writers: profiles (`.NAME.json.tmp.<pid>` before), snapshots
 // (`X.tmp.<pid>`) and the probe cache (`X.<pid>.tmp`) all used a temporary name another user could
 // predict and plant as a symlink, which the writer then followed. Run in this process, so the planted
 // names carry exactly the pid the old code would have used.

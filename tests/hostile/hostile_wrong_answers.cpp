@@ -1,4 +1,4 @@
-// Class 10 of issue 15: answers that were silent or wrong. A live process whose slot cannot be read is
+// Answers that were silent or wrong. A live process whose slot cannot be read is
 // said to be there (check, top at 80x24), never counted as idle TPCs; a registry removed under a running
 // `top` is said, not shown as "0 processes"; a PID is read strictly ("0x4a02" is not 18946).
 #include <gtest/gtest.h>

@@ -15,11 +15,11 @@ set(forbidden_report     snapshot registry controller metrics planner curve_stor
 set(forbidden_registry   sources snapshot report controller metrics planner curve_store fleet)  # never the controller, never the sources
 set(forbidden_controller metrics planner curve_store fleet)  # the exporter's layer reads the controller, never the other way
 set(forbidden_metrics    planner curve_store fleet)
-# The planner is pure computation on the model's types (issue 21); its curves reach the disk through
+# The planner is pure computation on the model's types; its curves reach the disk through
 # curve_store, the one planner-side layer that may use platform's safe files.
 set(forbidden_planner    platform sources snapshot report registry controller metrics curve_store fleet)
 set(forbidden_curve_store sources snapshot report registry controller metrics fleet)
-# TPCs as a cluster scheduler's resource (issue 23): placement and its own files, nothing that reads or
+# TPCs as a cluster scheduler's resource: placement and its own files, nothing that reads or
 # changes live processes.
 set(forbidden_fleet      sources snapshot report registry controller metrics planner curve_store)
 

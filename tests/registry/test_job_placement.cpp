@@ -1,4 +1,4 @@
-// Slurm jobs' TPCs (issue 23) with the real reservation record, real processes as the steps' slurmstepd
+// Slurm jobs' TPCs with the real reservation record, real processes as the steps' slurmstepd
 // and as the jobs' registered processes, concurrent placements in forked processes, and the controller.
 #include <gtest/gtest.h>
 

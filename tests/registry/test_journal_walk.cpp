@@ -1,4 +1,4 @@
-// A journaled walk (gpupart measure, issue 21): one journal entry for the walk's first mask, the later
+// A journaled walk (gpupart measure): one journal entry for the walk's first mask, the later
 // masks written by the same gpupart without entries, and an undo that puts back the TPCs from before the
 // walk whether the walk ended normally or its gpupart was killed, but never over someone else's change.
 #include <gtest/gtest.h>

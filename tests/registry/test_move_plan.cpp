@@ -173,7 +173,7 @@ TEST_F(MovePlanTest, ATopSessionMovesTpcsWithKeysAndUndoesThem) {
     EXPECT_FALSE(press(top::char_key('q')));
 }
 
-// Issue 19, item 2, in a larger change: the process left as it is drops out, the rest goes ahead.
+// In a larger change: the process left as it is drops out, the rest goes ahead.
 TEST_F(MovePlanTest, AnUnchangedProcessDropsOutOfALargerChange) {
     RegisteredChild a(registry_dir.dir, "0x1fe0f");  // 0-3,9-16
     RegisteredChild b(registry_dir.dir, "0xf000000000");  // 36-39

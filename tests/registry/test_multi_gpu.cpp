@@ -1,4 +1,4 @@
-// Multi-GPU servers (issue 16) through the controller, real slot files and real processes: each GPU's
+// Multi-GPU servers through the controller, real slot files and real processes: each GPU's
 // state holds only its own processes, masks are checked against the GPU they are for, a change touches
 // one GPU's entry, undo stays on the GPU of the change, profile rules are kept per GPU, and `gpupart top`
 // switches GPUs with a key. The GPUs are tests/fixtures/multi-gpu/three-gpus.json (different

@@ -4,7 +4,7 @@
  * libgpupart-shim.so into a real process and drive the shim's launch callback exactly as the driver
  * does (the real driver is exercised separately by tests/device on a GPU machine).
  *
- * It implements only what the shim uses (backend/shim/gpupart_shim.c, HARDWARE.md section 1):
+ * It implements only what the shim uses (backend/shim/gpupart_shim.c):
  *  - cuGetExportTable with the tools-callback table id: a table whose entry 3 subscribes a callback and
  *    whose entry 6 enables one (domain, cbid);
  *  - fake_cuda_launch, the test's stand-in for a kernel launch: it builds a 512-byte launch descriptor

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Multi-GPU servers (issue 16): the REAL libgpupart-shim.so and the REAL gpupart, with the TEST DOUBLE of
+# Multi-GPU servers: the REAL libgpupart-shim.so and the REAL gpupart, with the TEST DOUBLE of
 # the CUDA driver playing a machine of three GPUs of different floorsweeps (tests/fixtures/multi-gpu:
 # the recorded H100 and H200 maps, and a board with TPC bits 0-3 fused off). Each GPU's mask reaches only
 # that GPU's launches; a mask is validated against the GPU it is for; check, list, set, undo and profile

@@ -335,7 +335,7 @@ check "graph: exits 0" [ "$rc" -eq 0 ]
 check "graph: every step ran" lines "$out" 13
 check "graph: the shim said nothing" only_the_half_gpc0_warning "$work/graphs.err"
 
-# A process that only replays a graph is not idle: a replay stamps "last launch" too (issue 19: a
+# A process that only replays a graph is not idle: a replay stamps "last launch" too (a
 # graph-only process showed "last launch 2.5 s ago" while it replayed hundreds of times a second).
 start replay "$gpupart" run --tpcs $Q --snapshot builtin:h200 -- "$host" load:"$fake" graph:1 \
     graphlaunch:0 ready:"$work/replay.1" wait:"$work/replay.go1" graphlaunch:0 ready:"$work/replay.2" wait:"$work/replay.go2"

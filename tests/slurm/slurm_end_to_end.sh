@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# TPCs as a Slurm resource, end to end (issue 23): a real munged, slurmctld and slurmd on localhost
+# TPCs as a Slurm resource, end to end: a real munged, slurmctld and slurmd on localhost
 # (slurm_cluster.sh) with gres/tpc from `gpupart slurm conf` and the built gpupart_spank.so; the jobs' tasks are
 # the shim tests' stand-in CUDA program (gpupart_shim_host) with the REAL libgpupart-shim.so and the TEST DOUBLE
 # CUDA driver (tests/shim/fake_libcuda.c: the built-in H200's one GPU, no GPU, no MPS). Checked: a tpc:16

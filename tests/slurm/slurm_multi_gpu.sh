@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# TPCs as a Slurm resource on a node of several GPUs (issue 23 on a multi-GPU server): the same private
+# TPCs as a Slurm resource on a node of several GPUs (a multi-GPU server): the same private
 # munged + slurmctld + slurmd as slurm_end_to_end.sh, with the TEST DOUBLE CUDA driver playing the three GPUs
 # of tests/fixtures/multi-gpu (an H100, an H200, an H100 with TPC bits 0-3 fused off: 66, 66 and 62 TPCs).
 # Checked: one tpc type per GPU with its own real count; a job asking TPCs of GPU 1 gets them there only and

@@ -163,7 +163,7 @@ TEST(SmlpProcesses, TimedLockWithdrawsTheRequest) {
 }
 
 // Lemma 13 across processes: each TPC of a grant is claimed in shared memory while held; a second claim
-// of any TPC is a violation. Random L lists (seed 004's step shape), priorities and hold times.
+// of any TPC is a violation. Random L lists (Ali et al.'s (ECRTS 2024) step shape), priorities and hold times.
 TEST(SmlpProcesses, ProcessesHammeringOneComponentNeverShareATpc) {
     TempRegistry registry;
     constexpr uint32_t kTpcs = 12;

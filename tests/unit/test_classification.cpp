@@ -1,4 +1,4 @@
-// Compute- or memory-intensive from a curve's shape (seed 002 Section 3.1, Definition 1; planner/classification.hpp).
+// Compute- or memory-intensive from a curve's shape (Zahaf et al., RTNS 2021, Section 3.1, Definition 1; planner/classification.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>

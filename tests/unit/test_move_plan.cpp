@@ -26,7 +26,7 @@ TEST(MovePlan, GrowingFillsTheGpcTheProcessUsesMost) {
     // Holds half of gpc1 (1,9,17,25) and 2 (gpc2): the free TPCs of gpc1 come first.
     EXPECT_EQ(tpc_to_add(h200(), tpcs("1,9,17,25,2"), tpcs("32,39,46,53,10,18,26,33,40,47,54")), 32);
     // Its GPCs are full: a wholly free GPC (gpc3), not gpc0's free 0 and 8, which another process's 16 and 24
-    // would then share with it (issue 19).
+    // would then share with it.
     EXPECT_EQ(tpc_to_add(h200(), tpcs("gpc1"), tpcs("0,8,gpc3")), 3);
     EXPECT_NE(choose_tpc_to_add(h200(), tpcs("gpc1"), tpcs("0,8,gpc3"))->why.find("gpc3, which is wholly free"), std::string::npos);
     // No GPC wholly free: the best fit among the rest, and the reason says it shares a GPC.

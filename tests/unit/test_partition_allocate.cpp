@@ -131,7 +131,7 @@ TEST(PartitionAllocate, ExampleAExhaustiveForbiddenListAct) {
     expect_step(r.steps[1], MergeStep::Kind::forbidden, part({0, 1}, 1), part({3}, 1));
 }
 
-// gpupart's rule (issue 21): two memory-intensive tasks never share a partition. It enters {t1,t2} into
+// gpupart's rule: two memory-intensive tasks never share a partition. It enters {t1,t2} into
 // the forbidden list as a task pair, which here is what ACT finds on its own.
 TEST(PartitionAllocate, ExampleAMemoryPairsForbidden) {
     PartitionOptions options = seed_options(MergeOrder::smallest_merge);

@@ -106,7 +106,7 @@ TEST(Rules, PartialGpcsWarnSePacking) {
     EXPECT_EQ(std::count_if(findings.begin(), findings.end(), [](const Finding& x) { return x.severity == Severity::warning; }), 1);
 }
 
-// Issue 19: a plan warned about a split GPC that neither `gpupart check` nor the findings panel listed
+// A plan warned about a split GPC that neither `gpupart check` nor the findings panel listed
 // once applied, and later plans called old splits new.
 TEST(Rules, TheStateAndAPlanAreJudgedByTheSameRulesAndAPlanMarksOnlyWhatItBrings) {
     // gpc1 of the H200 in TPC numbers is 1,9,17,25,32,39,46,53 (descriptor bits 9-16); 10 and 11 hold half each.
@@ -321,7 +321,7 @@ TEST(Rules, EveryFindingHasAStableId) {
     for (const Finding& f : findings) EXPECT_FALSE(f.id.empty()) << f.message;
 }
 
-// Issue 19: findings cited documents users do not have. Every id has an entry in docs/rules.md (built in).
+// Findings cited documents users do not have. Every id has an entry in docs/rules.md (built in).
 TEST(Rules, EveryFindingIdHasAnEntryInTheRulesDocument) {
     auto state = state_with({process(10, kGpc1), process(11, TpcMask::range(15, 20)), process(12, {}, false, 2000)}, false);
     state.mps_static_partitioning = true;
@@ -358,7 +358,7 @@ TEST(Rules, AProcessAboutToStartIsNamedSo) {
     EXPECT_EQ(f->message, "process 10 and the new process share TPCs 1,9,17,25: their kernels compete for those SMs");
 }
 
-// Issue 20: the interference finding (InterferenceWatch, tests/unit/test_interference.cpp) is explained in
+// The interference finding (InterferenceWatch, tests/unit/test_interference.cpp) is explained in
 // docs/rules.md like every other finding.
 TEST(Rules, TheInterferenceFindingHasAnEntry) { EXPECT_TRUE(rules_entry("interference").has_value()); }
 

@@ -1,5 +1,5 @@
 // Slurm's tpc GRES as gpupart reads and writes it, and the job rule on hand-made states over the built-in
-// H200 (issue 23). The placement itself, with real processes and the real record, is in tests/registry.
+// H200. The placement itself, with real processes and the real record, is in tests/registry.
 #include <gtest/gtest.h>
 
 #include "controller/job_rules.hpp"

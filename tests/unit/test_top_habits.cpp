@@ -1,4 +1,4 @@
-// gpupart top's htop habits (issue 19, items 6 and 7) on hand-made frames: the filter marker, sorting by
+// gpupart top's htop habits on hand-made frames: the filter marker, sorting by
 // every column, the selection that keeps each process's colour, the header that shrinks before the clock,
 // the findings view, and what differs from htop said in the help.
 #include <gtest/gtest.h>

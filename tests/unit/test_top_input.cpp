@@ -178,7 +178,7 @@ TEST(TopInput, SortFilterAndSearch) {
     EXPECT_EQ(k.ui.message, "no process matches 'z'");
 }
 
-// Issue 19, item 7: every column the table shows can be sorted by, with < >, F6 or a click on its title;
+// Every column the table shows can be sorted by, with < >, F6 or a click on its title;
 // those a width hides are not offered (sorting by what cannot be seen would look like no order at all).
 TEST(TopInput, EveryShownColumnCanBeSortedByAndNoHiddenOne) {
     Keys k;
@@ -237,7 +237,7 @@ TEST(TopInput, AClickOnAColumnTitleSortsByItAndAgainInverts) {
     EXPECT_EQ(k.ui.dialog, Dialog::sort_menu);
 }
 
-// Issue 19, item 7: htop's k kills; gpupart top sends no signal and says so, and where its actions are.
+// Htop's k kills; gpupart top sends no signal and says so, and where its actions are.
 TEST(TopInput, KSaysItSendsNoSignal) {
     Keys k;
     EXPECT_EQ(k.press('k').kind, IntentKind::none);
@@ -247,7 +247,7 @@ TEST(TopInput, KSaysItSendsNoSignal) {
     EXPECT_EQ(k.ui.dialog, Dialog::none);
 }
 
-// Issue 19, item 6: f opens every finding whole; arrows and pages scroll it; Esc closes it.
+// F opens every finding whole; arrows and pages scroll it; Esc closes it.
 TEST(TopInput, TheFindingsViewScrollsAndCloses) {
     Keys k;
     for (int i = 0; i < 60; ++i)
@@ -276,7 +276,7 @@ TEST(TopInput, TheFindingsViewScrollsAndCloses) {
     EXPECT_EQ(k.ui.dialog, Dialog::none);
 }
 
-// Issue 19: releasing free TPCs or giving a process TPCs it holds would change nothing; they are not offered.
+// Releasing free TPCs or giving a process TPCs it holds would change nothing; they are not offered.
 TEST(TopInput, TheActionMenuDoesNotOfferChangesThatChangeNothing) {
     // As `gpupart demo start` runs it: A 4101 (gpc0-3) selected, B gpc4-5, C gpc6, gpc7 free; the cursor
     // on TPC 0 (gpc0).
@@ -305,7 +305,7 @@ TEST(TopInput, TheActionMenuDoesNotOfferChangesThatChangeNothing) {
     EXPECT_NE(k.ui.message.find("would change nothing"), std::string::npos);
 }
 
-// Issue 19: Enter on a finding shows its entry of docs/rules.md (what it means, why, what to do).
+// Enter on a finding shows its entry of docs/rules.md (what it means, why, what to do).
 TEST(TopInput, EnterOnAFindingShowsWhatItMeans) {
     Keys k;  // MPS off, three processes: no-mps among the findings
     ASSERT_FALSE(k.data.findings.empty());

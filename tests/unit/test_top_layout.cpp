@@ -80,7 +80,7 @@ TEST(TopLayout, At80x24EverySectionIsThere) {
     const int header = row_starting(screen, "       PID↑ USER");
     ASSERT_GE(header, 0);
     EXPECT_EQ(screen.row_text(header), "       PID↑ USER     TPCS SMS SHARE  LAUNCH/s  MEM SHIM     COMMAND");
-    // COMMAND starts with what tells the processes apart; the program they share comes after (issue 19, item 6).
+    // COMMAND starts with what tells the processes apart; the program they share comes after.
     EXPECT_EQ(screen.row_text(header + 1), "▸ A    4101 root       32  64   48%       400    - active   llm-serving (simula…");
     EXPECT_EQ(screen.row_text(header + 3), "  C    4103 root       18  36   27%       400    - active   batch-train (simula…");
     // Every finding, one line each; the status line; the footer of keys.
@@ -314,7 +314,7 @@ TEST(TopLayout, AnUndoOfRulesAloneSaysWhichRulesComeBack) {
     const std::string dialog = dialog_text(screen);
     EXPECT_NE(dialog.find("rules for processes that start later: no rules → profile serving (2 rules)"), std::string::npos);
     EXPECT_EQ(dialog.find("no change to make"), std::string::npos);
-    // There is no redo: the dialog must not promise that u undoes the undo (issue 19, item 5).
+    // There is no redo: the dialog must not promise that u undoes the undo.
     EXPECT_NE(dialog.find("Enter or y undoes it"), std::string::npos);
     EXPECT_NE(dialog.find("no redo"), std::string::npos);
     EXPECT_EQ(dialog.find("u undoes it later"), std::string::npos);
@@ -346,7 +346,7 @@ TEST(TopLayout, HelpSetupSortAndActionDialogs) {
     for (const Hit& hit : screen.hits) EXPECT_EQ(hit.kind, HitKind::menu_item);
 }
 
-// Issue 19, item 2: the menus do not offer a change that changes nothing.
+// The menus do not offer a change that changes nothing.
 TEST(TopLayout, TheActionMenuDoesNotOfferChangesThatChangeNothing) {
     // As `gpupart demo start` runs it: A (selected) holds gpc0-3, B gpc4-5, C gpc6; gpc7 is free.
     std::vector<FakeProcess> fakes = demo_processes();
@@ -435,7 +435,7 @@ TEST(TopLayout, EveryRoleOfTheFloorplanMatchesTheTableLetter) {
     }
 }
 
-// Issue 19, item 1: a process keeps its letter and colour for its whole life; an exit frees a letter and is
+// A process keeps its letter and colour for its whole life; an exit frees a letter and is
 // reported, and never re-letters the others (B stayed B when A exited).
 TEST(OwnerLetters, AnExitNeverMovesAnotherProcesssLetter) {
     OwnerLetters letters;
@@ -503,7 +503,7 @@ TEST(OwnerLetters, TheViewKeepsLettersAcrossSamplesAndNamesTheExit) {
     EXPECT_EQ(data.exited[0].command, "worker 10");
 }
 
-// Issue 19: launch rates count graph replays; a process that only replays graphs is not shown idle.
+// Launch rates count graph replays; a process that only replays graphs is not shown idle.
 TEST(TopData, TheLaunchRateCountsGraphReplays) {
     Frames frames;
     ProcessState p;
@@ -519,7 +519,7 @@ TEST(TopData, TheLaunchRateCountsGraphReplays) {
     EXPECT_DOUBLE_EQ(*data.processes[0].launches_per_second, 400.0);
 }
 
-// Issue 19/20: NVML's meters get a header row of their own at every size, each part whole, the clock untouched;
+// NVML's meters get a header row of their own at every size, each part whole, the clock untouched;
 // each process's GPU memory is NVML's; at 60x16 a process row is still visible.
 TEST(TopLayout, GpuMetersHaveAHeaderRowAtEverySize) {
     TopData data = frame_data(demo_processes());
@@ -557,7 +557,7 @@ TEST(TopLayout, WithoutMetersTheHeaderSaysWhyWhereItFits) {
     EXPECT_EQ(screen.row_text(2).find("GPU 87%"), std::string::npos);
 }
 
-// Issue 19: CPU% and RSS per process (from /proc) in the table where it is wide enough.
+// CPU% and RSS per process (from /proc) in the table where it is wide enough.
 TEST(TopLayout, TheWideTableShowsCpuAndHostMemory) {
     TopData data = frame_data(demo_processes());
     data.processes[0].cpu_percent = 97.4;
@@ -583,7 +583,7 @@ TEST(TopData, UsageComesFromProcOfRealProcesses) {
     EXPECT_FALSE(data.processes[1].rss_bytes.has_value());  // a demo worker: not sampled
 }
 
-// Issue 19, item 7: --batch frames are for files and pipes: no cursor mark, no status line, no keys.
+// Item 7: --batch frames are for files and pipes: no cursor mark, no status line, no keys.
 TEST(TopLayout, BatchFramesHaveNoInteractiveLines) {
     const TopData data = frame_data(demo_processes());
     UiState ui;
@@ -599,7 +599,7 @@ TEST(TopLayout, BatchFramesHaveNoInteractiveLines) {
     EXPECT_TRUE(contains(layout_top(data, ui, 80, 24), "F1Help"));
 }
 
-// Issue 19, item 7: the sorted column shows its direction; counts and rates sort highest first when chosen.
+// The sorted column shows its direction; counts and rates sort highest first when chosen.
 TEST(TopLayout, TheSortedColumnShowsItsDirection) {
     const TopData data = frame_data(demo_processes());
     UiState ui;

@@ -1,4 +1,4 @@
-// gpupart top's SCALING column (issue 21): each process's saved curve, matched by command line, user and
+// gpupart top's SCALING column: each process's saved curve, matched by command line, user and
 // GPU, as its measured class and speedup from half the TPCs to all; the store read again only every 5 s.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// `gpupart top` and issue 22, on hand-made frames: a program that chooses its own masks (libgpupart.so) is
+// `gpupart top` and programs that partition themselves, on hand-made frames: a program that chooses its own masks (libgpupart.so) is
 // marked in the table and its masks are in its details and status line (chosen → what they run on under
 // the operator's mask); the SMLP components view (x) shows each component's holders and queues; the
 // floorplan's cursor says which SMLP request holds its TPC.

@@ -88,13 +88,13 @@ check "200x60: the selected process in detail" shows "whole GPCs gpc4 gpc5"
 check "200x60: SM ids under the TPCs" shows "2-3   50-51   92-93"
 save top-demo-200x60.txt
 
-# A process that exits frees its letter and is announced; the others keep theirs (issue 19, item 1).
+# A process that exits frees its letter and is announced; the others keep theirs.
 kill -TERM "$llm"
 check "an exit is announced" wait_for "A exited: pid $llm"
 check "vision is still B" shows_match "B +$vision "
 check "no process took A's place" lacks "$screen" "A $vision "
 
-# htop habits (issue 19, items 6 and 7): the findings view, a filter marked, a sort kept in toprc.
+# htop habits: the findings view, a filter marked, a sort kept in toprc.
 tmx send-keys -t top f
 check "f opens every finding whole" wait_for "· gpupart check lists the same"
 tmx send-keys -t top Escape '\' v i s Enter

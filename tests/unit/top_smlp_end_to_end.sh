@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 22 in `gpupart top` as a user sees it, in a real terminal (tmux): a demo worker that chooses its own
+# Programs that partition themselves in `gpupart top` as a user sees it, in a real terminal (tmux): a demo worker that chooses its own
 # masks (`gpupart demo start --app-masks`) is marked APP and its masks are in the side panel; an SMLP
 # component (written as libgpupart.so would) is in the components view (x) with its holder's letter on the
 # TPCs it holds, follows a change of the file live, and `gpupart smlp` prints the same.

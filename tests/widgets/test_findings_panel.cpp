@@ -24,10 +24,10 @@ using namespace gpupart::widgets;
 namespace {
 
 std::vector<Finding> sample() {
-    return {{Severity::info, "seed 000", "MPS serves 2 clients", "mps-clients"},
+    return {{Severity::info, "Bakita & Anderson, ECRTS 2025", "MPS serves 2 clients", "mps-clients"},
             {Severity::warning, "Bakita & Anderson, RTAS 2024, rule R4", "TPCs 9-16 are shared by processes 10 and 11", "overlap"},
             {Severity::error, "holes in the mask bits (measured on the H200)", "mask 62-63 has no real TPC: the kernel would never run", "no-real-tpc"},
-            {Severity::warning, "seed 001", "process 12 may use every TPC", "unpartitioned"}};
+            {Severity::warning, "Bakita & Anderson, RTAS 2023", "process 12 may use every TPC", "unpartitioned"}};
 }
 
 // What the controller's rules say about the recorded H200 with two processes whose masks overlap and
@@ -70,7 +70,7 @@ private slots:
         QCOMPARE(severity(3), Severity::info);
         // The two warnings keep the controller's order.
         QCOMPARE(model.index(1, FindingsModel::MessageColumn).data().toString(), QStringLiteral("TPCs 9-16 are shared by processes 10 and 11"));
-        QCOMPARE(model.index(2, FindingsModel::RuleColumn).data().toString(), QStringLiteral("seed 001"));
+        QCOMPARE(model.index(2, FindingsModel::RuleColumn).data().toString(), QStringLiteral("Bakita & Anderson, RTAS 2023"));
         for (int row = 0; row < 4; ++row) {
             QVERIFY(!model.index(row, 0).data(Qt::DecorationRole).value<QIcon>().isNull());
             QVERIFY(model.index(row, 1).data(Qt::DecorationRole).isNull());  // one icon per row
@@ -115,7 +115,7 @@ private slots:
         QVERIFY(gpupart::test::save_screenshot(panel, QStringLiteral("findings_panel_empty"), {560, 160}));
     }
 
-    // Issue 19: findings cited documents a user's clone does not have. Each links to its entry in docs/rules.md.
+    // Findings cited documents a user's clone does not have. Each links to its entry in docs/rules.md.
     void activatingAFindingOpensItsEntryInTheRulesDocument() {
         const auto findings = h200_findings();
         FindingsPanel panel;

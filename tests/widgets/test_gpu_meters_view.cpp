@@ -1,4 +1,4 @@
-// The app's GPU meters (issue 19 metrics, issue 20 power/clock) against a stand-in NVML
+// The app's GPU meters (metrics, power and clock) against a stand-in NVML
 // (tests/unit/fake_nvml_meters.c) named by GPUPART_NVML, on the demo: the status area shows the meters,
 // the power/clock chart gets a point per refresh, a process NVML lists gets its GPU memory in the table.
 // Without NVML the chart says why. Offscreen, with a screenshot of the chart (GPUPART_SCREENSHOTS).

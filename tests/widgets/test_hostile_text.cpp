@@ -1,4 +1,4 @@
-// Issue 15 class 8 in the GUI: a command line (or a finding that quotes one) holding control bytes,
+// Hostile text in the GUI: a command line (or a finding that quotes one) holding control bytes,
 // bytes that are not UTF-8, or HTML is shown escaped in the process table and the findings, and its
 // tooltips (rich text in Qt) show "<b>" as text, never as bold.
 #include <QLabel>
@@ -66,7 +66,7 @@ private slots:
 
     void findingsEscapeTheirMessageAndTooltip() {
         FindingsModel model;
-        model.setFindings({{Severity::warning, "seed 000", "process 4242 (" + kHostile + ") shares TPCs", "overlap"}});
+        model.setFindings({{Severity::warning, "Bakita & Anderson, ECRTS 2025", "process 4242 (" + kHostile + ") shares TPCs", "overlap"}});
         const QModelIndex message = model.index(0, FindingsModel::MessageColumn);
         QCOMPARE(model.data(message).toString(), "process 4242 (" + kEscaped + ") shares TPCs");
         QVERIFY(shown(model.data(message, Qt::ToolTipRole).toString()).contains(kEscaped));

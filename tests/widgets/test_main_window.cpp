@@ -432,7 +432,7 @@ private slots:
         window_->raiseDock("dock-processes");
     }
 
-    // Issue 22: vision chooses its own masks (the demo worker's --app-masks): the TPCs cell marks it and the
+    // Vision chooses its own masks (the demo worker's --app-masks): the TPCs cell marks it and the
     // process tooltip gives both masks. An SMLP component written into the demo's registry as the library
     // writes one: the dock lists its holder and queues, and the floorplan bands the holder's TPCs.
     void programsOwnMasksAndSmlpComponentsAreShown() {

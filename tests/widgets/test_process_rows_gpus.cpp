@@ -1,4 +1,4 @@
-// The process table on a multi-GPU machine (issue 16): rows come from one GPU's controller state, and
+// The process table on a multi-GPU machine: rows come from one GPU's controller state, and
 // the GPU column says when a process is on other GPUs too, naming them by UUID in its tooltip.
 #include <QLabel>
 #include <QTest>

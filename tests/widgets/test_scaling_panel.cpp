@@ -88,7 +88,7 @@ private slots:
     void listsCurvesThisGpuFirstAndDrawsPointsAndFit() {
         const QString curves = dir_.filePath("curves");
         const CurveStore store{curves.toStdString()};
-        // Compute-like: b is 2% of a (seed 002's compute class); memory-like: b is 10 times a (saturates early).
+        // Compute-like: b is 2% of a (Zahaf et al.'s (RTNS 2021) compute class); memory-like: b is 10 times a (saturates early).
         store.save(curve("python3 train.py", 0.066, 0.0013, "2026-11-25T10:00:00Z"));
         store.save(curve("copy --gib 1", 0.002, 0.02, "2026-11-25T11:00:00Z"));
         store.save(curve("python3 other.py", 0.066, 0.0013, "2026-11-25T12:00:00Z", "GPU-another"));

@@ -1,4 +1,4 @@
-"""The partition-enforcement matrix and the granularity sweeps of evidence.py (seed 000, sections 6.2 and 6.3)."""
+"""The partition-enforcement matrix and the granularity sweeps of evidence.py (Bakita & Anderson, ECRTS 2025, sections 6.2 and 6.3)."""
 import json
 import os
 import subprocess
@@ -21,7 +21,7 @@ class Mode:
     mps: bool          # needs the MPS daemon
     victim: str        # launcher of the victim: plain, mps:<pct>, gp:<expression>, or green
     neighbour: str     # launcher of the neighbour ("" none)
-    share: float       # the victim's fraction of the GPU's TPCs, for seed 000's "scaled" reference
+    share: float       # the victim's fraction of the GPU's TPCs, for Bakita & Anderson's (ECRTS 2025) "scaled" reference
 
 
 def bits(tpcs):

@@ -3,7 +3,7 @@
 
     python3 plot.py OUT_PREFIX LABEL=DIR [LABEL=DIR ...]
 
-writes OUT_PREFIX-enforcement-<victim>.png (seed 000 Fig. 12: 0/25/50/75/99/100th percentiles of the victim's
+writes OUT_PREFIX-enforcement-<victim>.png (Bakita & Anderson, ECRTS 2025, Fig. 12: 0/25/50/75/99/100th percentiles of the victim's
 step latency per mode, beside a compute and a memory neighbour), OUT_PREFIX-granularity.png (Fig. 13: time of
 an 8192^3 matmul at each partition size each method can express) and OUT_PREFIX-set-to-applied.png (the CDF
 of the time from a change's write to the first launch that carries it), one panel per GPU (LABEL)."""

@@ -142,7 +142,7 @@ def enforcement(out, modes):
             alone_name = mode if mode.endswith(" alone") else mode.rsplit(" + ", 1)[0] + " alone"
             alone = [x for m in by.get((victim, alone_name), []) for x in read_numbers(os.path.join(out, m["raw"]))]
             share = ms[0]["share"]
-            scaled = whole_p50 / share if share > 0 else float("nan")  # seed 000's "Scaled" reference
+            scaled = whole_p50 / share if share > 0 else float("nan")  # Bakita & Anderson's (ECRTS 2025) "Scaled" reference
             clocks, power = zip(*(smi_means(os.path.join(out, m["smi"])) for m in ms))
             p50 = pct(samples, .5)
             vs_alone = f"{p50 / pct(alone, .5):.2f}" if alone else "-"

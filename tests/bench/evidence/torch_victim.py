@@ -3,7 +3,7 @@
 
     torch_victim.py mm|net [--seconds S] [--out FILE]
 
-mm: a 4096^3 bf16 torch.matmul, synchronised each step (the anchors of issue 20). net: inference of a small
+mm: a 4096^3 bf16 torch.matmul, synchronised each step (the evidence runs' anchors). net: inference of a small
 network, synchronised each step: torchvision's ResNet-18 on a batch of 32 224x224 images where torchvision is
 installed, else a 6-layer transformer encoder (d_model 512, 8 heads, sequence 256, batch 16) built from torch.nn;
 weights are random (the time of inference does not depend on them). After 0.5 s of warm-up, S seconds of

@@ -54,7 +54,7 @@ uint64_t g_descriptor_callbacks = 0;
 
 void flip_mask() { g_which = 1 - g_which; }
 
-// The shim's descriptor write (HARDWARE.md section 1), for V04_00 only: this is an investigation.
+// The shim's descriptor write (backend/shim/gpupart_shim.c), for V04_00 only: this is an investigation.
 void write_mask(void* params) {
   ++g_descriptor_callbacks;
   uint8_t* desc = static_cast<uint8_t**>(params)[4];
@@ -75,7 +75,7 @@ bool readable(const void* p, size_t n) {
   return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(local.iov_len);
 }
 
-// ---- The tools-callback table (HARDWARE.md section 1) -------------------------------------------------
+// ---- The tools-callback table (as backend/shim/gpupart_shim.c finds it) ---------------------------------------
 const unsigned char kTableId[16] = {0x2c, 0x8e, 0x0a, 0xd8, 0x07, 0x10, 0xab, 0x4e,
                                     0x90, 0xdd, 0x54, 0x71, 0x9f, 0xe5, 0xf7, 0x4b};
 using callback_fn = void (*)(void*, int, int, const void*);

@@ -1,4 +1,4 @@
-// Investigation for issue 8 (not a regression test): which CUDA graph operations make the driver build
+// Investigation (not a regression test): which CUDA graph operations make the driver build
 // an uploaded graph's kernel descriptors again, so that the shim's launch callback runs and a new TPC
 // mask reaches the graph. Runs under the shim (`gpupart run --tpcs gpc1 ...`). Before each mechanism it
 // flips its own registry slot's mask between gpc1 and gpc6 (it owns that file), replays the graph once

@@ -8,7 +8,7 @@
 namespace gpupart::test {
 namespace {
 
-// Offsets and sizes as RMCTRL.md gives them (sections 1, 3-7), spelled out independently of the reader.
+// Offsets and sizes as NVIDIA's open-gpu-kernel-modules headers (branch 580) give them, spelled out independently of the reader.
 std::uint32_t get32(std::span<const std::byte> b, std::size_t at) {
     if (at + 4 > b.size()) throw std::logic_error("fixture: read past a parameter block");
     std::uint32_t v;

@@ -1,7 +1,7 @@
 #pragma once
 // An RmTransport that replays the recorded H100 replies (tests/fixtures/h100-rmctrl) to the real RM
 // reader, the way the driver would: it unpacks the escape argument blocks and the control parameter
-// blocks at the offsets RMCTRL.md documents (written out here independently of the reader's own
+// blocks at the offsets NVIDIA's open-gpu-kernel-modules headers give (written out here independently of the reader's own
 // layout constants, so a wrong offset in either shows up), checks each block's exact size, and
 // answers each control with what was recorded: raw bytes where the recording printed them, values
 // encoded into the parameter layout where it printed decoded values.
