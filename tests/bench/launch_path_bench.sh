@@ -57,6 +57,17 @@ record() {  # record PREFIX CMD...: runs CMD, appends its stdout lines prefixed;
     printf '%s\n' "$run" | sed "s|^|$prefix |" >> "$log"
 }
 
+time_starts() {  # time_starts PLACE COUNT: COUNT starts of the smallest CUDA program in each start mode, interleaved
+    local place=$1 count=$2 i mode start
+    for i in $(seq 1 "$count"); do
+        for mode in bare conn8 all; do
+            start=$(date +%s%N)
+            record "$place $mode" as_mode "$mode" "$bin/gpupart-bench-start"
+            echo "$place $mode start_ms $(( ($(date +%s%N) - start) / 1000 ))" >> "$log"
+        done
+    done
+}
+
 for rep in $(seq 1 "$reps"); do
     echo "rep $rep: launch rates"
     for stream in own legacy per-thread; do
@@ -70,13 +81,7 @@ for rep in $(seq 1 "$reps"); do
     record "graph bare" "$bin/gpupart-bench-graph" --nodes 200 --iterations 1000
     record "graph shim" "$gp" run --tpcs all -- "$bin/gpupart-bench-graph" --nodes 200 --iterations 1000
     record "graph flip" "$gp" run --tpcs gpc0-3 -- "$bin/gpupart-bench-graph" --nodes 200 --iterations 1000 --flip "$flip_masks"
-    for i in 1 2 3 4 5; do
-        for mode in bare conn8 all; do
-            start=$(date +%s%N)
-            record "start-nomps $mode" as_mode "$mode" "$bin/gpupart-bench-start"
-            echo "start-nomps $mode start_ms $(( ($(date +%s%N) - start) / 1000 ))" >> "$log"
-        done
-    done
+    time_starts start-nomps 5
 done
 
 # The MPS rows: a daemon of this run's own (its pipe directory under OUT_DIR), stopped at exit.
@@ -84,13 +89,7 @@ mkdir -p "$mps_dir/pipe" "$mps_dir/log"
 if env "${mps_env[@]}" nvidia-cuda-mps-control -d; then
     export CUDA_MPS_PIPE_DIRECTORY="$mps_dir/pipe" CUDA_MPS_LOG_DIRECTORY="$mps_dir/log"
     "$bin/gpupart-bench-start" > /dev/null  # the first client starts the server: not a start to time
-    for i in $(seq 1 $((reps * 5))); do
-        for mode in bare conn8 all; do
-            start=$(date +%s%N)
-            record "start-mps $mode" as_mode "$mode" "$bin/gpupart-bench-start"
-            echo "start-mps $mode start_ms $(( ($(date +%s%N) - start) / 1000 ))" >> "$log"
-        done
-    done
+    time_starts start-mps $((reps * 5))
     for rep in $(seq 1 "$reps"); do
         for mode in bare all gpc0-3; do
             record "launch-mps $mode" as_mode "$mode" "$bin/gpupart-bench-threads" --threads 8 --stream own --ms 700
