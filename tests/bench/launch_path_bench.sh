@@ -58,8 +58,8 @@ record() {  # record PREFIX CMD...: runs CMD, appends its stdout lines prefixed;
 }
 
 time_starts() {  # time_starts PLACE COUNT: COUNT starts of the smallest CUDA program in each start mode, interleaved
-    local place=$1 count=$2 i mode start
-    for i in $(seq 1 "$count"); do
+    local place=$1 count=$2 mode start _
+    for _ in $(seq 1 "$count"); do
         for mode in bare conn8 all; do
             start=$(date +%s%N)
             record "$place $mode" as_mode "$mode" "$bin/gpupart-bench-start"
