@@ -7,10 +7,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstdint>
-#include <limits>
 #include <map>
 #include <set>
-#include <type_traits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -19,6 +17,7 @@
 #include "model/mask_expression.hpp"
 #include "model/user_error.hpp"
 #include "platform/user_names.hpp"
+#include "snapshot/json_object_reader.hpp"
 
 namespace gpupart {
 namespace {
@@ -209,74 +208,31 @@ struct FieldError {
     int line = 0;          // when known already
 };
 
-[[noreturn]] void fail(const FieldPath& path, std::string what) { throw FieldError{path, std::move(what), false, 0}; }
-
 std::string describe(const Json& value) { return value.is_number_float() ? "a fractional number" : value.type_name(); }
 
-// The house style of snapshot/json_object_reader.hpp: every field typed, unknown fields refused.
-class Reader {
+// How the shared strict reader (snapshot/json_object_reader.hpp) names a profile's fields and reports
+// their problems: as FieldErrors, which parse_profile turns into "profile FILE:LINE: field PATH: ...".
+struct ProfileReport {
+    using Path = FieldPath;
+    static Path member(const Path& path, const std::string& key) { return path.member(key); }
+    [[noreturn]] static void fail(const Path& path, const std::string& what) { throw FieldError{path, what, false, 0}; }
+    // A missing field is reported at the line of the object that lacks it.
+    [[noreturn]] static void missing(const Path& path) { throw FieldError{path, "missing", true, 0}; }
+    static std::string kind(const Json& value) { return describe(value); }
+};
+
+[[noreturn]] void fail(const FieldPath& path, const std::string& what) { ProfileReport::fail(path, what); }
+
+// The shared reader, refusing unknown fields in the order the text has them.
+class Reader : public BasicJsonObjectReader<Json, ProfileReport> {
 public:
     Reader(const Json& object, FieldPath path, const PositionIndex& index)
-        : object_(object), path_(std::move(path)), index_(index) {
-        if (!object_.is_object()) fail(path_, "expected an object, got " + describe(object_));
-    }
+        : BasicJsonObjectReader(object, std::move(path)), index_(index) {}
 
-    const FieldPath& path() const { return path_; }
-    bool has(const std::string& key) const { return object_.contains(key); }
-
-    const Json& child(const std::string& key) {
-        auto it = object_.find(key);
-        if (it == object_.end()) throw FieldError{path_.member(key), "missing", true, 0};
-        used_.insert(key);
-        return *it;
-    }
-
-    template <typename T>
-    T get(const std::string& key) {
-        return convert<T>(child(key), path_.member(key));
-    }
-
-    template <typename T>
-    std::optional<T> get_if_present(const std::string& key) {
-        if (!has(key)) return std::nullopt;
-        return get<T>(key);
-    }
-
-    // Refuses fields that were never read, the first in the text first.
-    void finish() const {
-        if (const auto* names = index_.members_of(path_))
-            for (const std::string& name : *names)
-                if (!used_.count(name)) fail(path_.member(name), "is not a field of this format version");
-        for (auto it = object_.begin(); it != object_.end(); ++it)
-            if (!used_.count(it.key())) fail(path_.member(it.key()), "is not a field of this format version");
-    }
-
-    template <typename T>
-    static T convert(const Json& value, const FieldPath& path) {
-        if constexpr (std::is_same_v<T, std::string>) {
-            if (!value.is_string()) fail(path, "expected a string, got " + describe(value));
-            return value.get<std::string>();
-        } else {
-            static_assert(std::is_same_v<T, int>, "unsupported field type");
-            if (!value.is_number_integer()) fail(path, "expected an integer, got " + describe(value));
-            if (value.is_number_unsigned()) {
-                const auto number = value.get<std::uint64_t>();
-                if (number > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
-                    fail(path, fmt::format("{} is too large", number));
-                return static_cast<int>(number);
-            }
-            const auto number = value.get<std::int64_t>();
-            if (number < std::numeric_limits<int>::min() || number > std::numeric_limits<int>::max())
-                fail(path, fmt::format("{} is out of range", number));
-            return static_cast<int>(number);
-        }
-    }
+    void finish() const { BasicJsonObjectReader::finish(index_.members_of(path())); }
 
 private:
-    const Json& object_;
-    FieldPath path_;
     const PositionIndex& index_;
-    std::set<std::string> used_;
 };
 
 std::string read_nonempty(Reader& reader, const std::string& key) {
@@ -369,9 +325,8 @@ ReadProfile read_profile(const Json& document, const PositionIndex& index) {
              fmt::format("'{}' is not a profile name (1 to 64 of A-Z a-z 0-9 . _ -, not starting with '.')",
                          out.profile.name));
     out.profile.description = top.get<std::string>("description");
-    const Json& rules = top.child("rules");
+    const Json& rules = top.array("rules");
     const FieldPath rules_path = root.member("rules");
-    if (!rules.is_array()) fail(rules_path, "expected an array, got " + describe(rules));
     for (std::size_t i = 0; i < rules.size(); ++i) {
         out.rule_paths.push_back(rules_path.item(i));
         out.profile.rules.push_back(read_rule(rules[i], out.rule_paths.back(), index, version == kProfileBitsFormatVersion));
