@@ -1,3 +1,5 @@
+// Profiles: reading one strictly (every problem a one-line error with its file and line), writing one,
+// and matching a rule to a process. Where each value starts in the text is profile_positions.hpp's.
 #include "controller/profile.hpp"
 
 #include <fnmatch.h>
@@ -7,18 +9,18 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstdint>
-#include <limits>
 #include <map>
 #include <set>
-#include <type_traits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "controller/profile_positions.hpp"
 #include "model/mask_expression.hpp"
 #include "model/user_error.hpp"
 #include "platform/user_names.hpp"
+#include "snapshot/json_object_reader.hpp"
 
 namespace gpupart {
 namespace {
@@ -28,178 +30,8 @@ namespace {
 // needs it, comes from the position index.
 using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;  // for writing, in this order
-
-// A field's place in the document, twice: as the user reads it ("rules[2].match.exe") and as keys of
-// the position index, its own last and every enclosing value's before it (a key may itself hold '.'
-// or '[', so the index keys spell each step unambiguously).
-struct FieldPath {
-    std::string shown;
-    std::vector<std::string> keys{""};  // keys.front() is the root
-
-    FieldPath member(std::string_view name) const {
-        FieldPath out{shown.empty() ? std::string(name) : fmt::format("{}.{}", shown, name), keys};
-        out.keys.push_back(fmt::format("{}k{}:{}", keys.back(), name.size(), name));
-        return out;
-    }
-    FieldPath item(std::size_t index) const {
-        FieldPath out{fmt::format("{}[{}]", shown, index), keys};
-        out.keys.push_back(fmt::format("{}i{};", keys.back(), index));
-        return out;
-    }
-};
-
-// Where values start, found by a tokenizer pass over text that nlohmann already accepted. It indexes
-// what the profile format can complain about: the root, its members, the items of "rules", their
-// members and the members of their "match". Deeper values are skipped, so the index stays linear in
-// the text however long the keys, and nothing here recurses, however deep the nesting.
-class PositionIndex {
-public:
-    explicit PositionIndex(std::string_view text) : text_(text) { scan(); }
-
-    // The 1-based line where the value at `path` starts (or, with `enclosing`, the value holding it);
-    // the nearest indexed ancestor's line when that value is not indexed.
-    int line_of(const FieldPath& path, bool enclosing) const {
-        auto last = path.keys.rend();
-        auto it = path.keys.rbegin();
-        if (enclosing && path.keys.size() > 1) ++it;
-        for (; it != last; ++it)
-            if (auto found = lines_.find(*it); found != lines_.end()) return found->second;
-        return 1;
-    }
-    // The first member (in text order) whose object already had one of that name: its path and line.
-    const std::optional<std::pair<FieldPath, int>>& duplicate() const { return duplicate_; }
-    // The member names of the object at `path` in text order, when its members are indexed.
-    const std::vector<std::string>* members_of(const FieldPath& path) const {
-        auto found = members_.find(path.keys.back());
-        return found == members_.end() ? nullptr : &found->second;
-    }
-
-private:
-    // What a value is to the profile format; it decides whether the value's children are indexed.
-    enum class Level { root, top_member, rules, rule, rule_member, match, match_member, skipped };
-
-    static Level child_level(Level parent, std::string_view name) {
-        switch (parent) {
-        case Level::root: return name == "rules" ? Level::rules : Level::top_member;
-        case Level::rules: return Level::rule;
-        case Level::rule: return name == "match" ? Level::match : Level::rule_member;
-        case Level::match: return Level::match_member;
-        default: return Level::skipped;
-        }
-    }
-
-    struct Frame {
-        bool object = false;
-        Level level = Level::skipped;
-        FieldPath path;
-        std::size_t items = 0;
-        std::set<std::string> names;  // members seen so far (indexed objects only)
-    };
-
-    void skip_space() {
-        while (at_ < text_.size()) {
-            const char c = text_[at_];
-            if (c == '\n') ++line_;
-            else if (c != ' ' && c != '\t' && c != '\r') return;
-            ++at_;
-        }
-    }
-
-    // At an opening quote: the raw token, quotes included; leaves `at_` after the closing quote.
-    std::string_view string_token() {
-        const std::size_t start = at_++;
-        while (at_ < text_.size() && text_[at_] != '"') at_ += text_[at_] == '\\' ? 2 : 1;
-        at_ = std::min(at_ + 1, text_.size());
-        return text_.substr(start, at_ - start);
-    }
-
-    static std::string decode(std::string_view token) {
-        if (token.size() < 2) return std::string(token);
-        if (token.find('\\') == std::string_view::npos) return std::string(token.substr(1, token.size() - 2));
-        try {
-            return Json::parse(token).get<std::string>();  // the very decoding nlohmann gave the key
-        } catch (const Json::exception&) {
-            return std::string(token);
-        }
-    }
-
-    void scan() {
-        if (text_.starts_with("\xEF\xBB\xBF")) at_ = 3;  // nlohmann skips a UTF-8 byte order mark
-        std::vector<Frame> stack;
-        FieldPath path;  // of the next value
-        Level level = Level::root;
-        while (true) {
-            skip_space();
-            if (at_ >= text_.size()) return;
-            if (level != Level::skipped) lines_[path.keys.back()] = line_;
-            const char c = text_[at_];
-            const bool opens = c == '{' || c == '[';
-            if (opens) {
-                ++at_;
-                stack.push_back(Frame{c == '{', level, std::move(path), 0, {}});
-            } else if (c == '"') {
-                string_token();
-            } else {
-                while (at_ < text_.size() && std::string_view(",]} \t\r\n").find(text_[at_]) == std::string_view::npos)
-                    ++at_;
-            }
-            // Close what ends here, then find the next value and its path.
-            bool first = opens;
-            while (true) {
-                if (stack.empty()) return;
-                skip_space();
-                if (at_ >= text_.size()) return;
-                if (text_[at_] == '}' || text_[at_] == ']') {
-                    ++at_;
-                    stack.pop_back();
-                    first = false;
-                    continue;
-                }
-                if (!first) {
-                    if (text_[at_] != ',') return;  // not JSON after all: stop indexing
-                    ++at_;
-                    skip_space();
-                }
-                break;
-            }
-            // Paths are built for indexed values only: deep nesting must not copy ever longer paths.
-            Frame& frame = stack.back();
-            if (!frame.object) {
-                level = frame.level == Level::rules ? Level::rule : Level::skipped;
-                path = level == Level::skipped ? FieldPath{} : frame.path.item(frame.items);
-                ++frame.items;
-                continue;
-            }
-            if (at_ >= text_.size() || text_[at_] != '"') return;
-            const std::string_view token = string_token();
-            skip_space();
-            if (at_ >= text_.size() || text_[at_] != ':') return;
-            ++at_;
-            if (frame.level == Level::skipped) {
-                level = Level::skipped;
-                path = FieldPath{};
-                continue;
-            }
-            const std::string name = decode(token);
-            level = child_level(frame.level, name);
-            path = level == Level::skipped ? FieldPath{} : frame.path.member(name);
-            if (level == Level::skipped) continue;
-            if (frame.names.insert(name).second) {
-                members_[frame.path.keys.back()].push_back(name);
-            } else if (!duplicate_) {
-                skip_space();
-                duplicate_ = std::pair{path, line_};
-            }
-        }
-    }
-
-    std::string_view text_;
-    std::size_t at_ = 0;
-    int line_ = 1;
-    std::map<std::string, int> lines_;
-    std::map<std::string, std::vector<std::string>> members_;
-    std::optional<std::pair<FieldPath, int>> duplicate_;
-};
+using profile_positions::FieldPath;
+using profile_positions::PositionIndex;
 
 // A field-level problem; parse_profile adds the file and line.
 struct FieldError {
@@ -209,74 +41,31 @@ struct FieldError {
     int line = 0;          // when known already
 };
 
-[[noreturn]] void fail(const FieldPath& path, std::string what) { throw FieldError{path, std::move(what), false, 0}; }
-
 std::string describe(const Json& value) { return value.is_number_float() ? "a fractional number" : value.type_name(); }
 
-// The house style of snapshot/json_object_reader.hpp: every field typed, unknown fields refused.
-class Reader {
+// How the shared strict reader (snapshot/json_object_reader.hpp) names a profile's fields and reports
+// their problems: as FieldErrors, which parse_profile turns into "profile FILE:LINE: field PATH: ...".
+struct ProfileReport {
+    using Path = FieldPath;
+    static Path member(const Path& path, const std::string& key) { return path.member(key); }
+    [[noreturn]] static void fail(const Path& path, const std::string& what) { throw FieldError{path, what, false, 0}; }
+    // A missing field is reported at the line of the object that lacks it.
+    [[noreturn]] static void missing(const Path& path) { throw FieldError{path, "missing", true, 0}; }
+    static std::string kind(const Json& value) { return describe(value); }
+};
+
+[[noreturn]] void fail(const FieldPath& path, const std::string& what) { ProfileReport::fail(path, what); }
+
+// The shared reader, refusing unknown fields in the order the text has them.
+class Reader : public BasicJsonObjectReader<Json, ProfileReport> {
 public:
     Reader(const Json& object, FieldPath path, const PositionIndex& index)
-        : object_(object), path_(std::move(path)), index_(index) {
-        if (!object_.is_object()) fail(path_, "expected an object, got " + describe(object_));
-    }
+        : BasicJsonObjectReader(object, std::move(path)), index_(index) {}
 
-    const FieldPath& path() const { return path_; }
-    bool has(const std::string& key) const { return object_.contains(key); }
-
-    const Json& child(const std::string& key) {
-        auto it = object_.find(key);
-        if (it == object_.end()) throw FieldError{path_.member(key), "missing", true, 0};
-        used_.insert(key);
-        return *it;
-    }
-
-    template <typename T>
-    T get(const std::string& key) {
-        return convert<T>(child(key), path_.member(key));
-    }
-
-    template <typename T>
-    std::optional<T> get_if_present(const std::string& key) {
-        if (!has(key)) return std::nullopt;
-        return get<T>(key);
-    }
-
-    // Refuses fields that were never read, the first in the text first.
-    void finish() const {
-        if (const auto* names = index_.members_of(path_))
-            for (const std::string& name : *names)
-                if (!used_.count(name)) fail(path_.member(name), "is not a field of this format version");
-        for (auto it = object_.begin(); it != object_.end(); ++it)
-            if (!used_.count(it.key())) fail(path_.member(it.key()), "is not a field of this format version");
-    }
-
-    template <typename T>
-    static T convert(const Json& value, const FieldPath& path) {
-        if constexpr (std::is_same_v<T, std::string>) {
-            if (!value.is_string()) fail(path, "expected a string, got " + describe(value));
-            return value.get<std::string>();
-        } else {
-            static_assert(std::is_same_v<T, int>, "unsupported field type");
-            if (!value.is_number_integer()) fail(path, "expected an integer, got " + describe(value));
-            if (value.is_number_unsigned()) {
-                const auto number = value.get<std::uint64_t>();
-                if (number > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
-                    fail(path, fmt::format("{} is too large", number));
-                return static_cast<int>(number);
-            }
-            const auto number = value.get<std::int64_t>();
-            if (number < std::numeric_limits<int>::min() || number > std::numeric_limits<int>::max())
-                fail(path, fmt::format("{} is out of range", number));
-            return static_cast<int>(number);
-        }
-    }
+    void finish() const { BasicJsonObjectReader::finish(index_.members_of(path())); }
 
 private:
-    const Json& object_;
-    FieldPath path_;
     const PositionIndex& index_;
-    std::set<std::string> used_;
 };
 
 std::string read_nonempty(Reader& reader, const std::string& key) {
@@ -369,9 +158,8 @@ ReadProfile read_profile(const Json& document, const PositionIndex& index) {
              fmt::format("'{}' is not a profile name (1 to 64 of A-Z a-z 0-9 . _ -, not starting with '.')",
                          out.profile.name));
     out.profile.description = top.get<std::string>("description");
-    const Json& rules = top.child("rules");
+    const Json& rules = top.array("rules");
     const FieldPath rules_path = root.member("rules");
-    if (!rules.is_array()) fail(rules_path, "expected an array, got " + describe(rules));
     for (std::size_t i = 0; i < rules.size(); ++i) {
         out.rule_paths.push_back(rules_path.item(i));
         out.profile.rules.push_back(read_rule(rules[i], out.rule_paths.back(), index, version == kProfileBitsFormatVersion));

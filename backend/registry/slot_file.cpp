@@ -2,12 +2,10 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cerrno>
 #include <cstddef>
 #include <chrono>
 #include <cstring>
-#include <thread>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -19,6 +17,7 @@
 #include "platform/process_identity.hpp"
 #include "platform/safe_file.hpp"
 #include "platform/user_names.hpp"
+#include "registry/pread_seqlock.hpp"
 #include "registry/registry_seqlock.h"
 #include "registry/registry_slot.h"
 
@@ -149,22 +148,17 @@ constexpr std::size_t kPayloadSize = sizeof(gpupart_control_payload);
 constexpr std::size_t kStatusGpusOffset = offsetof(gpupart_slot_file, status) + offsetof(gpupart_status, gpus);
 constexpr std::size_t kAppSeqOffset = offsetof(gpupart_slot_file, app) + offsetof(gpupart_app_masks, seq);
 
-// A full fence between the system calls of the pread/pwrite seqlock, so that on a weakly ordered CPU the
-// kernel's copies of one call are ordered before those of the next as the shim's acquire loads need.
-// ThreadSanitizer does not model fences (GCC refuses them under -fsanitize=thread) and cannot see the
-// kernel's copies in any case, so its builds leave it out; the mapped protocol is what TSan checks.
-void syscall_fence() {
-#if !defined(__SANITIZE_THREAD__)
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-#endif
+void pread_exact(int fd, void* out, std::size_t size, std::size_t offset, const std::string& path) {
+    gpupart::pread_exact(fd, out, size, offset, path, "slot");
 }
 
-void pread_exact(int fd, void* out, std::size_t size, std::size_t offset, const std::string& path) {
-    const ssize_t n = ::pread(fd, out, size, static_cast<off_t>(offset));
-    if (n != static_cast<ssize_t>(size))
-        throw RegistryError(fmt::format("{}: cannot read the slot ({}): it was truncated or replaced", one_line(path),
-                                        n < 0 ? std::strerror(errno) : "short read"));
-}
+// The sequence numbers of a slot's three seqlocked blocks: the control block's, each status GPU entry's
+// (inside the entry), the program's masks'.
+struct SlotNumbers {
+    std::uint32_t control = 0;
+    std::array<gpupart_status_gpu, GPUPART_MAX_GPUS> gpus{};
+    std::uint32_t app = 0;
+};
 
 SlotControl control_of(const gpupart_control_payload& payload) {
     SlotControl control;
@@ -228,43 +222,32 @@ void SlotFile::read_page(gpupart_slot_file& page) const { pread_exact(fd_, &page
 bool SlotFile::write_lock_held_by_other() const { return WriterLock::writer_active(path_, fd_); }
 
 SlotRecord SlotFile::read() const {
-    // A seqlock read through pread: the sequence numbers, then the page, then the sequence numbers
-    // again; a block is consistent when its number was even and did not move. Each pread is a system
-    // call, and the fences keep the three reads in this order on weakly ordered CPUs too. The control
-    // block has one number, each GPU entry of the status block its own, the program's masks (app) one.
+    // A seqlock read through pread (pread_seqlock.hpp). The control block has one number, each GPU
+    // entry of the status block its own, the program's masks (app) one.
     gpupart_slot_file page{};
     std::optional<gpupart_control_payload> control;
     std::optional<gpupart_app_masks> app;
     std::array<std::optional<gpupart_status_gpu>, GPUPART_MAX_GPUS> gpus;
     std::uint32_t gpu_count = 0;
-    for (int attempt = 0; attempt < kReadTries; ++attempt) {
-        std::uint32_t before_control = 0;
-        std::uint32_t after_control = 0;
-        std::uint32_t before_app = 0;
-        std::uint32_t after_app = 0;
-        std::array<gpupart_status_gpu, GPUPART_MAX_GPUS> before{};
-        std::array<gpupart_status_gpu, GPUPART_MAX_GPUS> after{};
-        pread_exact(fd_, &before_control, 4, kSeqOffset, path_);
-        pread_exact(fd_, before.data(), sizeof before, kStatusGpusOffset, path_);
-        pread_exact(fd_, &before_app, 4, kAppSeqOffset, path_);
-        syscall_fence();
-        read_page(page);
-        syscall_fence();
-        pread_exact(fd_, &after_control, 4, kSeqOffset, path_);
-        pread_exact(fd_, after.data(), sizeof after, kStatusGpusOffset, path_);
-        pread_exact(fd_, &after_app, 4, kAppSeqOffset, path_);
-        if (!app && (before_app & 1u) == 0 && before_app == after_app) app = page.app;
-        if (!control && (before_control & 1u) == 0 && before_control == after_control) control = page.control.current;
+    const auto read_numbers = [&](SlotNumbers& numbers) {
+        pread_exact(fd_, &numbers.control, 4, kSeqOffset, path_);
+        pread_exact(fd_, numbers.gpus.data(), sizeof numbers.gpus, kStatusGpusOffset, path_);
+        pread_exact(fd_, &numbers.app, 4, kAppSeqOffset, path_);
+    };
+    // Each block is kept from the first round that saw it whole.
+    const auto keep_whole_blocks = [&](const SlotNumbers& before, const SlotNumbers& after) {
+        if (!app && seq_unchanged(before.app, after.app)) app = page.app;
+        if (!control && seq_unchanged(before.control, after.control)) control = page.control.current;
         // gpu_count is read after the entries' numbers: an entry it covers had its uuid written before it.
         gpu_count = std::min<std::uint32_t>(page.status.gpu_count, GPUPART_MAX_GPUS);
         bool all = true;
         for (std::uint32_t i = 0; i < gpu_count; ++i) {
-            if (!gpus[i] && (before[i].seq & 1u) == 0 && before[i].seq == after[i].seq) gpus[i] = page.status.gpus[i];
+            if (!gpus[i] && seq_unchanged(before.gpus[i].seq, after.gpus[i].seq)) gpus[i] = page.status.gpus[i];
             all = all && gpus[i].has_value();
         }
-        if (control && all && app) break;
-        std::this_thread::yield();
-    }
+        return control && all && app;
+    };
+    pread_seqlock<SlotNumbers>(kReadTries, read_numbers, [&] { read_page(page); }, keep_whole_blocks);
     SlotRecord record;
     record.path = path_;
     record.file_owner = owner_;

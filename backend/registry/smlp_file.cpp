@@ -2,14 +2,12 @@
 #include "registry/smlp_file.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
 #include <cstring>
 #include <filesystem>
 #include <memory>
-#include <thread>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -20,6 +18,7 @@
 #include "model/user_error.hpp"
 #include "platform/safe_file.hpp"
 #include "platform/user_names.hpp"
+#include "registry/pread_seqlock.hpp"
 #include "registry/registry.hpp"
 #include "registry/registry_slot.h"
 
@@ -29,18 +28,8 @@ namespace {
 constexpr int kComponentReadTries = 64;
 constexpr std::size_t kComponentSeqOffset = offsetof(gpupart_smlp_file, header) + offsetof(gpupart_smlp_component, seq);
 
-// As slot_file.cpp: orders the kernel's copies of one pread before those of the next on weakly ordered CPUs.
-void component_fence() {
-#if !defined(__SANITIZE_THREAD__)
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-#endif
-}
-
 void pread_component(int fd, void* out, std::size_t size, std::size_t offset, const std::string& path) {
-    const ssize_t n = ::pread(fd, out, size, static_cast<off_t>(offset));
-    if (n != static_cast<ssize_t>(size))
-        throw RegistryError(fmt::format("{}: cannot read the component ({}): it was truncated or replaced", one_line(path),
-                                        n < 0 ? std::strerror(errno) : "short read"));
+    pread_exact(fd, out, size, offset, path, "component");
 }
 
 std::vector<std::string> entry_names(const std::string& dir) {
@@ -102,20 +91,13 @@ SmlpComponent read_smlp_component(const std::string& path, unsigned dir_owner) {
                                         GPUPART_REGISTRY_LAYOUT_VERSION));
     if (info.st_size != static_cast<off_t>(sizeof(gpupart_smlp_file))) throw size_problem();
 
-    // The seqlock through pread, as SlotFile::read: seq, the file, seq again; consistent when even and unmoved.
+    // The seqlock through pread (pread_seqlock.hpp): one number, in the component's header.
     auto file = std::make_unique<gpupart_smlp_file>();
-    for (int attempt = 0; attempt < kComponentReadTries; ++attempt) {
-        std::uint32_t before = 0;
-        std::uint32_t after = 0;
-        pread_component(fd.get(), &before, sizeof before, kComponentSeqOffset, path);
-        component_fence();
-        pread_component(fd.get(), file.get(), sizeof *file, 0, path);
-        component_fence();
-        pread_component(fd.get(), &after, sizeof after, kComponentSeqOffset, path);
-        if ((before & 1u) == 0 && before == after) return smlp_view(*file, path, info.st_uid, false);
-        std::this_thread::yield();
-    }
-    return smlp_view(*file, path, info.st_uid, true);
+    const bool whole = pread_seqlock<std::uint32_t>(
+        kComponentReadTries,
+        [&](std::uint32_t& seq) { pread_component(fd.get(), &seq, sizeof seq, kComponentSeqOffset, path); },
+        [&] { pread_component(fd.get(), file.get(), sizeof *file, 0, path); }, seq_unchanged);
+    return smlp_view(*file, path, info.st_uid, !whole);
 }
 
 std::vector<SmlpEntry> list_smlp_components(const std::string& root) {

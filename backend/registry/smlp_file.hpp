@@ -13,7 +13,7 @@
 
 #include "model/tpc_mask.hpp"
 #include "platform/process_identity.hpp"
-#include "registry/smlp_layout.h"
+#include "smlp/smlp_layout.h"
 
 namespace gpupart {
 

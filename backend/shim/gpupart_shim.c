@@ -13,7 +13,7 @@
  *  - Nothing here aborts the host: every failure is a status in the slot and one line on stderr at setup.
  * CUDA graphs, whose descriptors are built once at upload, are followed by gpupart_shim_graphs.c. The same
  * sources make libgpupart.so, the libsmctrl API (smctrl_api.c): the masks a program chooses itself
- * (app_masks.c) are combined here with the operator's, per launch.
+ * (app_mask_state.c) are combined here with the operator's, per launch.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app_masks.h"
+#include "app_mask_state.h"
 #include "launch_stream.h"
 #include "registry_layout.h"
 #include "registry_seqlock.h"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app_masks.h"
+#include "app_mask_state.h"
 
 /* Callback ids of the driver-API domain: the numbers of CUPTI's public cupti_driver_cbid.h. */
 enum {

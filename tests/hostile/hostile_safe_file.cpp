@@ -14,6 +14,7 @@
 #include "hostile_support.hpp"
 #include "model/user_error.hpp"
 #include "platform/safe_file.hpp"
+#include "../lib/thrown_message.hpp"
 
 namespace gpupart::hostile {
 namespace {
@@ -26,12 +27,7 @@ std::string slurp(const std::string& path) {
 }
 
 std::string error_of(auto&& action) {
-    try {
-        action();
-    } catch (const UserError& error) {
-        return error.what();
-    }
-    return "(no error)";
+    return gpupart::test::thrown_message([&] { action(); }, "(no error)");
 }
 
 std::size_t entries(const std::string& dir) {

@@ -10,7 +10,7 @@
 
 #include "model/tpc_mask.hpp"
 #include "registry/registry_layout.h"
-#include "registry/smlp_layout.h"
+#include "smlp/smlp_layout.h"
 
 namespace gpupart::test {
 

@@ -21,6 +21,7 @@
 #include "controller_test_fixture.hpp"
 #include "registry_test_support.hpp"
 #include "snapshot/snapshot_file.hpp"
+#include "../lib/thrown_message.hpp"
 
 using namespace gpupart;
 using gpupart::test::RegisteredChild;
@@ -36,12 +37,7 @@ struct ControllerTest : gpupart::test::ControllerFixture {};
 TpcMask real_tpcs_for_test() { return TpcMask::range(0, 65); }  // TPC numbers of the H200
 
 std::string error_of(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const UserError& error) {
-        return error.what();
-    }
-    return "no error";
+    return gpupart::test::thrown_message([&] { action(); });
 }
 
 }  // namespace

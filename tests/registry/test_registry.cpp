@@ -21,6 +21,7 @@
 #include "registry/registry_slot.h"
 #include "controller_test_fixture.hpp"
 #include "registry_test_support.hpp"
+#include "../lib/thrown_message.hpp"
 
 using namespace gpupart;
 using gpupart::test::control_with;
@@ -35,12 +36,7 @@ using gpupart::test::kTestGpu;
 namespace {
 
 std::string error_of(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const RegistryError& error) {
-        return error.what();
-    }
-    return "no error";
+    return gpupart::test::thrown_message<RegistryError>([&] { action(); });
 }
 
 // Registers the calling process itself (the test), as the shim would.

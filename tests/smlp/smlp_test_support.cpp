@@ -15,7 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "registry_slot.h"
-#include "smlp_file.h"
+#include "smlp_component_file.h"
 
 namespace gpupart::smlp_test {
 

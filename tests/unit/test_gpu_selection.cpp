@@ -4,6 +4,7 @@
 
 #include "model/user_error.hpp"
 #include "snapshot/snapshot_choice.hpp"
+#include "../lib/thrown_message.hpp"
 
 namespace gpupart {
 namespace {
@@ -20,12 +21,7 @@ ChosenSnapshot two_gpus() {
 }
 
 std::string error_of(const ChosenSnapshot& chosen, std::string_view spec) {
-    try {
-        gpu_index(chosen, spec);
-    } catch (const UserError& error) {
-        return error.what();
-    }
-    return "no error";
+    return gpupart::test::thrown_message([&] { gpu_index(chosen, spec); });
 }
 
 TEST(GpuSelection, IndexUuidAndBusIdNameTheSameGpu) {

@@ -13,6 +13,7 @@
 
 #include "model/user_error.hpp"
 #include "platform/install_paths.hpp"
+#include "../lib/thrown_message.hpp"
 
 namespace fs = std::filesystem;
 
@@ -43,12 +44,7 @@ protected:
 };
 
 std::string error_of(const auto& call) {
-    try {
-        call();
-    } catch (const gpupart::UserError& error) {
-        return error.what();
-    }
-    return "no error";
+    return gpupart::test::thrown_message([&] { call(); });
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "model/mask_expression.hpp"
 #include "model/user_error.hpp"
+#include "../lib/thrown_message.hpp"
 
 using namespace gpupart;
 
@@ -13,12 +14,7 @@ std::vector<MaskTerm> terms_of(const std::string& text) {
 }
 
 std::string error_of(const std::string& text) {
-    try {
-        parse_mask_expression(text);
-    } catch (const UserError& error) {
-        return error.what();
-    }
-    return "no error";
+    return gpupart::test::thrown_message([&] { parse_mask_expression(text); });
 }
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include "model/mask_resolve.hpp"
 #include "model/user_error.hpp"
 #include "snapshot/snapshot_file.hpp"
+#include "../lib/thrown_message.hpp"
 
 using namespace gpupart;
 
@@ -18,12 +19,7 @@ const Gpu& h200() {
 std::string list_of(const std::string& expression) { return resolve_mask(expression, h200()).mask.to_list(); }
 
 std::string error_of(const std::string& expression, const Gpu& gpu = h200()) {
-    try {
-        resolve_mask(expression, gpu);
-    } catch (const UserError& error) {
-        return error.what();
-    }
-    return "no error";
+    return gpupart::test::thrown_message([&] { resolve_mask(expression, gpu); });
 }
 
 }  // namespace

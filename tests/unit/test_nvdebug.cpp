@@ -9,6 +9,7 @@
 #include "probe_fixtures.hpp"
 #include "sources/nvdebug_reader.hpp"
 #include "sources/probe_analysis.hpp"
+#include "../lib/thrown_message.hpp"
 
 namespace fs = std::filesystem;
 using gpupart::SourceState;
@@ -18,12 +19,7 @@ namespace {
 const std::string kRoot = std::string(GPUPART_FIXTURES) + "/nvdebug-h100";
 
 std::string error_of(void (*parse)(std::string_view), std::string_view text) {
-    try {
-        parse(text);
-    } catch (const gpupart::UserError& error) {
-        return error.what();
-    }
-    return "(accepted)";
+    return gpupart::test::thrown_message([&] { parse(text); }, "(accepted)");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "model/user_error.hpp"
 #include "planner/plan.hpp"
 #include "planner/plan_placement.hpp"
+#include "../lib/thrown_message.hpp"
 
 using namespace gpupart;
 
@@ -20,12 +21,7 @@ PlanProcess matmul(Target target) { return PlanProcess{"matmul", {0.066, 0.00002
 PlanProcess copy(Target target) { return PlanProcess{"copy", {0.0066, 0.0009}, Intensity::memory, std::nullopt, target}; }
 
 std::string error_of(const std::vector<PlanProcess>& processes, int tpcs) {
-    try {
-        plan_partitions(processes, tpcs);
-    } catch (const UserError& e) {
-        return e.what();
-    }
-    return "no error";
+    return gpupart::test::thrown_message([&] { plan_partitions(processes, tpcs); });
 }
 
 }  // namespace

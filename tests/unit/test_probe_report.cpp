@@ -5,6 +5,7 @@
 #include "model/user_error.hpp"
 #include "probe_fixtures.hpp"
 #include "sources/probe_report.hpp"
+#include "../lib/thrown_message.hpp"
 
 using gpupart::ProbeReport;
 using gpupart::UserError;
@@ -12,12 +13,7 @@ using gpupart::UserError;
 namespace {
 
 std::string error_of(const std::string& text) {
-    try {
-        gpupart::parse_probe_report(text);
-    } catch (const UserError& error) {
-        return error.what();
-    }
-    return "(accepted)";
+    return gpupart::test::thrown_message([&] { gpupart::parse_probe_report(text); }, "(accepted)");
 }
 
 std::string replace(std::string text, const std::string& from, const std::string& to) {

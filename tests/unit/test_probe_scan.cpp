@@ -7,6 +7,7 @@
 #include "model/user_error.hpp"
 #include "probe_fixtures.hpp"
 #include "sources/probe_scan.hpp"
+#include "../lib/thrown_message.hpp"
 
 using gpupart::TpcMask;
 
@@ -43,12 +44,7 @@ private:
 std::map<int, std::vector<int>> h200_bits() { return gpupart::test::h200_recorded_report().bit_sms; }
 
 std::string error_of(SimulatedGpu& gpu, int sm_count, int width) {
-    try {
-        gpupart::scan_mask_bits(gpu, sm_count, width);
-    } catch (const gpupart::UserError& error) {
-        return error.what();
-    }
-    return "(accepted)";
+    return gpupart::test::thrown_message([&] { gpupart::scan_mask_bits(gpu, sm_count, width); }, "(accepted)");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "controller/profile.hpp"
 #include "controller/profile_store.hpp"
 #include "model/user_error.hpp"
+#include "../lib/thrown_message.hpp"
 
 using namespace gpupart;
 
@@ -49,12 +50,7 @@ std::string with(const std::string& from, const std::string& to, std::string tex
 }
 
 std::string error_of(const std::string& text, const std::string& file = "t.json") {
-    try {
-        parse_profile(text, file);
-    } catch (const UserError& error) {
-        return error.what();
-    }
-    return "no error";
+    return gpupart::test::thrown_message([&] { parse_profile(text, file); });
 }
 
 Profile sample() {
@@ -396,12 +392,7 @@ protected:
         return profile;
     }
     std::string error_of(auto&& action) {
-        try {
-            action();
-        } catch (const UserError& error) {
-            return error.what();
-        }
-        return "no error";
+        return gpupart::test::thrown_message([&] { action(); });
     }
     std::vector<std::string> names(const std::vector<StoredProfile>& stored) {
         std::vector<std::string> out;

@@ -6,6 +6,7 @@
 
 #include "model/user_error.hpp"
 #include "planner/scaling_curve.hpp"
+#include "../lib/thrown_message.hpp"
 
 using gpupart::CurveFit;
 using gpupart::CurvePoint;
@@ -27,12 +28,7 @@ std::vector<CurvePoint> measured(ExecutionModel model, const std::vector<int>& c
 const std::vector<int> kH100Steps = {4, 8, 12, 16, 20, 24, 28, 33, 38, 42, 46, 50, 54, 58, 62, 66};
 
 std::string error_of(const std::vector<CurvePoint>& points) {
-    try {
-        fit_curve(points);
-    } catch (const gpupart::UserError& e) {
-        return e.what();
-    }
-    return "no error";
+    return gpupart::test::thrown_message([&] { fit_curve(points); });
 }
 
 }  // namespace

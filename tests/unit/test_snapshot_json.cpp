@@ -6,6 +6,7 @@
 #include "model/user_error.hpp"
 #include "snapshot/snapshot_file.hpp"
 #include "snapshot/snapshot_json.hpp"
+#include "../lib/thrown_message.hpp"
 
 using namespace gpupart;
 using Json = nlohmann::ordered_json;
@@ -15,12 +16,7 @@ namespace {
 Json h200_json() { return Json::parse(builtin_snapshots().at(0).json); }
 
 std::string error_of_text(const std::string& text) {
-    try {
-        parse_snapshot_text(text, "test.json");
-    } catch (const UserError& error) {
-        return error.what();
-    }
-    return "no error";
+    return gpupart::test::thrown_message([&] { parse_snapshot_text(text, "test.json"); });
 }
 
 std::string error_of(const Json& document) { return error_of_text(document.dump()); }

@@ -1,9 +1,9 @@
 /*
  * Opening and reading SMLP component files (smlp_layout.h) safely: the same checks for the processes that
- * lock (shim/smlp_api.c) and for readers that only look (front ends). libc only.
+ * lock (libgpupart/smlp_api.c) and for readers that only look (front ends). libc only.
  */
-#ifndef GPUPART_SMLP_FILE_H
-#define GPUPART_SMLP_FILE_H
+#ifndef GPUPART_SMLP_COMPONENT_FILE_H
+#define GPUPART_SMLP_COMPONENT_FILE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -33,4 +33,4 @@ int gpupart_smlp_file_read(int fd, struct gpupart_smlp_file* copy, int tries, ch
 }
 #endif
 
-#endif /* GPUPART_SMLP_FILE_H */
+#endif /* GPUPART_SMLP_COMPONENT_FILE_H */

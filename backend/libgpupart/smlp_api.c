@@ -1,6 +1,6 @@
 /*
  * The SMLP's public C API (public/gpupart/smlp.h): component files in the registry (smlp_layout.h),
- * locked changes (smlp_session.c) and the rules (registry/smlp_core.c). Returns errno values with a
+ * locked changes (smlp_session.c) and the rules (smlp/smlp_core.c). Returns errno values with a
  * thread-local line, never aborts the host program.
  */
 #define _GNU_SOURCE
@@ -18,7 +18,7 @@
 #include "process_start_time.h"
 #include "registry_slot.h"
 #include "smlp_core.h"
-#include "smlp_file.h"
+#include "smlp_component_file.h"
 #include "smlp_session.h"
 
 const char* smlp_message(void); /* smlp_session.c */

@@ -1,5 +1,5 @@
 /*
- * The masks the program chooses itself through the libsmctrl API (app_masks.c), kept privately for the
+ * The masks the program chooses itself through the libsmctrl API (app_mask_state.c), kept privately for the
  * launch path and copied into the slot's `app` block for the front ends (docs/registry-layout-5.md,
  * decisions 2, 3 and 5). All masks here are libsmctrl's DISABLE masks, 128 bits as four words, in TPC
  * NUMBERS as the program gave them (libsmctrl's numbering: TPC k = SMs 2k and 2k+1), never descriptor bits:
@@ -14,8 +14,8 @@
  * Setters run under the module's mutex and publish with a seqlock; the launch path reads with a bounded
  * retry, never locks, allocates or makes a system call.
  */
-#ifndef GPUPART_APP_MASKS_H
-#define GPUPART_APP_MASKS_H
+#ifndef GPUPART_APP_MASK_STATE_H
+#define GPUPART_APP_MASK_STATE_H
 
 #include <stdint.h>
 
@@ -55,4 +55,4 @@ void gpupart_app_learn_map(int gpu, const uint8_t bit_of_tpc[128]);
 /* In a forked child: the lock may have been held by another thread at the fork. */
 void gpupart_app_after_fork(void);
 
-#endif /* GPUPART_APP_MASKS_H */
+#endif /* GPUPART_APP_MASK_STATE_H */

@@ -1,7 +1,7 @@
 /*
  * The SMLP's rules (seed 004, section 3, Rules 1-5 and Rule 3's choice) over a component file in memory
  * (smlp_layout.h): pure functions, no system calls, the time passed in. The caller holds the file's mutex
- * (shim/smlp_api.c) or owns a private copy (the tests, readers). Units are TPCs.
+ * (libgpupart/smlp_api.c) or owns a private copy (the tests, readers). Units are TPCs.
  *
  * Invariants after every function that changes the file (Rules 4 and 5 applied until neither applies):
  *  - the FQ holds at most M records (Lemma 18), and the PQ is empty unless the FQ is full (Rule 5);

@@ -2,7 +2,7 @@
  * The libsmctrl API of libgpupart.so (and of the preloaded shim, built from the same sources): the mask
  * setters, make_mask and the per-thread error message. Public header: public/gpupart/libsmctrl.h.
  * Every call checks its arguments and changes nothing when one is bad; nothing here aborts the program.
- * The masks go to app_masks.c, which the launch path reads; GPU information is smctrl_info.c.
+ * The masks go to shim/app_mask_state.c, which the launch path reads; GPU information is smctrl_info.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app_masks.h"
+#include "app_mask_state.h"
 #include "gpupart/libsmctrl.h"
 #include "launch_stream.h"
 #include "shim_core.h"

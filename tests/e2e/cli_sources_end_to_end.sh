@@ -12,7 +12,19 @@ export XDG_CACHE_HOME=$work/cache CUDA_MPS_PIPE_DIRECTORY=$work/no-mps
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 # shellcheck source-path=SCRIPTDIR source=../lib/checks.sh
 . "$(dirname "$0")/../lib/checks.sh"
-if [ -e /dev/nvidiactl ]; then echo "skipped: this machine has an NVIDIA driver (the device tests cover it)"; exit 77; fi
+# What this checks is gpupart on a machine with no NVIDIA software at all. Any part of a driver (its device
+# nodes, libcuda or NVML where the loader finds them, the nvdebug module, an NVIDIA PCI device) changes
+# every answer below: such a machine cannot run this test, and says so with 77 (skipped), never 0.
+untestable() {
+    if [ -e /dev/nvidiactl ]; then echo "/dev/nvidiactl exists"; return 0; fi
+    if [ -e /proc/gpu0 ]; then echo "/proc/gpu0 exists (nvdebug)"; return 0; fi
+    if /sbin/ldconfig -p 2> /dev/null | grep -qE '(libcuda|libnvidia-ml)\.so\.1 '; then
+        echo "libcuda or NVML is installed"; return 0
+    fi
+    if grep -qx 0x10de /sys/bus/pci/devices/*/vendor 2> /dev/null; then echo "an NVIDIA PCI device is present"; return 0; fi
+    return 1
+}
+if why=$(untestable); then echo "skipped: $why (the device tests cover such machines)"; exit 77; fi
 
 "$gpupart" probe > "$work/probe.out" 2> "$work/probe.err"; rc=$?
 check "probe without a driver exits 1" [ "$rc" -eq 1 ]

@@ -33,7 +33,7 @@
 
 #include <stdint.h>
 
-#include "registry_layout.h"
+#include "registry/registry_layout.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "smlp_file.h"
+#include "smlp_component_file.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# GPU% per process on a live GPU: two torch_rate.py under gpupart run, without and with MPS; top --batch frames.
+# A capture, not a test: GPU% per process on a live GPU, two torch_rate.py under gpupart run, without and
+# with MPS; gpupart top --batch frames and nvidia-smi pmon beside them, packed as OUT_DIR/util.tgz for a
+# person to read (docs/measurements). It checks nothing; the device tests (tests/device) do.
+#   gpu_util_capture.sh CARRY_DIR OUT_DIR   (on the GPU machine, after tests/device/stage.sh)
 set -u
-here=/work/main/tests/device
-[ -d "$here" ] || here=$(pwd)/tests/device
+here=$(cd "$(dirname "$0")/../../tests/device" && pwd)  # device_env.sh and torch_rate.py
+# shellcheck source=../../tests/device/device_env.sh
 . "$here/device_env.sh" "$1" "$2" gpupart-util
 export XDG_CACHE_HOME=$out/cache GPUPART_JOURNAL=$out/history.jsonl
 export CUDA_MPS_PIPE_DIRECTORY=/tmp/gpupart-util-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/gpupart-util-log

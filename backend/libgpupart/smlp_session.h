@@ -1,7 +1,7 @@
 /*
- * One locked change of an SMLP component file (shim/smlp_api.c's building block): takes the component's
+ * One locked change of an SMLP component file (smlp_api.c's building block): takes the component's
  * robust mutex (repairing the file when its last owner died inside), sweeps for dead processes, lets the
- * caller apply the rules (registry/smlp_core.h), then applies Rule 3 to the threads involved, publishes
+ * caller apply the rules (smlp/smlp_core.h), then applies Rule 3 to the threads involved, publishes
  * the change (seq, wake) and wakes the waiters. Internal: not part of the public API.
  */
 #ifndef GPUPART_SMLP_SESSION_H

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The live floorplan on the GPU machine with two partitioned CUDA processes running side by side
-# under MPS, read live after `gpupart probe` (run through the `device` tool after tests/device/stage.sh):
-# `gpupart top --batch` frames and `gpupart export --processes --json` (drawn here with --png). Usage: live_capture.sh CARRY_DIR OUT_DIR
+# A capture, not a test: the live floorplan on the GPU machine with two partitioned CUDA processes running
+# side by side under MPS, read live after `gpupart probe` (run through the `device` tool after
+# tests/device/stage.sh): `gpupart top --batch` frames and `gpupart export --processes --json`, kept for
+# docs/screenshots and tests/fixtures/live-h100-partitioned. It checks nothing; the device tests do.
+#   live_capture.sh CARRY_DIR OUT_DIR
 # Every process it starts is ended, MPS included, also on failure.
 set -u
-# shellcheck source-path=SCRIPTDIR source=device_env.sh
-. "$(dirname "$0")/device_env.sh" "$1" "$2" gpupart-livecap  # bin, out, gp, GPUPART_*
+# shellcheck source=../../tests/device/device_env.sh
+. "$(dirname "$0")/../../tests/device/device_env.sh" "$1" "$2" gpupart-livecap  # bin, out, gp, GPUPART_*
 export CUDA_MPS_PIPE_DIRECTORY=/tmp/gpupart-mps CUDA_MPS_LOG_DIRECTORY=/tmp/gpupart-mps-log
 export GPUPART_JOURNAL=$out/history.jsonl LANG=C.UTF-8
 # The live topology: probe first, so the mask bits are known and partitions can be named by GPC.

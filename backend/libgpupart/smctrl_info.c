@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app_masks.h"
+#include "app_mask_state.h"
 #include "gpcs_file.h"
 #include "gpupart/libsmctrl.h"
 #include "registry_slot.h"

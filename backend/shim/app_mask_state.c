@@ -1,6 +1,6 @@
-/* The program's own masks: private for the launch path, published in the slot's app block (app_masks.h). */
+/* The program's own masks: private for the launch path, published in the slot's app block (app_mask_state.h). */
 #define _GNU_SOURCE
-#include "app_masks.h"
+#include "app_mask_state.h"
 
 #include <errno.h>
 #include <pthread.h>
