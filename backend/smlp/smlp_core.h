@@ -1,5 +1,5 @@
 /*
- * The SMLP's rules (seed 004, section 3, Rules 1-5 and Rule 3's choice) over a component file in memory
+ * The SMLP's rules (Ali et al., ECRTS 2024, section 3, Rules 1-5 and Rule 3's choice) over a component file in memory
  * (smlp_layout.h): pure functions, no system calls, the time passed in. The caller holds the file's mutex
  * (libgpupart/smlp_api.c) or owns a private copy (the tests, readers). Units are TPCs.
  *

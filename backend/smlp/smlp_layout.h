@@ -1,5 +1,5 @@
 /*
- * SMLP components (issue 22; seed 004, section 3): the shared-memory file through which cooperating
+ * SMLP components (Ali et al., ECRTS 2024, section 3): the shared-memory file through which cooperating
  * processes lock and resize their GPU requests onto the TPCs of a "component". Part of registry layout 5
  * (docs/registry-layout-5.md); same directories and trust rules as slots (registry_layout.h).
  *
@@ -11,7 +11,7 @@
  * granularity) and every L_i entry are in TPCs: L_i[k] is the request's critical-section length (any
  * unit, the same for all entries; microseconds by convention) when granted (k+1)*h TPCs.
  *
- * Queues (seed 004, Rules 1-5): a request record is in exactly one of PQ, FQ, SQ (its `queue`), or free.
+ * Queues (Ali et al., ECRTS 2024, Rules 1-5): a request record is in exactly one of PQ, FQ, SQ (its `queue`), or free.
  *  - FQ order: `ticket` (arrival in the FQ); at most `fq_length` (M) records are in the FQ (Lemma 18).
  *  - PQ order: `priority` (higher first), then `ticket`.
  *  - SQ order: `ticket` (arrival in the SQ); SQ records hold `granted` TPCs, pairwise disjoint (Lemma 13).

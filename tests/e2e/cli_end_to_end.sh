@@ -140,7 +140,7 @@ check "demo workers hold gpc0-3" contains "$work/demo-list.txt" " 0-3,8-11,16-19
 pid=$(awk '/llm-serving/{print $1}' "$work/demo-list.txt")
 "$gpupart" set "$pid" gpc1 --snapshot builtin:h200 > "$work/demo-set.out"; rc=$?
 check "set moves a demo worker" [ "$rc" -eq 0 ]
-# issue 19: a set to the mask it has changes nothing: refused (exit 1, id and reference), never journaled,
+# A set to the mask it has changes nothing: refused (exit 1, id and reference), never journaled,
 # so the next undo undoes the real change, not an empty entry
 cp "$GPUPART_JOURNAL" "$work/history-before"
 "$gpupart" set "$pid" gpc1 --snapshot builtin:h200 > "$work/same-set.out" 2> "$work/same-set.err"; rc=$?
@@ -153,7 +153,7 @@ sleep 0.3  # a few simulated launches later
 "$gpupart" list --json > "$work/demo-list.json"
 check "the worker applies its new mask" contains "$work/demo-list.json" '"applied_tpcs": "1,9,17,25,32,39,46,53"'
 check "nothing is pending" lacks "$work/demo-list.json" '"pending": true'
-# The same again changes nothing: refused in one line, exit 1, and nothing journaled (issue 19, item 2).
+# The same again changes nothing: refused in one line, exit 1, and nothing journaled.
 "$gpupart" history --json > "$work/history-before.json"
 "$gpupart" set "$pid" gpc1 --snapshot builtin:h200 > "$work/demo-noop.out" 2> "$work/demo-noop.err"; rc=$?
 check "a set to the current mask exits 1" [ "$rc" -eq 1 ]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpupart for scripts, as nvidia-smi is used (issue 17): the exit-code contract (0 ok, 1 refused or "no",
+# gpupart for scripts, as nvidia-smi is used: the exit-code contract (0 ok, 1 refused or "no",
 # 2 usage), --format csv with field lists, --json where a read command prints something, --version.
 #   cli_scripting.sh PATH/TO/gpupart WORK_DIR
 set -u

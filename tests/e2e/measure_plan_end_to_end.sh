@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpupart measure and gpupart plan (issue 21) with real demo workers whose simulated rate follows their TPCs
+# gpupart measure and gpupart plan with real demo workers whose simulated rate follows their TPCs
 # (a compute-bound and a memory-bound kind): the TPCs a process had come back on every way a measurement
 # ends (done, SIGINT, SIGTERM, SIGHUP, an idle process; after SIGKILL through `gpupart undo`), the two
 # kinds are classed apart, and plans with feasible and infeasible targets, --apply as one undoable change.

@@ -1,5 +1,5 @@
 // platform/safe_file, the one mechanism every reader and writer of a file someone else may have planted
-// goes through (issue 15, classes 1, 3 and 9), tested on real FIFOs, device nodes, symlinks and pipes.
+// goes through (classes 1, 3 and 9), tested on real FIFOs, device nodes, symlinks and pipes.
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -1,4 +1,4 @@
-// The SMLP's pure core (backend/smlp/smlp_core.h) against seed 004, section 3: Examples 8 and 10 as
+// The SMLP's pure core (backend/smlp/smlp_core.h) against Ali et al., ECRTS 2024, section 3: Examples 8 and 10 as
 // exact traces, Rules 1, 2 (z), 3 (the inheritance target), 4 and 5, and the GPC-packed grant choice.
 #include <gtest/gtest.h>
 

@@ -115,7 +115,7 @@ TEST(Plan, TargetAboveTheFullGpuRate) {
     EXPECT_EQ(plan.processes[0].tpcs, 66);
 }
 
-// Two memory-bound processes never share (issue 21): on a 1-TPC GPU nothing can be planned at all.
+// Two memory-bound processes never share: on a 1-TPC GPU nothing can be planned at all.
 TEST(Plan, TwoMemoryProcessesOnOneTpcCannotBePlanned) {
     const PartitionPlan plan = plan_partitions({copy(Target::rate(1)), copy(Target::rate(1))}, 1);
     EXPECT_FALSE(plan.feasible);

@@ -1,4 +1,4 @@
-// Fitting seed 002's C(m) = a/m + b (Section 3.3) to measured rates (planner/scaling_curve.hpp).
+// Fitting Zahaf et al.'s (RTNS 2021) C(m) = a/m + b (Section 3.3) to measured rates (planner/scaling_curve.hpp).
 #include <gtest/gtest.h>
 
 #include <cmath>

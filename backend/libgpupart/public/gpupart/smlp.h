@@ -1,6 +1,6 @@
 /*
  * gpupart's SMLP: the Streaming Multiprocessor Locking Protocol of "Predictable GPU Sharing in
- * Component-Based Real-Time Systems" (Ali et al., ECRTS 2024; gpupart's seed 004), section 3, Rules 1-5,
+ * Component-Based Real-Time Systems" (Ali et al., ECRTS 2024; gpupart's Ali et al., ECRTS 2024), section 3, Rules 1-5,
  * between the processes of one user that share a set of TPCs (a "component"). Units are TPCs.
  *
  * A process opens the component by name, then brackets each GPU kernel with lock and unlock:
