@@ -11,6 +11,22 @@ char owner_letter(std::size_t index) {
     return '#';
 }
 
+namespace {
+
+std::size_t lowest_free(const std::set<std::size_t>& taken) {
+    std::size_t next = 0;
+    while (taken.count(next) != 0) ++next;
+    return next;
+}
+
+}  // namespace
+
+std::set<std::size_t> OwnerLetters::taken() const {
+    std::set<std::size_t> taken = held_back_;  // a letter whose exit is still announced is not given out
+    for (const auto& [key, held] : held_) taken.insert(held.index);
+    return taken;
+}
+
 std::vector<ExitedOwner> OwnerLetters::update(const std::vector<Alive>& alive) {
     std::set<std::pair<int, std::uint64_t>> now;
     for (const Alive& a : alive) now.emplace(a.pid, a.start_time);
@@ -23,28 +39,22 @@ std::vector<ExitedOwner> OwnerLetters::update(const std::vector<Alive>& alive) {
             ++it;
         }
     }
-    std::set<std::size_t> taken = held_back_;
-    for (const auto& [key, held] : held_) taken.insert(held.index);
+    std::set<std::size_t> blocked = taken();
     std::vector<Alive> fresh;
     for (const Alive& a : alive)
         if (held_.count({a.pid, a.start_time}) == 0) fresh.push_back(a);
     std::sort(fresh.begin(), fresh.end(), [](const Alive& x, const Alive& y) { return x.pid < y.pid; });
-    std::size_t next = 0;
     for (const Alive& a : fresh) {
-        while (taken.count(next) != 0) ++next;
+        const std::size_t next = lowest_free(blocked);
         held_[{a.pid, a.start_time}] = Held{next, a.command};
-        taken.insert(next);
+        blocked.insert(next);
     }
     return exited;
 }
 
 OwnerMark OwnerLetters::add(const Alive& process) {
     if (const OwnerMark known = mark(process.pid, process.start_time); known.index >= 0) return known;
-    std::set<std::size_t> taken = held_back_;  // a letter whose exit is still announced is not given out
-    for (const auto& [key, held] : held_) taken.insert(held.index);
-    std::size_t next = 0;
-    while (taken.count(next) != 0) ++next;
-    held_[{process.pid, process.start_time}] = Held{next, process.command};
+    held_[{process.pid, process.start_time}] = Held{lowest_free(taken()), process.command};
     return mark(process.pid, process.start_time);
 }
 

@@ -49,6 +49,8 @@ private:
         std::size_t index = 0;
         std::string command;
     };
+    // The letters no newcomer may take: those held and those held back.
+    std::set<std::size_t> taken() const;
     std::map<std::pair<int, std::uint64_t>, Held> held_;
     std::set<std::size_t> held_back_;
 };
