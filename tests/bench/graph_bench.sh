@@ -27,8 +27,7 @@ fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 
 # --flip writes the slot itself, as gpupart set would: launch-descriptor bits, not TPC numbers.
-mask_of() { "$gp" mask parse "$1" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["descriptor_bits"].removeprefix("bits:"))'; }
-flip_masks="$(mask_of gpc4-7),$(mask_of gpc0-3),$(mask_of all)"
+flip_masks="$(descriptor_bits gpc4-7),$(descriptor_bits gpc0-3),$(descriptor_bits all)"
 
 # run_one MODE NODES: one benchmark run, appended to graph-bench.txt.
 run_one() {

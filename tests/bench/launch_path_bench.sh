@@ -30,8 +30,7 @@ if ! "$gp" probe > "$out/probe.txt" 2>&1; then
     exit 2
 fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
-bits_of() { "$gp" mask parse "$1" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["descriptor_bits"].removeprefix("bits:"))'; }
-flip_masks="$(bits_of gpc4-7),$(bits_of gpc0-3),$(bits_of all)"
+flip_masks="$(descriptor_bits gpc4-7),$(descriptor_bits gpc0-3),$(descriptor_bits all)"
 
 log=$out/launch-path.txt
 : > "$log"

@@ -16,9 +16,8 @@ XDG_CACHE_HOME="$out/probe-cache" "$gp" export --json "$out/live.json" > /dev/nu
 snap=(--snapshot "$out/live.json")
 uuid=$(nvidia-smi --query-gpu=uuid --format=csv,noheader -i 0)
 # GPUPART_TPCS holds launch-descriptor bits (the shim's side of the registry), not TPC numbers.
-bits_of() { "$gp" mask parse "$1" "${snap[@]}" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["descriptor_bits"].removeprefix("bits:"))'; }
-gpc1_hex=$(bits_of gpc1)
-real_hex=$(bits_of all)
+gpc1_hex=$(descriptor_bits gpc1 "${snap[@]}")
+real_hex=$(descriptor_bits all "${snap[@]}")
 
 as_mode() {  # as_mode MODE CMD...: runs CMD as MODE says
     local mode=$1; shift

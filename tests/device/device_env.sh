@@ -12,3 +12,6 @@ export GPUPART_SHIM="$bin/libgpupart-shim.so"
 export GPUPART_REGISTRY_DIR=/dev/shm/$3
 gp="$bin/gpupart"
 rm -rf "$GPUPART_REGISTRY_DIR"
+# descriptor_bits EXPR [OPTION...]: the launch-descriptor bits of a mask expression as hex without "bits:",
+# what GPUPART_TPCS and a registry slot hold (the shim's side), not the TPC numbers a person types.
+descriptor_bits() { "$gp" mask parse "$@" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["descriptor_bits"].removeprefix("bits:"))'; }
