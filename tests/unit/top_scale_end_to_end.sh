@@ -42,7 +42,7 @@ every_row_has_cpu_and_rss() { [ "$(grep -cE "$row_re.* [0-9]+ +- +- +[0-9]+ +[0-
 more_line='^ +(↑ [0-9]+ above · )?↓ [0-9]+ more'
 
 tmx new-session -d -s top -x 200 -y 50 sh
-tmx send-keys -t top "$gpupart top -d 5 ${snapshot[*]}" Enter
+tmx send-keys -t top "$gpupart top -d 5 ${snapshot[*]}; echo \"top exited \$?\"" Enter
 check "top starts" wait_for "F1Help"
 check "33 processes in the header" shows "33 simulated processes (demo)"
 # CPU% and RSS come from /proc after the second sample: wait for a row with an RSS figure.
@@ -88,12 +88,16 @@ check "80x24: at least 8 process rows" holds at_least_rows 8
 save top-scale-80x24.txt
 # v hides the floorplan: the table takes its rows.
 tmx send-keys -t top v
-check "v hides the floorplan" screen_until -v -F "Floorplan"
+check "v hides the floorplan" hides "Floorplan"
 check "80x24 without the floorplan: at least 13 rows" holds at_least_rows 13
 tmx send-keys -t top q
+# Keys typed before the shell is back would go to the old view, whose coloured screen would then be read.
+check "q quits with 0" wait_for "top exited 0"
+check "the view is gone from the terminal" hides "F1Help"
 # NO_COLOR still means attributes only: no colour at all, the header and the selection in reverse video.
 tmx send-keys -t top clear Enter "NO_COLOR=1 $gpupart top -d 5 ${snapshot[*]}" Enter
 check "NO_COLOR: top starts" wait_for "F1Help"
+check "NO_COLOR: the header and rows are drawn" shows_match "$row_re"
 tmx capture-pane -p -e -t top > "$work/no-colour.txt"
 check "NO_COLOR: no colour" bash -c "! grep -qP '\e\[(3|4)[0-7]m' '$work/no-colour.txt'"
 check "NO_COLOR: reverse video" grep -qP '\e\[7m' "$work/no-colour.txt"

@@ -3,7 +3,7 @@
 # set gpupart, work (emptied here), shots (a screenshot directory, or "") and socket (their tmux socket's name).
 # Exits 77 (ctest: skipped) when tmux is missing. Gives a private registry, journal and config under $work;
 # tmx (tmux on the private socket); cleanup of tmux and the demo workers on exit, also when the test is killed
-# outright; tests/lib/checks.sh; and capture, screen_until, wait_for, shows, shows_match and save for the screen, kept in
+# outright; tests/lib/checks.sh; and capture, screen_until, wait_for, shows, shows_match, hides and save for the screen, kept in
 # $screen.
 if ! command -v tmux > /dev/null; then
     echo "SKIP: tmux is not installed (apt-get install tmux): the terminal view is not tested"
@@ -52,5 +52,14 @@ wait_for() {
 # in pieces, and a capture on a loaded machine can fall between them: a check that reads the screen once
 # after waiting for its first line can miss its last ones.
 shows() { screen_until -F "$1"; }
+# hides TEXT: the screen comes to lack TEXT within wait_for's bound (grep -v would pass on any other line).
+hides() {
+    for _ in $(seq 1 200); do
+        capture
+        grep -qF -- "$1" "$screen" || return 0
+        sleep 0.1
+    done
+    return 1
+}
 shows_match() { screen_until -E "$1"; }
 save() { if [ -n "$shots" ]; then mkdir -p "$shots" && cp "$screen" "$shots/$1"; fi; }
