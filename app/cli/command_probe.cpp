@@ -66,6 +66,22 @@ nlohmann::ordered_json join_json(const SmOrderJoin& joined) {
             {"bits", bits}};
 }
 
+// The driver's per-stream mask: verified here (where), not verified (why), or not checked (an older report).
+nlohmann::ordered_json stream_mask_json(const ProbeReport& r) {
+    if (r.stream_mask_note.empty()) return nullptr;
+    return {{"verified", r.stream_mask_offset >= 0},
+            {"offset", r.stream_mask_offset >= 0 ? nlohmann::ordered_json(fmt::format("{:#x}", r.stream_mask_offset))
+                                                 : nlohmann::ordered_json(nullptr)},
+            {"why", one_line(r.stream_mask_note, 300)}};
+}
+
+std::string stream_mask_text(const ProbeReport& r) {
+    if (r.stream_mask_note.empty()) return "not checked (a probe of an older gpupart: run `gpupart probe` again)";
+    if (r.stream_mask_offset >= 0)
+        return fmt::format("verified at offset {:#x}: {}", r.stream_mask_offset, one_line(r.stream_mask_note, 300));
+    return fmt::format("not verified: {}", one_line(r.stream_mask_note, 300));
+}
+
 nlohmann::ordered_json probe_json(const ProbeRun& run, const ProbeMap& map, const std::string& cache) {
     const ProbeReport& r = *run.report;
     nlohmann::ordered_json tpcs = nlohmann::ordered_json::array();
@@ -91,6 +107,7 @@ nlohmann::ordered_json probe_json(const ProbeRun& run, const ProbeMap& map, cons
             {"tpc_count", map.tpcs.size()},
             {"holes", holes.to_list()},
             {"tpcs", tpcs},
+            {"stream_mask", stream_mask_json(r)},
             {"launches", r.launches},
             {"probe_ms", r.elapsed_ms},
             {"wall_ms", run.wall_ms},
@@ -120,6 +137,7 @@ void print_text(const ProbeRun& run, const ProbeMap& map, const std::string& cac
     fmt::print("{} mask bits are TPCs, {} are holes; {} SMs. {} launches in {:.0f} ms ({:.0f} ms with process start)\n",
                map.tpcs.size(), map.holes.size(), r.device.sm_count, r.launches, r.elapsed_ms, run.wall_ms);
     // Each descriptor bit with the TPC number the driver gives its SMs (TPC k = SMs 2k and 2k+1): masks name numbers.
+    fmt::print("stream mask: {}\n", stream_mask_text(r));
     fmt::print("cached: {}\n\n{:<5} {:<5} {}\n", cache, "bit", "tpc", "sms");
     for (const ProbeBit& bit : map.tpcs) {
         const std::optional<int> number = tpc_number(Tpc{bit.mask_bit, {}, {}, bit.sms, {}, {}, {}});

@@ -42,6 +42,8 @@ CudaDriver CudaDriver::load() {
     resolve(library, d.memcpy_dtoh, {"cuMemcpyDtoH_v2"});
     resolve(library, d.launch_kernel, {"cuLaunchKernel"});
     resolve(library, d.stream_query, {"cuStreamQuery"});
+    resolve(library, d.stream_create, {"cuStreamCreate"});
+    resolve(library, d.stream_destroy, {"cuStreamDestroy_v2", "cuStreamDestroy"});
     resolve(library, d.get_error_string, {"cuGetErrorString"});
     return d;  // the library stays loaded for the life of the process
 }

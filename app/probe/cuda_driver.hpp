@@ -62,6 +62,8 @@ struct CudaDriver {
                               unsigned block_y, unsigned block_z, unsigned shared_bytes, CUstream stream, void** params,
                               void** extra) = nullptr;
     CUresult (*stream_query)(CUstream stream) = nullptr;
+    CUresult (*stream_create)(CUstream* stream, unsigned flags) = nullptr;
+    CUresult (*stream_destroy)(CUstream stream) = nullptr;
     CUresult (*get_error_string)(CUresult error, const char** text) = nullptr;
 
     // dlopen("libcuda.so.1") and every symbol (versioned names first, e.g. cuMemAlloc_v2, then the plain

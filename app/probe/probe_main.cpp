@@ -20,9 +20,11 @@
 #include "probe_kernel.hpp"
 #include "registry/registry.hpp"
 #include "shim_mask_launcher.hpp"
+#include "stream_mask_launcher.hpp"
 #include "sources/probe_report.hpp"
 #include "sources/probe_runner.hpp"
 #include "sources/probe_scan.hpp"
+#include "sources/probe_stream_mask.hpp"
 
 namespace gpupart::probe {
 namespace {
@@ -118,7 +120,12 @@ ProbeReport probe_gpu(int ordinal) {
         const ProbeScan scan = scan_mask_bits(launcher, d.sm_count, report.mask_width);
         report.anchor_bit = scan.anchor_bit;
         report.bit_sms = scan.bit_sms;
-        report.launches = scan.launches + 1;  // and the first launch, above
+        // The driver's per-stream mask, checked against this scan before gpupart ever writes it.
+        StreamMaskProbeLauncher streams(cuda, launcher);
+        const StreamMaskVerdict verdict = verify_stream_mask(streams, scan.bit_sms, 2 * d.sm_count);
+        report.stream_mask_offset = verdict.verified ? kStreamMaskOffset : -1;
+        report.stream_mask_note = verdict.why;
+        report.launches = scan.launches + 1 + verdict.launches;  // and the first launch, above
         report.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     }  // the launcher frees its buffer while the context is still ours
     cuda.primary_ctx_release(device);

@@ -36,37 +36,49 @@ std::vector<int> ShimMaskLauncher::launch(const std::optional<TpcMask>& allowed,
     const SlotRecord before = slot_.read();
     const GpuStatus* here = before.status ? before.status->gpu(gpu_uuid_) : nullptr;
     const std::uint64_t masked_before = here != nullptr ? here->masked_launches : 0;
+    const std::vector<unsigned> ids = run_kernel(nullptr, blocks, mask_text(allowed));
+    check_shim_applied(allowed, masked_before);  // before the SMs are read: a pass-through is no result
+    return distinct_sms(ids, mask_text(allowed));
+}
 
+std::vector<int> ShimMaskLauncher::launch_on_stream(CUstream stream, int blocks, const std::string& what) {
+    if (blocks < 1 || blocks > max_blocks_) throw CudaError(fmt::format("{} blocks: the buffer holds {}", blocks, max_blocks_));
+    slot_.write_control(gpu_uuid_, false, TpcMask{}, TpcMask{});
+    return distinct_sms(run_kernel(stream, blocks, what), what);
+}
+
+std::vector<unsigned> ShimMaskLauncher::run_kernel(CUstream stream, int blocks, const std::string& what) {
     cuda_.check(cuda_.memset_d32(buffer_, kNotWritten, static_cast<std::size_t>(blocks)), "cuMemsetD32");
     unsigned long long spin = kSpinNs;
     void* params[] = {&buffer_, &spin};
     cuda_.check(cuda_.launch_kernel(kernel_, static_cast<unsigned>(blocks), 1, 1, kThreadsPerBlock, 1, 1, shared_bytes_,
-                                    nullptr, params, nullptr),
+                                    stream, params, nullptr),
                 "cuLaunchKernel");
-    wait_for_kernel(allowed);
+    wait_for_kernel(stream, what);
     std::vector<unsigned> ids(static_cast<std::size_t>(blocks));
     cuda_.check(cuda_.memcpy_dtoh(ids.data(), buffer_, ids.size() * sizeof(unsigned)), "cuMemcpyDtoH");
-    check_shim_applied(allowed, masked_before);
+    return ids;
+}
 
+std::vector<int> ShimMaskLauncher::distinct_sms(std::vector<unsigned> ids, const std::string& what) {
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    if (ids.back() == kNotWritten) throw CudaError(fmt::format("a block of the launch with {} recorded no SM", mask_text(allowed)));
+    if (ids.back() == kNotWritten) throw CudaError(fmt::format("a block of the launch with {} recorded no SM", what));
     return std::vector<int>(ids.begin(), ids.end());
 }
 
 // Polls instead of blocking in a synchronize call, so a kernel that never ends (which the scan's
 // anchor rules out) ends the probe with a message rather than a hang; the parent's deadline backs this up.
-void ShimMaskLauncher::wait_for_kernel(const std::optional<TpcMask>& allowed) const {
+void ShimMaskLauncher::wait_for_kernel(CUstream stream, const std::string& what) const {
     const auto deadline = std::chrono::steady_clock::now() + kLaunchDeadline;
     for (;;) {
-        const CUresult state = cuda_.stream_query(nullptr);
+        const CUresult state = cuda_.stream_query(stream);
         if (state != kCudaNotReady) {
             cuda_.check(state, "probe kernel");
             return;
         }
         if (std::chrono::steady_clock::now() > deadline)
-            throw CudaError(fmt::format("the probe kernel with {} did not finish within {} s", mask_text(allowed),
-                                        kLaunchDeadline.count()));
+            throw CudaError(fmt::format("the probe kernel with {} did not finish within {} s", what, kLaunchDeadline.count()));
     }
 }
 

@@ -5,6 +5,7 @@
 // counters, that the shim applied exactly that mask, so a pass-through (unknown descriptor version)
 // can never be mistaken for a probe result.
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "cuda_driver.hpp"
@@ -31,12 +32,18 @@ public:
 
     std::vector<int> launch(const std::optional<TpcMask>& allowed, const TpcMask& known_real, int blocks) override;
 
+    // The same kernel on `stream` with no mask in the slot, so the descriptor carries only what the driver
+    // put there (the stream's own mask); `what` names the launch in errors.
+    std::vector<int> launch_on_stream(CUstream stream, int blocks, const std::string& what);
+
     // The descriptor version byte the shim saw at the last launch (0 before the first).
     unsigned descriptor_version() const { return descriptor_version_; }
 
 private:
     std::string gpu_uuid_;  // the GPU the probe runs on: the slot entry it writes and reads
-    void wait_for_kernel(const std::optional<TpcMask>& allowed) const;
+    std::vector<unsigned> run_kernel(CUstream stream, int blocks, const std::string& what);
+    static std::vector<int> distinct_sms(std::vector<unsigned> ids, const std::string& what);
+    void wait_for_kernel(CUstream stream, const std::string& what) const;
     void check_shim_applied(const std::optional<TpcMask>& allowed, std::uint64_t masked_before);
 
     const CudaDriver& cuda_;

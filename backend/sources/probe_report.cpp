@@ -1,5 +1,6 @@
 #include "sources/probe_report.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <set>
 
@@ -71,6 +72,31 @@ std::vector<int> parse_sms(const Lines& lines, std::string_view text) {
     return sms;
 }
 
+// The note ends the line: a newline in it would start a line of its own.
+std::string one_line(const std::string& text) {
+    std::string out = text;
+    std::replace_if(out.begin(), out.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+    return out;
+}
+
+// "0x51c verified WHY" or "none WHY".
+void parse_stream_mask(const Lines& lines, std::string_view rest, ProbeReport& report) {
+    const auto space = rest.find(' ');
+    const std::string_view first = rest.substr(0, space);
+    const std::string_view after = space == std::string_view::npos ? std::string_view{} : rest.substr(space + 1);
+    if (first == "none") {
+        if (after.empty()) lines.fail("a stream_mask line says why");
+        report.stream_mask_note = after;
+        return;
+    }
+    if (!first.starts_with("0x") || !after.starts_with("verified ") || after.size() == 9)
+        lines.fail("expected 'stream_mask 0x<offset> verified <why>' or 'stream_mask none <why>'");
+    const int offset = lines.small(first.substr(2), 16);
+    if (offset >= 65536) lines.fail("a stream mask offset beyond 64 KiB");
+    report.stream_mask_offset = offset;
+    report.stream_mask_note = after.substr(9);
+}
+
 }  // namespace
 
 std::string write_probe_report(const ProbeReport& report) {
@@ -81,6 +107,10 @@ std::string write_probe_report(const ProbeReport& report) {
     out += fmt::format("descriptor {:#x}\nwidth {}\nanchor {}\n", report.descriptor_version, report.mask_width,
                        report.anchor_bit);
     for (const auto& [bit, sms] : report.bit_sms) out += fmt::format("bit {} {}\n", bit, sms_text(sms));
+    if (report.stream_mask_offset >= 0)
+        out += fmt::format("stream_mask {:#x} verified {}\n", report.stream_mask_offset, one_line(report.stream_mask_note));
+    else if (!report.stream_mask_note.empty())
+        out += fmt::format("stream_mask none {}\n", one_line(report.stream_mask_note));
     out += fmt::format("launches {}\nelapsed_ms {:.1f}\nend\n", report.launches, report.elapsed_ms);
     return out;
 }
@@ -90,8 +120,9 @@ ProbeReport parse_probe_report(std::string_view text) {
     Lines lines(text);
     if (!lines.next() || lines.key() != "gpupart-probe")
         throw UserError("probe output does not start with 'gpupart-probe': not a probe report");
-    if (lines.small(lines.rest()) != ProbeReport::kFormatVersion)
-        lines.fail(fmt::format("format version is not {}", ProbeReport::kFormatVersion));
+    const int format = lines.small(lines.rest());
+    if (format < ProbeReport::kOldestFormatVersion || format > ProbeReport::kFormatVersion)
+        lines.fail(fmt::format("format version is not {} to {}", ProbeReport::kOldestFormatVersion, ProbeReport::kFormatVersion));
     std::set<std::string, std::less<>> seen;
     bool ended = false;
     while (lines.next()) {
@@ -118,6 +149,8 @@ ProbeReport parse_probe_report(std::string_view text) {
             if (space == std::string_view::npos) lines.fail("a bit line needs its SMs or '-'");
             const int bit = lines.small(rest.substr(0, space));
             if (!report.bit_sms.emplace(bit, parse_sms(lines, rest.substr(space + 1))).second) lines.fail("bit listed twice");
+        } else if (key == "stream_mask" && format >= 2) {
+            parse_stream_mask(lines, rest, report);
         } else if (key == "launches") report.launches = lines.small(rest);
         else if (key == "elapsed_ms") {
             const auto* end = rest.data() + rest.size();

@@ -1,0 +1,130 @@
+// Verifying the driver's per-stream TPC mask against the probe's scan, on simulated GPUs: one whose stream
+// mask numbers its real TPCs in descriptor-bit order (the driver measured on the H200), one that numbers
+// two of them the other way round, one that ignores the field, and one whose field cannot be used.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "probe_fixtures.hpp"
+#include "sources/probe_stream_mask.hpp"
+
+using gpupart::StreamMaskLauncher;
+using gpupart::StreamMaskUnusable;
+using gpupart::verify_stream_mask;
+using Disable = std::array<std::uint32_t, 4>;
+
+namespace {
+
+// A GPU whose stream mask number k drives the SMs of descriptor bit order[k]. Every launch is recorded.
+class SimulatedStreams : public StreamMaskLauncher {
+public:
+    SimulatedStreams(std::map<int, std::vector<int>> bit_sms, std::vector<int> order)
+        : bit_sms_(std::move(bit_sms)), order_(std::move(order)) {}
+
+    std::vector<int> launch(const Disable& disable, int blocks) override {
+        EXPECT_GT(blocks, 0);
+        block_counts.push_back(blocks);
+        std::set<int> allowed;
+        for (int k = 0; k < 128; ++k)
+            if ((disable[static_cast<std::size_t>(k / 32)] & (1u << (k % 32))) == 0) allowed.insert(k);
+        launches.push_back(allowed);
+        std::vector<int> reached;
+        for (const int k : allowed) {
+            // A number beyond the real TPCs has no SMs: a launch allowing only such numbers would hang.
+            if (k >= static_cast<int>(order_.size())) continue;
+            const std::vector<int>& sms = bit_sms_.at(order_[static_cast<std::size_t>(k)]);
+            reached.insert(reached.end(), sms.begin(), sms.end());
+        }
+        EXPECT_FALSE(reached.empty()) << "a launch allowed no real TPC: it would never run";
+        if (ignores_mask) {
+            reached.clear();
+            for (const int bit : order_) reached.insert(reached.end(), bit_sms_.at(bit).begin(), bit_sms_.at(bit).end());
+        }
+        std::sort(reached.begin(), reached.end());
+        return reached;
+    }
+
+    bool ignores_mask = false;
+    std::vector<std::set<int>> launches;
+    std::vector<int> block_counts;
+
+private:
+    std::map<int, std::vector<int>> bit_sms_;
+    std::vector<int> order_;
+};
+
+std::vector<int> real_bits(const std::map<int, std::vector<int>>& bit_sms) {
+    std::vector<int> bits;
+    for (const auto& [bit, sms] : bit_sms)
+        if (!sms.empty()) bits.push_back(bit);
+    return bits;
+}
+
+}  // namespace
+
+TEST(ProbeStreamMask, DenseNumbersInDescriptorBitOrderAreVerifiedOnTheRecordedH200) {
+    const auto bit_sms = gpupart::test::h200_recorded_report().bit_sms;
+    const std::vector<int> order = real_bits(bit_sms);
+    ASSERT_EQ(order.size(), 66u);
+    SimulatedStreams gpu(bit_sms, order);
+    const gpupart::StreamMaskVerdict verdict = verify_stream_mask(gpu, bit_sms, 264);
+    EXPECT_TRUE(verdict.verified) << verdict.why;
+    EXPECT_EQ(verdict.why, "each of the 66 TPC numbers ran exactly on its SMs (68 launches)");
+    EXPECT_EQ(verdict.launches, 68);
+    ASSERT_EQ(gpu.launches.size(), 68u);
+    EXPECT_EQ(gpu.launches.front().size(), 128u);  // nothing kept out
+    for (int k = 0; k < 66; ++k) EXPECT_EQ(gpu.launches[static_cast<std::size_t>(1 + k)], std::set<int>{k});
+    EXPECT_EQ(gpu.launches.back(), (std::set<int>{0, 65}));
+    EXPECT_EQ(gpu.block_counts.front(), 264);  // every SM must answer
+    EXPECT_EQ(gpu.block_counts[1], 8);          // one TPC: 8 blocks show both its SMs
+}
+
+TEST(ProbeStreamMask, TwoNumbersTheOtherWayRoundAreNotVerifiedAndSaySo) {
+    const auto bit_sms = gpupart::test::h200_recorded_report().bit_sms;
+    std::vector<int> order = real_bits(bit_sms);
+    std::swap(order[10], order[11]);
+    SimulatedStreams gpu(bit_sms, order);
+    const gpupart::StreamMaskVerdict verdict = verify_stream_mask(gpu, bit_sms, 264);
+    EXPECT_FALSE(verdict.verified);
+    const int bit = real_bits(bit_sms)[10];
+    EXPECT_NE(verdict.why.find("stream mask TPC 10 (descriptor bit " + std::to_string(bit) + ", real bit number 10) ran on SMs "),
+              std::string::npos)
+        << verdict.why;
+    EXPECT_EQ(verdict.launches, 12);  // stops at the first mismatch
+}
+
+TEST(ProbeStreamMask, AFieldTheDriverIgnoresIsNotVerified) {
+    const auto bit_sms = gpupart::test::h200_recorded_report().bit_sms;
+    SimulatedStreams gpu(bit_sms, real_bits(bit_sms));
+    gpu.ignores_mask = true;
+    const gpupart::StreamMaskVerdict verdict = verify_stream_mask(gpu, bit_sms, 264);
+    EXPECT_FALSE(verdict.verified);
+    EXPECT_NE(verdict.why.find("stream mask TPC 0 (descriptor bit 0, real bit number 0) ran on SMs 0,1,"), std::string::npos)
+        << verdict.why;
+}
+
+TEST(ProbeStreamMask, AnUnusableFieldIsAVerdictNotAnError) {
+    class Unusable : public StreamMaskLauncher {
+    public:
+        std::vector<int> launch(const Disable&, int) override {
+            throw StreamMaskUnusable("a fresh stream holds 0x1 0 0 0 0 at offset 0x51c, not an empty mask");
+        }
+    } gpu;
+    const gpupart::StreamMaskVerdict verdict = verify_stream_mask(gpu, gpupart::test::h200_recorded_report().bit_sms, 264);
+    EXPECT_FALSE(verdict.verified);
+    EXPECT_EQ(verdict.why, "a fresh stream holds 0x1 0 0 0 0 at offset 0x51c, not an empty mask");
+}
+
+TEST(ProbeStreamMask, AScanWithNoRealTpcLaunchesNothing) {
+    class NeverCalled : public StreamMaskLauncher {
+    public:
+        std::vector<int> launch(const Disable&, int) override {
+            ADD_FAILURE() << "launched without a real TPC";
+            return {};
+        }
+    } gpu;
+    const gpupart::StreamMaskVerdict verdict = verify_stream_mask(gpu, {{0, {}}, {1, {}}}, 4);
+    EXPECT_FALSE(verdict.verified);
+    EXPECT_EQ(verdict.why, "the scan found 0 real TPCs: a stream mask holds 1 to 128");
+}
