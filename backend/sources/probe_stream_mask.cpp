@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "model/tpc_numbering.hpp"
+
 namespace gpupart {
 namespace {
 
@@ -26,17 +28,25 @@ std::string sms_text(const std::vector<int>& sms) {
 StreamMaskVerdict verify_stream_mask(StreamMaskLauncher& launcher, const std::map<int, std::vector<int>>& bit_sms,
                                      int blocks) {
     StreamMaskVerdict verdict;
-    std::vector<int> real_bits;
+    std::map<int, std::pair<int, std::vector<int>>> by_number;  // TPC number -> its descriptor bit and SMs
     std::vector<int> every_sm;
     for (const auto& [bit, sms] : bit_sms) {
         if (sms.empty()) continue;
-        real_bits.push_back(bit);
+        const std::optional<int> number = tpc_number(Tpc{bit, {}, {}, sms, {}, {}, {}});
+        if (!number) {
+            verdict.why = fmt::format("descriptor bit {} drives SMs {}, not one pair 2k,2k+1: the TPCs have no numbers to check "
+                                      "a stream mask against",
+                                      bit, sms_text(sms));
+            return verdict;
+        }
+        by_number[*number] = {bit, sms};
         every_sm.insert(every_sm.end(), sms.begin(), sms.end());
     }
     std::sort(every_sm.begin(), every_sm.end());
-    const int count = static_cast<int>(real_bits.size());
-    if (count == 0 || count > 128) {
-        verdict.why = fmt::format("the scan found {} real TPCs: a stream mask holds 1 to 128", count);
+    const int count = static_cast<int>(by_number.size());
+    if (count == 0 || by_number.rbegin()->first >= 128) {
+        verdict.why = fmt::format("the scan found {} real TPCs, numbered up to {}: a stream mask holds numbers 0 to 127", count,
+                                  count == 0 ? -1 : by_number.rbegin()->first);
         return verdict;
     }
     // One or two TPCs (2-4 SMs) need few blocks to show every SM they drive, and one SM too many: a kernel
@@ -51,17 +61,15 @@ StreamMaskVerdict verify_stream_mask(StreamMaskLauncher& launcher, const std::ma
     };
     try {
         if (!expect(Disable{}, every_sm, "a stream mask keeping nothing out")) return verdict;
-        for (int k = 0; k < count; ++k) {
-            const std::vector<int>& sms = bit_sms.at(real_bits[static_cast<std::size_t>(k)]);
-            const std::string what = fmt::format("stream mask TPC {} (descriptor bit {}, real bit number {})", k,
-                                                 real_bits[static_cast<std::size_t>(k)], k);
-            if (!expect(allowing({k}), sms, what)) return verdict;
-        }
-        std::vector<int> both = bit_sms.at(real_bits.front());
-        const std::vector<int>& last = bit_sms.at(real_bits.back());
-        both.insert(both.end(), last.begin(), last.end());
+        for (const auto& [number, tpc] : by_number)
+            if (!expect(allowing({number}), tpc.second, fmt::format("stream mask TPC {} (descriptor bit {})", number, tpc.first)))
+                return verdict;
+        const int first = by_number.begin()->first;
+        const int last = by_number.rbegin()->first;
+        std::vector<int> both = by_number.begin()->second.second;
+        both.insert(both.end(), by_number.rbegin()->second.second.begin(), by_number.rbegin()->second.second.end());
         std::sort(both.begin(), both.end());
-        if (count > 1 && !expect(allowing({0, count - 1}), both, fmt::format("stream mask TPCs 0 and {}", count - 1)))
+        if (count > 1 && !expect(allowing({first, last}), both, fmt::format("stream mask TPCs {} and {}", first, last)))
             return verdict;
     } catch (const StreamMaskUnusable& error) {
         verdict.why = error.what();

@@ -3,13 +3,14 @@
 // The driver keeps a TPC mask in each stream object: a 32-bit enable word and four 32-bit words in which a
 // set bit keeps that TPC out, at an offset that is not part of any API and moves between CUDA releases.
 // gpupart writes it only where the probe has shown, on this GPU and driver, that launches on a stream so
-// masked ran exactly on the SMs the mask names, and that the mask's bits are the driver's dense TPC
-// numbers: bit k is the k-th real launch-descriptor bit, in bit order (the descriptor's bits have holes).
+// masked ran exactly on the SMs the mask names. Its bits are the TPC numbers gpupart shows (TPC k drives
+// SMs 2k and 2k+1, model/tpc_numbering.hpp), not launch-descriptor bits, which have holes: the driver
+// translates one into the other (measured on the H200: bit 1 ran on SMs 2,3, which descriptor bit 9 drives).
 //
 // The procedure, apart from CUDA so that CI runs it against simulated GPUs:
 //  1. A mask that keeps nothing out: every SM the scan found must answer.
-//  2. For each dense TPC number k: a mask that keeps every other number out must reach exactly the SMs
-//     of the k-th real descriptor bit.
+//  2. For each TPC number k: a mask that keeps every other number out must reach exactly the SMs of the
+//     descriptor bit the scan found driving SMs 2k and 2k+1.
 //  3. The first and the last number together: the union of their SMs.
 // No launch allows a number beyond the real TPCs (that kernel would never be scheduled).
 #include <array>

@@ -1,6 +1,7 @@
 // Verifying the driver's per-stream TPC mask against the probe's scan, on simulated GPUs: one whose stream
-// mask numbers its real TPCs in descriptor-bit order (the driver measured on the H200), one that numbers
-// two of them the other way round, one that ignores the field, and one whose field cannot be used.
+// mask bit k drives SMs 2k and 2k+1 (the driver measured on the H200), one that numbers two TPCs the other
+// way round, one whose bits follow the descriptor's real bits in order (what we first guessed, and the H200
+// showed wrong), one that ignores the field, and one whose field cannot be used.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -61,11 +62,18 @@ std::vector<int> real_bits(const std::map<int, std::vector<int>>& bit_sms) {
     return bits;
 }
 
+// The driver's order: stream bit k is the descriptor bit that drives SMs 2k and 2k+1.
+std::vector<int> by_sm(const std::map<int, std::vector<int>>& bit_sms) {
+    std::vector<int> bits = real_bits(bit_sms);
+    std::sort(bits.begin(), bits.end(), [&](int a, int b) { return bit_sms.at(a).front() < bit_sms.at(b).front(); });
+    return bits;
+}
+
 }  // namespace
 
-TEST(ProbeStreamMask, DenseNumbersInDescriptorBitOrderAreVerifiedOnTheRecordedH200) {
+TEST(ProbeStreamMask, TpcNumbersAreVerifiedOnTheRecordedH200) {
     const auto bit_sms = gpupart::test::h200_recorded_report().bit_sms;
-    const std::vector<int> order = real_bits(bit_sms);
+    const std::vector<int> order = by_sm(bit_sms);
     ASSERT_EQ(order.size(), 66u);
     SimulatedStreams gpu(bit_sms, order);
     const gpupart::StreamMaskVerdict verdict = verify_stream_mask(gpu, bit_sms, 264);
@@ -82,25 +90,43 @@ TEST(ProbeStreamMask, DenseNumbersInDescriptorBitOrderAreVerifiedOnTheRecordedH2
 
 TEST(ProbeStreamMask, TwoNumbersTheOtherWayRoundAreNotVerifiedAndSaySo) {
     const auto bit_sms = gpupart::test::h200_recorded_report().bit_sms;
-    std::vector<int> order = real_bits(bit_sms);
+    std::vector<int> order = by_sm(bit_sms);
     std::swap(order[10], order[11]);
     SimulatedStreams gpu(bit_sms, order);
     const gpupart::StreamMaskVerdict verdict = verify_stream_mask(gpu, bit_sms, 264);
     EXPECT_FALSE(verdict.verified);
-    const int bit = real_bits(bit_sms)[10];
-    EXPECT_NE(verdict.why.find("stream mask TPC 10 (descriptor bit " + std::to_string(bit) + ", real bit number 10) ran on SMs "),
-              std::string::npos)
-        << verdict.why;
+    const int bit = by_sm(bit_sms)[10];
+    EXPECT_EQ(verdict.why, "stream mask TPC 10 (descriptor bit " + std::to_string(bit) + ") ran on SMs 22,23, not on SMs 20,21");
     EXPECT_EQ(verdict.launches, 12);  // stops at the first mismatch
+}
+
+// The H200's answer to our first guess: its stream bit 1 ran on SMs 2,3, not on descriptor bit 1's 16,17.
+TEST(ProbeStreamMask, BitsInDescriptorOrderAreNotTheTpcNumbers) {
+    const auto bit_sms = gpupart::test::h200_recorded_report().bit_sms;
+    SimulatedStreams gpu(bit_sms, real_bits(bit_sms));
+    const gpupart::StreamMaskVerdict verdict = verify_stream_mask(gpu, bit_sms, 264);
+    EXPECT_FALSE(verdict.verified);
+    EXPECT_EQ(verdict.why, "stream mask TPC 1 (descriptor bit 9) ran on SMs 16,17, not on SMs 2,3");
+}
+
+TEST(ProbeStreamMask, ABitWhoseSmsAreNoPairIsNotVerifiedAndLaunchesNothing) {
+    auto bit_sms = gpupart::test::h200_recorded_report().bit_sms;
+    bit_sms[0] = {0};
+    SimulatedStreams gpu(bit_sms, {});
+    const gpupart::StreamMaskVerdict verdict = verify_stream_mask(gpu, bit_sms, 264);
+    EXPECT_FALSE(verdict.verified);
+    EXPECT_EQ(verdict.why, "descriptor bit 0 drives SMs 0, not one pair 2k,2k+1: the TPCs have no numbers to check a stream "
+                           "mask against");
+    EXPECT_TRUE(gpu.launches.empty());
 }
 
 TEST(ProbeStreamMask, AFieldTheDriverIgnoresIsNotVerified) {
     const auto bit_sms = gpupart::test::h200_recorded_report().bit_sms;
-    SimulatedStreams gpu(bit_sms, real_bits(bit_sms));
+    SimulatedStreams gpu(bit_sms, by_sm(bit_sms));
     gpu.ignores_mask = true;
     const gpupart::StreamMaskVerdict verdict = verify_stream_mask(gpu, bit_sms, 264);
     EXPECT_FALSE(verdict.verified);
-    EXPECT_NE(verdict.why.find("stream mask TPC 0 (descriptor bit 0, real bit number 0) ran on SMs 0,1,"), std::string::npos)
+    EXPECT_NE(verdict.why.find("stream mask TPC 0 (descriptor bit 0) ran on SMs 0,1,2,3,"), std::string::npos)
         << verdict.why;
 }
 
@@ -126,5 +152,5 @@ TEST(ProbeStreamMask, AScanWithNoRealTpcLaunchesNothing) {
     } gpu;
     const gpupart::StreamMaskVerdict verdict = verify_stream_mask(gpu, {{0, {}}, {1, {}}}, 4);
     EXPECT_FALSE(verdict.verified);
-    EXPECT_EQ(verdict.why, "the scan found 0 real TPCs: a stream mask holds 1 to 128");
+    EXPECT_EQ(verdict.why, "the scan found 0 real TPCs, numbered up to -1: a stream mask holds numbers 0 to 127");
 }
