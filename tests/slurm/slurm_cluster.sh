@@ -46,6 +46,13 @@ cluster_start() {  # cluster_start DIR NODE GRES_CONF_LINES NODE_GRES PLUGSTACK_
             cluster_fail "$program is not installed: apt-get install munge slurmctld slurmd slurm-client (packaging/debian-build-deps.txt)"
     done
     rm -rf "$cluster"
+    # A Unix socket's path holds at most 107 bytes (munged's, slurmd's step sockets in its spool): from a
+    # deep checkout the cluster lives in a short directory of its own, which DIR then links to.
+    if [ "${#cluster}" -gt 40 ]; then
+        cluster_short=$(mktemp -d /tmp/gpupart-slurm.XXXXXX) || cluster_fail "cannot make a directory in /tmp"
+        ln -s "$cluster_short" "$cluster" || cluster_fail "cannot link $cluster to $cluster_short"
+        cluster=$cluster_short
+    fi
     mkdir -p "$cluster"/{etc,state,spool,log,run} "$cluster"/munge/{etc,log,lib,run}
     # munged refuses a key or log others may read, and a socket directory others cannot enter.
     chmod 0755 "$cluster" "$cluster"/munge "$cluster"/munge/run
@@ -136,7 +143,7 @@ cluster_stepds() {
 }
 
 cluster_stop() {
-    [ -n "${SLURM_CONF:-}" ] || return 0
+    [ -n "${SLURM_CONF:-}" ] || { cluster_remove_short; return 0; }
     scancel --full --user root > /dev/null 2>&1
     no_jobs() { [ -z "$(squeue -h -o %i 2> /dev/null)" ] && [ -z "$(cluster_stepds)" ]; }
     await_condition 20 no_jobs || echo "slurm cluster: jobs still there after 20 s: $(squeue -h 2>&1)" >&2
@@ -149,4 +156,10 @@ cluster_stop() {
         wait "$pid" 2> /dev/null
     done
     cluster_pids=()
+    cluster_remove_short
+}
+
+# The short directory goes with the cluster; DIR's link to it stays, dangling, until the next start.
+cluster_remove_short() {
+    if [ -n "${cluster_short:-}" ]; then rm -rf "$cluster_short"; cluster_short=; fi
 }
