@@ -28,6 +28,17 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// How the shim confines the process's kernels (docs/launch-path.md); null where its shim does not say.
+Json launch_path_json(gpupart_launch_path path) {
+    switch (path) {
+        case GPUPART_LAUNCH_PATH_CALLBACK: return "callback";
+        case GPUPART_LAUNCH_PATH_STREAMS: return "streams";
+        case GPUPART_LAUNCH_PATH_STREAMS_AND_CALLBACK: return "streams+callback";
+        case GPUPART_LAUNCH_PATH_NOT_SAID: break;
+    }
+    return nullptr;
+}
+
 // One row of the table: a process on one GPU (a process on no GPU yet has one row, GPU "").
 struct ListRow {
     const RegistryEntry* entry = nullptr;
@@ -159,7 +170,8 @@ Json entry_json(const RegistryEntry& entry, const std::optional<std::string>& on
     else
         out["requested"] = nullptr;
     const gpupart_shim_state state = r.status ? r.status->state : GPUPART_SHIM_WAITING;
-    out["shim"] = Json{{"state", std::string(to_string(state))}, {"state_code", static_cast<int>(state)}};
+    out["shim"] = Json{{"state", std::string(to_string(state))}, {"state_code", static_cast<int>(state)},
+                       {"launch_path", launch_path_json(r.status ? r.status->launch_path : GPUPART_LAUNCH_PATH_NOT_SAID)}};
     // Every GPU the process has a mask for or a context on, by UUID (with --gpu, that one only).
     out["gpus"] = Json::array();
     for (const auto& uuid : gpus_of(r))

@@ -19,6 +19,7 @@
 #include "model/mask_resolve.hpp"
 #include "model/user_error.hpp"
 #include "controller/controller.hpp"
+#include "controller/stream_mask_env.hpp"
 #include "controller/mps_findings.hpp"
 #include "platform/mps_units.hpp"
 #include "registry/registry.hpp"
@@ -110,6 +111,11 @@ Command add_run_command(CLI::App& app) {
                 const std::string key = gpu_key(gpu);
                 ::setenv(GPUPART_ENV_TPCS, fmt::format("{}={}", key, descriptor_hex(gpu, resolved.mask)).c_str(), 1);
                 ::setenv(GPUPART_ENV_REAL_TPCS, fmt::format("{}={}", key, descriptor_hex(gpu, real_tpcs(gpu))).c_str(), 1);
+                // Eager launches through the driver's own stream mask where the probe verified it on this GPU
+                // and driver (docs/launch-path.md); otherwise none, whatever the caller's environment said.
+                const StreamMaskEnv streams = stream_mask_env(gpu);
+                if (streams.value) ::setenv(GPUPART_ENV_STREAM_MASK, streams.value->c_str(), 1);
+                else ::unsetenv(GPUPART_ENV_STREAM_MASK);
                 if (options->only) {
                     ::setenv("CUDA_VISIBLE_DEVICES", key.c_str(), 1);
                 } else if (sees > 1) {

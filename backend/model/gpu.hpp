@@ -132,6 +132,9 @@ struct Gpu {
     Fact<std::string> cuda_version;
     Fact<int> sm_count;
     Fact<int> descriptor_version;  // launch descriptor (QMD/TMD) version byte, e.g. 0x40 on Hopper
+    // Where the driver keeps each stream's TPC mask in its stream object, as `gpupart probe` verified it on
+    // this GPU and driver (docs/launch-path.md). Live only: a recording never carries it.
+    Fact<int> stream_mask_offset;
     Fact<bool> mig_enabled;
     int mask_width = TpcMask::kWidth;  // descriptor mask bits: 128 from V04_00 (Hopper), 64 before
 

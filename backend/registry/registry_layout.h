@@ -71,6 +71,11 @@ extern "C" {
 #define GPUPART_ENV_REGISTRY_DIR "GPUPART_REGISTRY_DIR"
 #define GPUPART_ENV_TPCS "GPUPART_TPCS"
 #define GPUPART_ENV_REAL_TPCS "GPUPART_REAL_TPCS"
+/* The stream path (shim/stream_path.h): "<GPU uuid>=<offset hex>,<driver version>,<descriptor version hex>,<bit_of_tpc:
+ * 256 hex digits>", set by `gpupart run` where the probe verified the driver's stream mask; "callback" in
+ * GPUPART_LAUNCH_PATH keeps a process on the launch callback alone. */
+#define GPUPART_ENV_STREAM_MASK "GPUPART_STREAM_MASK"
+#define GPUPART_ENV_LAUNCH_PATH "GPUPART_LAUNCH_PATH"
 #define GPUPART_ENV_JOB "GPUPART_JOB"           /* layout 5: copied into header.job (scheduler job id) */
 
 enum gpupart_slot_state {
@@ -169,8 +174,17 @@ struct gpupart_status {
     uint32_t state;                /* enum gpupart_shim_state for the whole process (atomic): WAITING until the
                                       first launch, ACTIVE after, or CALLBACK_FAILED / BAD_ENVIRONMENT */
     uint32_t gpu_count;            /* gpus[] entries in use; release-stored after the new entry's uuid */
-    uint32_t reserved[14];
+    uint32_t launch_path;          /* enum gpupart_launch_path (atomic); 0 from shims that predate it */
+    uint32_t reserved[13];
     struct gpupart_status_gpu gpus[GPUPART_MAX_GPUS];
+};
+
+/* How the shim confines the process's kernels, published in status.launch_path (docs/launch-path.md). */
+enum gpupart_launch_path {
+    GPUPART_LAUNCH_PATH_NOT_SAID = 0,       /* a shim that predates the field, or libcuda not loaded yet */
+    GPUPART_LAUNCH_PATH_CALLBACK = 1,       /* the driver's launch callback writes every kernel's descriptor */
+    GPUPART_LAUNCH_PATH_STREAMS = 2,        /* each stream's own mask, verified by the probe; no callback */
+    GPUPART_LAUNCH_PATH_STREAMS_AND_CALLBACK = 3, /* streams' masks, and the callback since a launch needed it */
 };
 
 /* Whether the shim follows the process's CUDA graphs, published in counters.graph_tracking. */

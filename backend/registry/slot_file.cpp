@@ -275,6 +275,9 @@ SlotRecord SlotFile::read() const {
         record.writer_died = true;
     }
     SlotStatus status;
+    const std::uint32_t launch_path = page.status.launch_path;
+    status.launch_path = launch_path <= GPUPART_LAUNCH_PATH_STREAMS_AND_CALLBACK ? static_cast<gpupart_launch_path>(launch_path)
+                                                                              : GPUPART_LAUNCH_PATH_NOT_SAID;
     const std::uint32_t process_state = page.status.state;
     status.state = process_state <= GPUPART_SHIM_GPU_UNKNOWN ? static_cast<gpupart_shim_state>(process_state)
                                                              : GPUPART_SHIM_WAITING;

@@ -64,6 +64,8 @@ struct GpuStatus {
 
 struct SlotStatus {
     gpupart_shim_state state = GPUPART_SHIM_WAITING;  // the process: waiting, active, or a setup failure
+    // How its kernels are confined (registry_layout.h); NOT_SAID from older shims or values beyond the known.
+    gpupart_launch_path launch_path = GPUPART_LAUNCH_PATH_NOT_SAID;
     std::vector<GpuStatus> gpus;                      // every GPU it has a context on, in first-use order
 
     const GpuStatus* gpu(std::string_view uuid) const;

@@ -17,6 +17,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -38,6 +39,7 @@
 #include "shim_graphs.h"
 #include "shim_start.h"
 #include "slot_guard.h"
+#include "stream_path.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -267,6 +269,19 @@ static void on_launch(void* user, int domain, int cbid, const void* params) {
     if (gpu >= 0) gpupart_add64(&slot->gpu_counters[gpu].masked_launches, 1);
 }
 
+int gpupart_shim_stream_bound(int gpu, uint32_t version, uint32_t* seen_seq, struct gpupart_bound* bound) {
+    if (gpu < 0 || gpu >= (int)GPUPART_MAX_GPUS) return 0;
+    struct gpupart_slot_file* slot = __atomic_load_n(&g_slot, __ATOMIC_ACQUIRE);
+    struct applied* a = &t_applied[gpu];
+    touch_last_page(slot);
+    if (!a->valid || __atomic_load_n(&slot->control.seq, __ATOMIC_ACQUIRE) != a->seen_seq) refresh(a, slot, gpu, version);
+    if (!a->valid) return 0; /* the control block could not be read yet: nothing to write */
+    if (version != a->published_version || a->publish_pending) publish_status(slot, gpu, state_of(a, version), version, a);
+    *seen_seq = a->seen_seq;
+    *bound = a->bound;
+    return 1;
+}
+
 /* ---- Setup: once libcuda is in the process ---------------------------------------------------------- */
 static void register_process(void) {
     char root[256];
@@ -335,12 +350,46 @@ static void subscribe_launches(void* libcuda) {
     gpupart_launch_stream_setup(handle, enable);
 }
 
-static void setup_once(void* libcuda) {
+/* The launch callback, put off while the stream path confines every launch (stream_path.h). */
+static void* g_deferred_libcuda;
+static uint32_t g_callback_state; /* 0 not subscribed, 1 subscribing, 2 subscribed (atomic) */
+
+static void publish_launch_path(uint32_t path) { __atomic_store_n(&g_slot->status.launch_path, path, __ATOMIC_RELEASE); }
+
+static void subscribe_now(void* libcuda, uint32_t path) {
+    __atomic_store_n(&g_callback_state, 1u, __ATOMIC_RELEASE);
+    subscribe_launches(libcuda);
+    if (g_initial_state == GPUPART_SHIM_CALLBACK_FAILED) publish_process_state(g_slot, g_initial_state);
+    publish_launch_path(path);
+    __atomic_store_n(&g_callback_state, 2u, __ATOMIC_RELEASE);
+}
+
+void gpupart_shim_ensure_callback(void) {
+    if (__atomic_load_n(&g_callback_state, __ATOMIC_ACQUIRE) == 2u) return;
+    while (__atomic_load_n(&g_setup_state, __ATOMIC_ACQUIRE) == 1u) sched_yield(); /* setup decides first */
+    uint32_t expected = 0;
+    void* libcuda = __atomic_load_n(&g_deferred_libcuda, __ATOMIC_ACQUIRE);
+    if (libcuda != NULL &&
+        __atomic_compare_exchange_n(&g_callback_state, &expected, 1u, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        subscribe_now(libcuda, GPUPART_LAUNCH_PATH_STREAMS_AND_CALLBACK);
+        return;
+    }
+    while (__atomic_load_n(&g_callback_state, __ATOMIC_ACQUIRE) == 1u) sched_yield(); /* another thread subscribes */
+}
+
+/* `at_start`: libcuda was in the process before the shim's constructor ran (the program is linked against
+ * it), so its calls reach the driver without passing the shim's entry points: only the callback sees them. */
+static void setup_once(void* libcuda, int at_start) {
     uint32_t expected = 0;
     if (!__atomic_compare_exchange_n(&g_setup_state, &expected, 1u, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return;
     register_process();      /* the slot exists before the first callback can run */
     gpupart_devices_setup(libcuda);
-    subscribe_launches(libcuda);
+    if (!at_start && gpupart_dlsym_interposed() && gpupart_stream_path_setup()) {
+        __atomic_store_n(&g_deferred_libcuda, libcuda, __ATOMIC_RELEASE); /* kept loaded: the program holds it */
+        publish_launch_path(GPUPART_LAUNCH_PATH_STREAMS);
+    } else {
+        subscribe_now(libcuda, GPUPART_LAUNCH_PATH_CALLBACK);
+    }
     if (g_initial_state != GPUPART_SHIM_WAITING) publish_process_state(g_slot, g_initial_state);
     __atomic_store_n(&g_setup_state, 2u, __ATOMIC_RELEASE);
 }
@@ -351,7 +400,7 @@ static dlopen_fn real_dlopen(void) {
     static dlopen_fn found;
     dlopen_fn real = __atomic_load_n(&found, __ATOMIC_ACQUIRE);
     if (real == NULL) {
-        AS_FUNCTION(real, dlsym(RTLD_NEXT, "dlopen"));
+        AS_FUNCTION(real, gpupart_next_symbol("dlopen"));
         __atomic_store_n(&found, real, __ATOMIC_RELEASE);
     }
     return real;
@@ -359,12 +408,49 @@ static dlopen_fn real_dlopen(void) {
 
 static void* libcuda_if_loaded(void) { return real_dlopen()("libcuda.so.1", RTLD_NOLOAD | RTLD_NOW); }
 
+/* Whether the object `handle` or one it depends on lists libcuda among its DT_NEEDED entries: its calls
+ * bind to libcuda directly. Read from the loaded objects' dynamic sections. */
+static int needs_libcuda(struct link_map* map) {
+    const ElfW(Dyn)* dyn = map->l_ld;
+    const char* strings = NULL;
+    for (const ElfW(Dyn)* d = dyn; d != NULL && d->d_tag != DT_NULL; ++d)
+        if (d->d_tag == DT_STRTAB) strings = (const char*)d->d_un.d_ptr;
+    if (strings == NULL) return 0;
+    if ((uintptr_t)strings < map->l_addr) strings += map->l_addr; /* a read-only dynamic section (the vDSO's) is not relocated */
+    for (const ElfW(Dyn)* d = dyn; d->d_tag != DT_NULL; ++d)
+        if (d->d_tag == DT_NEEDED && strstr(strings + d->d_un.d_val, "libcuda.so") != NULL) return 1;
+    return 0;
+}
+
+static int links_libcuda(void* handle) {
+    struct link_map* map = NULL;
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == NULL) return 1; /* cannot tell: assume it does */
+    /* Every object loaded so far: a dependency of `handle` may be the one that links libcuda. */
+    while (map->l_prev != NULL) map = map->l_prev;
+    for (; map != NULL; map = map->l_next)
+        if (needs_libcuda(map)) return 1;
+    return 0;
+}
+
 /* Forwards every dlopen; the first one after which libcuda is in the process sets the shim up. */
 EXPORT void* dlopen(const char* file, int flags) {
     void* handle = real_dlopen()(file, flags);
-    if (handle != NULL && file != NULL && strstr(file, "libcuda.so") != NULL && !g_inert &&
-        __atomic_load_n(&g_setup_state, __ATOMIC_ACQUIRE) == 0 && (flags & RTLD_NOLOAD) == 0)
-        setup_once(handle);
+    if (handle == NULL || file == NULL || g_inert || (flags & RTLD_NOLOAD) != 0) return handle;
+    if (strstr(file, "libcuda.so") != NULL) {
+        if (__atomic_load_n(&g_setup_state, __ATOMIC_ACQUIRE) == 0) setup_once(handle, 0);
+        return handle;
+    }
+    void* libcuda = libcuda_if_loaded();
+    if (libcuda == NULL) return handle;
+    if (__atomic_load_n(&g_setup_state, __ATOMIC_ACQUIRE) == 0) {
+        setup_once(libcuda, 1); /* it came in as a dependency of `file`, which calls it directly */
+    } else if (__atomic_load_n(&g_deferred_libcuda, __ATOMIC_ACQUIRE) != NULL &&
+               __atomic_load_n(&g_callback_state, __ATOMIC_ACQUIRE) != 2u && links_libcuda(handle)) {
+        /* A library linked against libcuda calls it past the shim's entry points: only the callback sees
+         * every launch from now on. */
+        gpupart_shim_ensure_callback();
+    }
+    dlclose(libcuda); /* drop the reference RTLD_NOLOAD took */
     return handle;
 }
 
@@ -381,9 +467,10 @@ int gpupart_shim_setup_for_api(char* why, size_t why_size) {
             snprintf(why, why_size, "cannot load the CUDA driver libcuda.so.1 (%s): masks need it", error ? error : "not found");
             return ELIBACC;
         }
-        setup_once(libcuda);
+        setup_once(libcuda, 0);
     }
     while (__atomic_load_n(&g_setup_state, __ATOMIC_ACQUIRE) != 2u) sched_yield(); /* another thread sets it up */
+    gpupart_shim_ensure_callback(); /* the program's own masks are applied by the launch callback */
     return 0;
 }
 
@@ -401,11 +488,16 @@ static int find_active_copy(void) {
 
 int gpupart_shim_is_active_copy(void) { return !g_inert; }
 
+/* libgpupart.so has no dlsym of its own (dlsym_interpose.c is the preloaded shim's alone). */
+__attribute__((weak)) int gpupart_dlsym_interposed(void) { return 0; }
+__attribute__((weak)) void* gpupart_next_symbol(const char* name) { return dlsym(RTLD_NEXT, name); }
+
 /* A forked child is another process: it must not count into, or remove, its parent's slot. */
 static void after_fork_in_child(void) {
     gpupart_graphs_after_fork(); /* their locks may have been held by another thread at the fork */
     gpupart_devices_after_fork();
     gpupart_app_after_fork();
+    gpupart_stream_path_after_fork();
     if (g_slot != &g_private) {
         memcpy(&g_private, g_slot, sizeof g_private);
         __atomic_store_n(&g_slot, &g_private, __ATOMIC_RELEASE);
@@ -419,7 +511,7 @@ __attribute__((constructor)) static void gpupart_shim_start(void) {
     pthread_atfork(NULL, NULL, after_fork_in_child);
     void* libcuda = libcuda_if_loaded(); /* linked directly against libcuda: it is here already */
     if (libcuda != NULL) {
-        setup_once(libcuda);
+        setup_once(libcuda, 1);
         dlclose(libcuda); /* drop the reference RTLD_NOLOAD took */
     }
 }

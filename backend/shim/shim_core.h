@@ -7,6 +7,7 @@
 #define GPUPART_SHIM_CORE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "registry_layout.h"
 
@@ -17,6 +18,24 @@ struct gpupart_slot_file* gpupart_shim_slot(void);
  * CUDA program), registers the process and subscribes to launches, once; waits for another thread doing
  * it. 0, or an errno value with one line in `why`. */
 int gpupart_shim_setup_for_api(char* why, size_t why_size);
+
+/* Subscribes the driver's launch callback if the stream path put it off (stream_path.h), once, waiting for
+ * another thread doing it; nothing when it is subscribed or cannot be. Before a launch the stream path does
+ * not confine. */
+void gpupart_shim_ensure_callback(void);
+
+/* The stream path's view of the operator's mask on status entry `gpu`, as the calling thread's launches
+ * would apply it (refreshed from the control block when it changed; status published as for a launch of
+ * descriptor `version`). Fills *seen_seq with the control sequence it reflects. 1, or 0 for no such GPU. */
+struct gpupart_bound;
+int gpupart_shim_stream_bound(int gpu, uint32_t version, uint32_t* seen_seq, struct gpupart_bound* bound);
+
+/* 1 in the preloaded shim, whose dlsym is in front of the C library's (dlsym_interpose.c); 0 in libgpupart.so. */
+int gpupart_dlsym_interposed(void);
+
+/* dlsym(RTLD_NEXT, name) as the shim itself means it: the next definition after this library. Through the
+ * shim's own dlsym the shim's lookups would go round in a circle. */
+void* gpupart_next_symbol(const char* name);
 
 /* Nonzero when the driver accepted the launch callback: masks reach descriptors. */
 int gpupart_shim_launch_callback_ok(void);

@@ -66,6 +66,9 @@ SourceStatus apply_probe(const ProbeReport& report, const std::vector<SmOrderEnt
         }
     }
     gpu.descriptor_version = known_fact(report.descriptor_version, from);
+    if (report.stream_mask_offset >= 0)
+        gpu.stream_mask_offset = known_fact(report.stream_mask_offset,
+                                            Provenance{from.source, fmt::format("{}: {}", where, report.stream_mask_note)});
     gpu.mask_width = report.mask_width;
     sort_tpcs(gpu);
     gpu.holes.clear();

@@ -12,6 +12,10 @@
  * fake_cuda_last_sms (the SMs of the H200's TPCs that its descriptor allows).
  * Streams come from a pool of 128 and a destroyed stream's place is the next one given out, so a new stream
  * gets the address of the one destroyed last, as allocators do.
+ * Like the driver measured on the H200 (docs/launch-path.md), a stream handle's first word points to the
+ * stream's object, which holds a TPC mask at 0x51c: an enable word and four words of TPC numbers, a set bit
+ * keeping that TPC out. A fresh stream's reads as an empty mask; a launch on a stream whose enable word is
+ * set builds its descriptor with that mask, translated into descriptor bits.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -29,11 +33,19 @@
 #define CB_LAUNCH_KERNEL_EX 652
 #define STREAMS 128
 
+#define STREAM_MASK_OFFSET 0x51c
+struct fake_stream_object {
+    unsigned char before_mask[STREAM_MASK_OFFSET];
+    uint32_t mask[5]; /* enable, then four disable words in TPC numbers */
+    unsigned char after_mask[12];
+};
 struct fake_stream {
+    struct fake_stream_object* object; /* first, as the driver's */
     int alive;
-    unsigned char state[60];
+    unsigned char state[52];
 };
 static struct fake_stream g_streams[STREAMS];
+static struct fake_stream_object g_objects[STREAMS];
 static int g_free_lifo[STREAMS];
 static int g_free_count = -1;
 static unsigned g_launch_version = 0x40;
@@ -79,6 +91,8 @@ EXPORT int cuStreamCreate(void** stream, unsigned flags) {
     if (g_free_count == 0) return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
     const int place = g_free_lifo[--g_free_count];
     g_streams[place].alive = 1;
+    memset(&g_objects[place], 0, sizeof g_objects[place]);
+    g_streams[place].object = &g_objects[place];
     *stream = &g_streams[place];
     return OK;
 }
@@ -102,7 +116,8 @@ EXPORT int cuStreamDestroy_v2(void* stream) {
 /* Builds the kernel's descriptor into this thread's buffer (the descriptor callback runs). */
 static int build(const void* stream) {
     if (!fake_cuda_stream_valid(stream)) return INVALID_HANDLE;
-    t_called = fake_cuda_build_descriptor(g_launch_version, t_descriptor);
+    const uint32_t* field = (uintptr_t)stream > 2 ? ((const struct fake_stream*)stream)->object->mask : NULL;
+    t_called = fake_cuda_build_descriptor_on(g_launch_version, t_descriptor, field);
     return OK;
 }
 
@@ -151,6 +166,20 @@ static const int16_t kFirstSmOfBit[128] = {
     -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, /* 106-127 */
 };
 _Static_assert(sizeof kFirstSmOfBit == 128 * sizeof(int16_t), "one entry per descriptor bit");
+
+void fake_cuda_stream_mask_to_descriptor(unsigned char* descriptor, const uint32_t stream_field[5]) {
+    uint32_t disable[4] = {~0u, ~0u, ~0u, ~0u}, word0;
+    for (int bit = 0; bit < 128; ++bit) {
+        if (kFirstSmOfBit[bit] < 0) continue; /* a hole stays disabled */
+        const int number = kFirstSmOfBit[bit] / 2;
+        if ((__atomic_load_n(&stream_field[1 + number / 32], __ATOMIC_RELAXED) & (1u << (number % 32))) == 0)
+            disable[bit / 32] &= ~(1u << (bit % 32));
+    }
+    memcpy(descriptor + 304, disable, sizeof disable);
+    memcpy(&word0, descriptor, sizeof word0);
+    word0 |= 0x80000000u;
+    memcpy(descriptor, &word0, sizeof word0);
+}
 
 /* The SMs a V04 descriptor lets its kernel run on, as the GPU reads it: its TPC mask when the enable bit is
  * set (a set bit disables that TPC), else every SM. */

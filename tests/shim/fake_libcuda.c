@@ -113,8 +113,14 @@ int fake_cuda_api_record(int cbid, const char* name, void* params, int* result, 
 }
 
 int fake_cuda_build_descriptor(unsigned version, unsigned char* descriptor) {
+    return fake_cuda_build_descriptor_on(version, descriptor, NULL);
+}
+
+int fake_cuda_build_descriptor_on(unsigned version, unsigned char* descriptor, const uint32_t* stream_field) {
     memset(descriptor, FAKE_CUDA_FILL, FAKE_CUDA_DESCRIPTOR_BYTES);
     descriptor[FAKE_CUDA_VERSION_OFFSET] = (unsigned char)version;
+    if (stream_field != NULL && __atomic_load_n(&stream_field[0], __ATOMIC_ACQUIRE) != 0 && version == 0x40)
+        fake_cuda_stream_mask_to_descriptor(descriptor, stream_field);
     if (!g_subscribed || !g_launch_enabled) return 0;
     void* params[8];
     memset(params, 0, sizeof params);

@@ -16,6 +16,12 @@
  * to the subscribed callback as "launch descriptor about to be uploaded". 1 if the callback ran. */
 int fake_cuda_build_descriptor(unsigned version, unsigned char* descriptor);
 
+/* The same for a launch on a stream whose mask field is `stream_field` (enable word, four disable words in TPC
+ * numbers; NULL for a default stream): like the driver, a set enable word puts that mask into the descriptor
+ * before the callback sees it (fake_cuda_stream_mask_to_descriptor, fake_launch.c). */
+int fake_cuda_build_descriptor_on(unsigned version, unsigned char* descriptor, const uint32_t* stream_field);
+void fake_cuda_stream_mask_to_descriptor(unsigned char* descriptor, const uint32_t stream_field[5]);
+
 /* Hands a driver-API callback record to the subscribed callback if it enabled `cbid` in the driver-API
  * domain. 1 if the callback ran. */
 int fake_cuda_api_callback(int cbid, const void* record);
