@@ -20,6 +20,7 @@
 #include "model/user_error.hpp"
 #include "controller/controller.hpp"
 #include "controller/stream_mask_env.hpp"
+#include "sources/probe_cache.hpp"
 #include "controller/mps_findings.hpp"
 #include "platform/mps_units.hpp"
 #include "registry/registry.hpp"
@@ -29,6 +30,21 @@
 namespace gpupart::cli {
 
 namespace {
+
+// The GPU with the stream-mask verdict of this machine's probe cache for its UUID and driver, when the
+// topology came from a file (`--snapshot`, e.g. an export of this machine): a live read has it already, and
+// the cache is per GPU and driver, so a recording of another GPU finds none.
+Gpu with_stream_verdict(const Gpu& gpu) {
+    Gpu out = gpu;
+    if (out.stream_mask_offset.known() || !gpu.uuid.known() || !gpu.driver_version.known()) return out;
+    try {
+        const CachedProbe cached = load_cached_probe(*gpu.uuid.value, *gpu.driver_version.value);
+        if (cached.report && cached.report->stream_mask_offset >= 0)
+            out.stream_mask_offset = known_fact(cached.report->stream_mask_offset, Provenance{Source::probe, cached.path});
+    } catch (const UserError&) {  // no cache directory (no HOME): no verdict
+    }
+    return out;
+}
 
 // Whether a CUDA program started now joins an MPS daemon: its control endpoint is in the pipe directory (the
 // daemon makes it and removes it on quit). One left by a killed daemon reads as "will serve": the variable
@@ -113,7 +129,7 @@ Command add_run_command(CLI::App& app) {
                 ::setenv(GPUPART_ENV_REAL_TPCS, fmt::format("{}={}", key, descriptor_hex(gpu, real_tpcs(gpu))).c_str(), 1);
                 // Eager launches through the driver's own stream mask where the probe verified it on this GPU
                 // and driver (docs/launch-path.md); otherwise none, whatever the caller's environment said.
-                const StreamMaskEnv streams = stream_mask_env(gpu);
+                const StreamMaskEnv streams = stream_mask_env(with_stream_verdict(gpu));
                 if (streams.value) ::setenv(GPUPART_ENV_STREAM_MASK, streams.value->c_str(), 1);
                 else ::unsetenv(GPUPART_ENV_STREAM_MASK);
                 if (options->only) {

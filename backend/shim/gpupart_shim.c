@@ -17,7 +17,6 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -37,6 +36,7 @@
 #include "shim_core.h"
 #include "shim_devices.h"
 #include "shim_graphs.h"
+#include "shim_libcuda.h"
 #include "shim_start.h"
 #include "slot_guard.h"
 #include "stream_path.h"
@@ -74,12 +74,6 @@ typedef int (*enable_fn)(uint32_t on, uint32_t handle, int domain, int cbid);
     do {                                                      \
         void* object_ = (object_pointer);                     \
         memcpy(&(fn), &object_, sizeof(fn));                  \
-    } while (0)
-
-#define AS_OBJECT(object_pointer, fn)                          \
-    do {                                                      \
-        void (*fn_)(void) = (void (*)(void))(fn);             \
-        memcpy(&(object_pointer), &fn_, sizeof(object_pointer)); \
     } while (0)
 
 /* ---- Process state ---------------------------------------------------------------------------------- */
@@ -350,108 +344,30 @@ static void subscribe_launches(void* libcuda) {
     gpupart_launch_stream_setup(handle, enable);
 }
 
-/* The launch callback, put off while the stream path confines every launch (stream_path.h). */
-static void* g_deferred_libcuda;
-static uint32_t g_callback_state; /* 0 not subscribed, 1 subscribing, 2 subscribed (atomic) */
-
-static void publish_launch_path(uint32_t path) { __atomic_store_n(&g_slot->status.launch_path, path, __ATOMIC_RELEASE); }
-
-static void subscribe_now(void* libcuda, uint32_t path) {
-    __atomic_store_n(&g_callback_state, 1u, __ATOMIC_RELEASE);
+/* Subscribes the launch callback now and says so in the slot (shim_libcuda.c decides when). */
+void gpupart_shim_subscribe(void* libcuda, uint32_t launch_path) {
     subscribe_launches(libcuda);
     if (g_initial_state == GPUPART_SHIM_CALLBACK_FAILED) publish_process_state(g_slot, g_initial_state);
-    publish_launch_path(path);
-    __atomic_store_n(&g_callback_state, 2u, __ATOMIC_RELEASE);
+    __atomic_store_n(&g_slot->status.launch_path, launch_path, __ATOMIC_RELEASE);
 }
 
-void gpupart_shim_ensure_callback(void) {
-    if (__atomic_load_n(&g_callback_state, __ATOMIC_ACQUIRE) == 2u) return;
-    while (__atomic_load_n(&g_setup_state, __ATOMIC_ACQUIRE) == 1u) sched_yield(); /* setup decides first */
-    uint32_t expected = 0;
-    void* libcuda = __atomic_load_n(&g_deferred_libcuda, __ATOMIC_ACQUIRE);
-    if (libcuda != NULL &&
-        __atomic_compare_exchange_n(&g_callback_state, &expected, 1u, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-        subscribe_now(libcuda, GPUPART_LAUNCH_PATH_STREAMS_AND_CALLBACK);
-        return;
-    }
-    while (__atomic_load_n(&g_callback_state, __ATOMIC_ACQUIRE) == 1u) sched_yield(); /* another thread subscribes */
-}
+int gpupart_shim_setup_state(void) { return (int)__atomic_load_n(&g_setup_state, __ATOMIC_ACQUIRE); }
 
 /* `at_start`: libcuda was in the process before the shim's constructor ran (the program is linked against
  * it), so its calls reach the driver without passing the shim's entry points: only the callback sees them. */
-static void setup_once(void* libcuda, int at_start) {
+void gpupart_shim_setup_once(void* libcuda, int at_start) {
     uint32_t expected = 0;
     if (!__atomic_compare_exchange_n(&g_setup_state, &expected, 1u, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return;
     register_process();      /* the slot exists before the first callback can run */
     gpupart_devices_setup(libcuda);
     if (!at_start && gpupart_dlsym_interposed() && gpupart_stream_path_setup()) {
-        __atomic_store_n(&g_deferred_libcuda, libcuda, __ATOMIC_RELEASE); /* kept loaded: the program holds it */
-        publish_launch_path(GPUPART_LAUNCH_PATH_STREAMS);
+        gpupart_libcuda_defer(libcuda);
+        __atomic_store_n(&g_slot->status.launch_path, (uint32_t)GPUPART_LAUNCH_PATH_STREAMS, __ATOMIC_RELEASE);
     } else {
-        subscribe_now(libcuda, GPUPART_LAUNCH_PATH_CALLBACK);
+        gpupart_libcuda_subscribe_now(libcuda);
     }
     if (g_initial_state != GPUPART_SHIM_WAITING) publish_process_state(g_slot, g_initial_state);
     __atomic_store_n(&g_setup_state, 2u, __ATOMIC_RELEASE);
-}
-
-typedef void* (*dlopen_fn)(const char*, int);
-
-static dlopen_fn real_dlopen(void) {
-    static dlopen_fn found;
-    dlopen_fn real = __atomic_load_n(&found, __ATOMIC_ACQUIRE);
-    if (real == NULL) {
-        AS_FUNCTION(real, gpupart_next_symbol("dlopen"));
-        __atomic_store_n(&found, real, __ATOMIC_RELEASE);
-    }
-    return real;
-}
-
-static void* libcuda_if_loaded(void) { return real_dlopen()("libcuda.so.1", RTLD_NOLOAD | RTLD_NOW); }
-
-/* Whether the object `handle` or one it depends on lists libcuda among its DT_NEEDED entries: its calls
- * bind to libcuda directly. Read from the loaded objects' dynamic sections. */
-static int needs_libcuda(struct link_map* map) {
-    const ElfW(Dyn)* dyn = map->l_ld;
-    const char* strings = NULL;
-    for (const ElfW(Dyn)* d = dyn; d != NULL && d->d_tag != DT_NULL; ++d)
-        if (d->d_tag == DT_STRTAB) strings = (const char*)d->d_un.d_ptr;
-    if (strings == NULL) return 0;
-    if ((uintptr_t)strings < map->l_addr) strings += map->l_addr; /* a read-only dynamic section (the vDSO's) is not relocated */
-    for (const ElfW(Dyn)* d = dyn; d->d_tag != DT_NULL; ++d)
-        if (d->d_tag == DT_NEEDED && strstr(strings + d->d_un.d_val, "libcuda.so") != NULL) return 1;
-    return 0;
-}
-
-static int links_libcuda(void* handle) {
-    struct link_map* map = NULL;
-    if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == NULL) return 1; /* cannot tell: assume it does */
-    /* Every object loaded so far: a dependency of `handle` may be the one that links libcuda. */
-    while (map->l_prev != NULL) map = map->l_prev;
-    for (; map != NULL; map = map->l_next)
-        if (needs_libcuda(map)) return 1;
-    return 0;
-}
-
-/* Forwards every dlopen; the first one after which libcuda is in the process sets the shim up. */
-EXPORT void* dlopen(const char* file, int flags) {
-    void* handle = real_dlopen()(file, flags);
-    if (handle == NULL || file == NULL || g_inert || (flags & RTLD_NOLOAD) != 0) return handle;
-    if (strstr(file, "libcuda.so") != NULL) {
-        if (__atomic_load_n(&g_setup_state, __ATOMIC_ACQUIRE) == 0) setup_once(handle, 0);
-        return handle;
-    }
-    void* libcuda = libcuda_if_loaded();
-    if (libcuda == NULL) return handle;
-    if (__atomic_load_n(&g_setup_state, __ATOMIC_ACQUIRE) == 0) {
-        setup_once(libcuda, 1); /* it came in as a dependency of `file`, which calls it directly */
-    } else if (__atomic_load_n(&g_deferred_libcuda, __ATOMIC_ACQUIRE) != NULL &&
-               __atomic_load_n(&g_callback_state, __ATOMIC_ACQUIRE) != 2u && links_libcuda(handle)) {
-        /* A library linked against libcuda calls it past the shim's entry points: only the callback sees
-         * every launch from now on. */
-        gpupart_shim_ensure_callback();
-    }
-    dlclose(libcuda); /* drop the reference RTLD_NOLOAD took */
-    return handle;
 }
 
 /* ---- What the API (smctrl_api.c) needs of the shim: shim_core.h ----------------------------------- */
@@ -461,36 +377,22 @@ int gpupart_shim_launch_callback_ok(void) { return g_initial_state != GPUPART_SH
 
 int gpupart_shim_setup_for_api(char* why, size_t why_size) {
     if (__atomic_load_n(&g_setup_state, __ATOMIC_ACQUIRE) == 0) {
-        void* libcuda = real_dlopen()("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL); /* kept: a CUDA program needs it */
+        void* libcuda = gpupart_real_dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL); /* kept: a CUDA program needs it */
         if (libcuda == NULL) {
             const char* error = dlerror();
             snprintf(why, why_size, "cannot load the CUDA driver libcuda.so.1 (%s): masks need it", error ? error : "not found");
             return ELIBACC;
         }
-        setup_once(libcuda, 0);
+        gpupart_shim_setup_once(libcuda, 0);
     }
     while (__atomic_load_n(&g_setup_state, __ATOMIC_ACQUIRE) != 2u) sched_yield(); /* another thread sets it up */
     gpupart_shim_ensure_callback(); /* the program's own masks are applied by the launch callback */
     return 0;
 }
 
-/* Where the dynamic linker resolves gpupart_last_error, the API's own name: the first copy loaded serves
- * the process (docs/registry-layout-5.md decision 1). Not libsmctrl's names: a program carrying libsmctrl
- * itself defines those, and must not switch the shim off. */
-static int find_active_copy(void) {
-    void* found = dlsym(RTLD_DEFAULT, "gpupart_last_error");
-    Dl_info theirs, mine;
-    void* self;
-    AS_OBJECT(self, find_active_copy); /* a hidden function: its address is this copy's, never interposed */
-    if (found == NULL || dladdr(found, &theirs) == 0 || dladdr(self, &mine) == 0) return 1; /* loaded locally: alone */
-    return theirs.dli_fbase == mine.dli_fbase;
-}
 
 int gpupart_shim_is_active_copy(void) { return !g_inert; }
 
-/* libgpupart.so has no dlsym of its own (dlsym_interpose.c is the preloaded shim's alone). */
-__attribute__((weak)) int gpupart_dlsym_interposed(void) { return 0; }
-__attribute__((weak)) void* gpupart_next_symbol(const char* name) { return dlsym(RTLD_NEXT, name); }
 
 /* A forked child is another process: it must not count into, or remove, its parent's slot. */
 static void after_fork_in_child(void) {
@@ -506,12 +408,12 @@ static void after_fork_in_child(void) {
 }
 
 __attribute__((constructor)) static void gpupart_shim_start(void) {
-    g_inert = !find_active_copy();
+    g_inert = !gpupart_find_active_copy();
     if (g_inert) return; /* the other copy registers, subscribes and serves every call */
     pthread_atfork(NULL, NULL, after_fork_in_child);
-    void* libcuda = libcuda_if_loaded(); /* linked directly against libcuda: it is here already */
+    void* libcuda = gpupart_libcuda_if_loaded(); /* linked directly against libcuda: it is here already */
     if (libcuda != NULL) {
-        setup_once(libcuda, 1);
+        gpupart_shim_setup_once(libcuda, 1);
         dlclose(libcuda); /* drop the reference RTLD_NOLOAD took */
     }
 }

@@ -19,6 +19,14 @@ struct gpupart_slot_file* gpupart_shim_slot(void);
  * it. 0, or an errno value with one line in `why`. */
 int gpupart_shim_setup_for_api(char* why, size_t why_size);
 
+/* Sets the shim up once libcuda is in the process (`at_start`: it was linked in, so its calls reach the
+ * driver past the shim's entry points and only the callback sees them); waits for no one. */
+void gpupart_shim_setup_once(void* libcuda, int at_start);
+/* 0 not set up, 1 being set up, 2 done. */
+int gpupart_shim_setup_state(void);
+/* Subscribes the launch callback now and publishes `launch_path` (enum gpupart_launch_path). */
+void gpupart_shim_subscribe(void* libcuda, uint32_t launch_path);
+
 /* Subscribes the driver's launch callback if the stream path put it off (stream_path.h), once, waiting for
  * another thread doing it; nothing when it is subscribed or cannot be. Before a launch the stream path does
  * not confine. */

@@ -43,6 +43,7 @@ as_mode() {
         conn8) CUDA_DEVICE_MAX_CONNECTIONS=8 "$@" ;;  # what gpupart run sets for an MPS client, without the shim
         all) "$gp" run --tpcs all -- "$@" ;;
         gpc0-3) "$gp" run --tpcs gpc0-3 -- "$@" ;;
+        cb-gpc0-3) GPUPART_LAUNCH_PATH=callback "$gp" run --tpcs gpc0-3 -- "$@" ;;  # the launch callback alone
     esac
 }
 record() {  # record PREFIX CMD...: runs CMD, appends its stdout lines prefixed; a failure is counted
@@ -71,7 +72,7 @@ for rep in $(seq 1 "$reps"); do
     echo "rep $rep: launch rates"
     for stream in own legacy per-thread; do
         for threads in 1 4 8 16; do
-            for mode in bare all gpc0-3; do
+            for mode in bare all gpc0-3 cb-gpc0-3; do
                 record "launch $mode" as_mode "$mode" "$bin/gpupart-bench-threads" --threads "$threads" --stream "$stream" --ms 700
             done
         done
@@ -90,7 +91,7 @@ if env "${mps_env[@]}" nvidia-cuda-mps-control -d; then
     "$bin/gpupart-bench-start" > /dev/null  # the first client starts the server: not a start to time
     time_starts start-mps $((reps * 5))
     for rep in $(seq 1 "$reps"); do
-        for mode in bare all gpc0-3; do
+        for mode in bare all gpc0-3 cb-gpc0-3; do
             record "launch-mps $mode" as_mode "$mode" "$bin/gpupart-bench-threads" --threads 8 --stream own --ms 700
         done
     done
@@ -117,12 +118,13 @@ for line in open(sys.argv[1]):
         if "median" in f: figures[(f"graph {p[2]}", p[1])].append(float(f["median"]))
 med = lambda v: statistics.median(v) if v else float("nan")
 missed = []
-print(f"{'launches/s':<28} {'bare':>9} {'run all':>9} {'x bare':>7} {'run gpc0-3':>10} {'x bare':>7}")
+print(f"{'launches/s':<28} {'bare':>9} {'run all':>9} {'x bare':>7} {'run gpc0-3':>10} {'x bare':>7} {'callback gpc0-3':>15} {'x bare':>7}")
 for key in sorted({k[:3] for k in rates}, key=lambda k: (k[0], ["own", "legacy", "per-thread"].index(k[1]), k[2])):
     place, stream, threads = key
-    bare, all_, part = (med(rates[key + (m,)]) for m in ("bare", "all", "gpc0-3"))
+    bare, all_, part, callback = (med(rates[key + (m,)]) for m in ("bare", "all", "gpc0-3", "cb-gpc0-3"))
     name = f"{'MPS ' if place == 'launch-mps' else ''}{threads} thr, {stream}"
-    print(f"{name:<28} {bare:>9.0f} {all_:>9.0f} {all_ / bare:>7.2f} {part:>10.0f} {part / bare:>7.2f}")
+    print(f"{name:<28} {bare:>9.0f} {all_:>9.0f} {all_ / bare:>7.2f} {part:>10.0f} {part / bare:>7.2f} {callback:>15.0f} "
+          f"{callback / bare:>7.2f}")
     for label, value in (("run all", all_), ("run gpc0-3", part)):
         if not value >= 0.95 * bare: missed.append(f"launches/s, {name}, {label}: {value / bare:.2f}x bare (target 0.95x)")
 steady_bare, steady_shim = med(figures[("graph e2e_ns", "bare")]), med(figures[("graph e2e_ns", "shim")])
