@@ -67,7 +67,7 @@ resume=$out/resume
 started+=($!)
 wait_for_line "$out/set.txt" PAUSED
 pid=$(awk '/^pid /{print $2}' "$out/set.txt")
-"$gp" list | tee "$out/list-before.txt"
+"$gp" list "${snap[@]}" | tee "$out/list-before.txt"  # the probe's map is in the snapshot: masks as TPC numbers
 "$gp" set "$pid" gpc6 "${snap[@]}" | tee "$out/set-output.txt"
 touch "$resume"
 wait "${started[-1]}"
@@ -97,7 +97,7 @@ check "CUDA-free program computed its result" grep -q "ok 500000500000" "$out/no
 check "CUDA-free program registered nothing" [ -z "$(slots)" ]
 
 echo "== 5. under MPS, disjoint partitions run side by side and each is confined (checked by timing)"
-half_a="0-3,9-16,18-25,27-34,36-40"; half_b="41-43,45-52,54-71,75,78,81,83"  # as gpupart prints it (gpc6 and gpc7 are contiguous)
+half_a="0-32"; half_b="33-65"  # TPC numbers (TPC k = SMs 2k and 2k+1), as gpupart prints them: half of the 66 each
 "$gp" mps start | tee "$out/mps.txt"
 "$gp" mps status | tee -a "$out/mps.txt"
 spin=("$bin/gpupart-dev-spin" --spin-ms 100 --repeat 3)
@@ -139,7 +139,7 @@ shared_dir=$(mktemp -d /tmp/gpupart-devtest.XXXXXX); chmod 755 "$shared_dir"; re
 started+=($!)
 wait_for_line "$out/perm-user.txt" PAUSED
 pid=$(awk '/^pid /{print $2}' "$out/perm-user.txt")
-"$gp" list | grep -E "^ *$pid " | tee "$out/perm-list.txt"
+"$gp" list "${snap[@]}" | grep -E "^ *$pid " | tee "$out/perm-list.txt"
 check "the user's process is listed as theirs" grep -q "nobody" "$out/perm-list.txt"
 "$gp" set "$pid" gpc6 "${snap[@]}" > /dev/null; rc=$?
 check "root (admin) may move another user's process" [ "$rc" -eq 0 ]
@@ -166,7 +166,7 @@ for repeat in 3 4; do
     started+=($!)
 done
 sleep 0.5
-"$gp" list | tee "$out/profile-list.txt"
+"$gp" list "${snap[@]}" | tee "$out/profile-list.txt"
 wait "${started[-1]}"; wait "${started[-2]}"
 "$gp" profile disarm > /dev/null
 "$gp" mps stop > /dev/null
