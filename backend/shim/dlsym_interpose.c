@@ -17,18 +17,24 @@
 #include "entry_points.h"
 #include "shim_core.h"
 
-typedef void* (*dlsym_fn)(void*, const char*);
-
-static dlsym_fn real_dlsym(void) {
-    static dlsym_fn found;
-    dlsym_fn real = __atomic_load_n(&found, __ATOMIC_ACQUIRE);
-    if (real == NULL) {
-        void* object = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-        if (object == NULL) object = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-        if (object == NULL) object = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.17"); /* AArch64's first version */
-        memcpy(&real, &object, sizeof real);
-        __atomic_store_n(&found, real, __ATOMIC_RELEASE);
+/* The C library's own `name` (dlsym, dlopen), past every interposer, by its symbol versions: the default
+ * version since glibc 2.34, then x86-64's and AArch64's first. Resolved once, into `*cache`. */
+static void* libc_function(void** cache, const char* name) {
+    void* found = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+    if (found == NULL) {
+        static const char* const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"};
+        for (size_t i = 0; found == NULL && i < sizeof versions / sizeof versions[0]; ++i) found = dlvsym(RTLD_NEXT, name, versions[i]);
+        __atomic_store_n(cache, found, __ATOMIC_RELEASE);
     }
+    return found;
+}
+
+typedef void* (*dlsym_fn)(void*, const char*);
+static dlsym_fn real_dlsym(void) {
+    static void* cache;
+    void* object = libc_function(&cache, "dlsym");
+    dlsym_fn real;
+    memcpy(&real, &object, sizeof real);
     return real;
 }
 
@@ -36,17 +42,11 @@ static dlsym_fn real_dlsym(void) {
  * the search below opens objects with it, and an interposed dlopen looking up its next dlopen would come
  * back here. */
 typedef void* (*dlopen_fn)(const char*, int);
-
 static dlopen_fn libc_dlopen(void) {
-    static dlopen_fn found;
-    dlopen_fn real = __atomic_load_n(&found, __ATOMIC_ACQUIRE);
-    if (real == NULL) {
-        void* object = dlvsym(RTLD_NEXT, "dlopen", "GLIBC_2.34");
-        if (object == NULL) object = dlvsym(RTLD_NEXT, "dlopen", "GLIBC_2.2.5");
-        if (object == NULL) object = dlvsym(RTLD_NEXT, "dlopen", "GLIBC_2.17");
-        memcpy(&real, &object, sizeof real);
-        __atomic_store_n(&found, real, __ATOMIC_RELEASE);
-    }
+    static void* cache;
+    void* object = libc_function(&cache, "dlopen");
+    dlopen_fn real;
+    memcpy(&real, &object, sizeof real);
     return real;
 }
 
