@@ -46,9 +46,9 @@ check "it is the live GPU" contains "$scratch/topology-nobody.json" '"live": tru
 check "the RM source answered" contains "$scratch/topology-nobody.json" '"state": "ok"'
 check "no stderr" [ ! -s "$scratch/topology-nobody.err" ]
 check "the floorplan has 8 GPCs" contains "$outputs" "66 TPCs, 132 SMs, 8 GPCs, TPC mask bits not known"
-check "floorswept slots are empty" matches "$outputs" "^gpc[0-7] +8 +16 +bit .*\\."
+check "floorswept slots are empty" matches "$outputs" "^gpc[0-7] +8 +16 +TPC .*\\."
 # shellcheck disable=SC2016  # the backquotes are text
-check "mask bits say run the probe" contains "$outputs" 'mask bits: not known (run `gpupart probe`'
+check "mask bits say run the probe" contains "$outputs" 'TPC mask bits are not known yet: run `gpupart probe`'
 check "runlists need root" contains "$outputs" ": needs root"
 check "GRCE sharing shown live" contains "$outputs" "! LCE0 and LCE2 share PCEs"
 check "gpus shows the source line" matches "$outputs" "^  rmctrl ok: driver 580\\."
