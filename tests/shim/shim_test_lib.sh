@@ -62,3 +62,18 @@ start() {  # start NAME CMD...: CMD in the background, output in $work/NAME.out/
 F=0x5a5a5a5a
 untouched() { echo "launch version=$1 callback=1 word0=$F mask=$F,$F,$F,$F low=$F,$F"; }
 v04_mask() { echo "launch version=0x40 callback=1 word0=0xda5a5a5a mask=$1,0xffffffff,0xffffffff,0xffffffff low=$F,$F"; }
+
+# stream_verdict: what `gpupart run` would pass in GPUPART_STREAM_MASK for the test double's GPU had the probe
+# verified the driver's stream mask (docs/launch-path.md): offset 0x51c on driver 580.159.04 and the built-in
+# H200's TPC numbering (TPC k drives SMs 2k, 2k+1) as descriptor bits. Also names that driver as the running
+# one (GPUPART_DRIVER_VERSION_FILE: the test double has no /proc/driver/nvidia/version).
+stream_verdict() {
+    printf 'NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build\n' > "$work/driver-version"
+    export GPUPART_DRIVER_VERSION_FILE=$work/driver-version
+    local map
+    map=$("$gpupart" topology --snapshot builtin:h200 --json | python3 -c '
+import json, sys
+bits = {tpc["sms"][0] // 2: tpc["mask_bit"] for tpc in json.load(sys.stdin)["gpu"]["tpcs"]}
+print("".join("%02x" % bits.get(k, 255) for k in range(128)))')
+    verdict="$G0=0x51c,580.159.04,0x40,$map"
+}

@@ -11,15 +11,7 @@ set -u
 . "$(dirname "$0")/shim_test_lib.sh" "$@"
 fake_dir=$(dirname "$fake")
 
-# The running driver as /proc/driver/nvidia/version names it (the test double has none).
-printf 'NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build\n' > "$work/driver-version"
-export GPUPART_DRIVER_VERSION_FILE=$work/driver-version
-# The built-in H200's TPC numbering (TPC k drives SMs 2k, 2k+1) as descriptor bits: what `gpupart run` passes.
-map=$("$gpupart" topology --snapshot builtin:h200 --json | python3 -c '
-import json, sys
-bits = {tpc["sms"][0] // 2: tpc["mask_bit"] for tpc in json.load(sys.stdin)["gpu"]["tpcs"]}
-print("".join("%02x" % bits.get(k, 255) for k in range(128)))')
-verdict="$G0=0x51c,580.159.04,0x40,$map"
+stream_verdict  # $verdict, and this driver as the running one
 
 launch_path() {  # launch_path PID: what `gpupart list` says of it
     "$gpupart" list --json | python3 -c '

@@ -8,15 +8,10 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=shim_test_lib.sh
 . "$(dirname "$0")/shim_test_lib.sh" "$@"
 fake_dir=$(dirname "$fake")
-printf 'NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build\n' > "$work/driver-version"
-export GPUPART_DRIVER_VERSION_FILE=$work/driver-version
-map=$("$gpupart" topology --snapshot builtin:h200 --json | python3 -c '
-import json, sys
-bits = {tpc["sms"][0] // 2: tpc["mask_bit"] for tpc in json.load(sys.stdin)["gpu"]["tpcs"]}
-print("".join("%02x" % bits.get(k, 255) for k in range(128)))')
+stream_verdict  # $verdict, and this driver as the running one
 
 start stress "$gpupart" run --tpcs 0-15 --snapshot builtin:h200 -- env LD_LIBRARY_PATH="$fake_dir" \
-    GPUPART_STREAM_MASK="$G0=0x51c,580.159.04,0x40,$map" "$host" 4 300000 32 64 "$work/ready"
+    GPUPART_STREAM_MASK="$verdict" "$host" 4 300000 32 64 "$work/ready"
 runner=$started
 check "the stress program starts" await "$work/ready" "$runner"
 pid=$(pgrep -f -n "$(basename "$host") 4 300000")
