@@ -35,9 +35,7 @@ verify() {
     check "$@"
     if [ "$failures" -gt "$failed" ]; then echo "FAIL $1" >> "$summary"; else echo "PASS $1" >> "$summary"; fi
 }
-wait_for_line() { for _ in $(seq 1 300); do grep -q "$2" "$1" 2> /dev/null && return 0; sleep 0.05; done; return 1; }
 wait_for_file() { for _ in $(seq 1 "$(($2 * 10))"); do [ -e "$1" ] && return 0; sleep 0.1; done; return 1; }
-sms_of() { "$gp" mask parse "$1" --json | python3 -c 'import json,sys; print(" ".join(map(str,json.load(sys.stdin)["sms"])))'; }
 # replays_on FILE FIRST LAST "SMS" exact|subset [PREFIX]: replays FIRST..LAST of FILE each used exactly the SMs
 # in SMS (or only SMs of it, and at least one). 4224 blocks of one kernel are several waves on any partition,
 # so every allowed SM gets some; the 200 small kernels of --mode many need not reach them all. PREFIX (default

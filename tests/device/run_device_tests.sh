@@ -21,28 +21,9 @@ cleanup() {
     rm -rf "$GPUPART_REGISTRY_DIR" /tmp/gpupart-devtest-live.json
 }
 trap cleanup EXIT
-sms_of() { "$gp" mask parse "$1" "${snap[@]}" --json | python3 -c 'import json,sys; print(" ".join(map(str,json.load(sys.stdin)["sms"])))'; }
-# launches_on FILE FIRST LAST "SMS": launches FIRST..LAST of FILE used exactly the SMs in SMS. Every
-# smid run launches 4224 blocks (32 per SM of the whole GPU), several waves on any partition, so every
-# allowed SM gets blocks: with one wave's worth the block scheduler may leave an allowed SM idle.
-launches_on() {
-    python3 - "$@" <<'PY'
-import sys
-path, first, last, allowed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), set(map(int, sys.argv[4].split()))
-ok = True; seen = 0
-for line in open(path):
-    if not line.startswith("launch "): continue
-    parts = line.split(); i = int(parts[1]); sms = set(map(int, line.split(":")[1].split()))
-    if first <= i <= last:
-        seen += 1
-        if sms != allowed: ok = False; print(f"  launch {i}: {sorted(sms)} != expected {sorted(allowed)}")
-sys.exit(0 if ok and seen == last - first + 1 else 1)
-PY
-}
 # The slot files of every user (layout 3: $GPUPART_REGISTRY_DIR/u<uid>/<pid>-<start>.slot); the user directories
 # and the rules tables stay, so listing the root is not enough.
 slots() { find "$GPUPART_REGISTRY_DIR" -name '*.slot' 2>/dev/null; }
-wait_for_line() { for _ in $(seq 1 300); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done; return 1; }
 
 nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 mkdir -p "$out/probe-cache"

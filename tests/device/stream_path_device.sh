@@ -14,27 +14,10 @@ export XDG_CACHE_HOME=$out/cache GPUPART_JOURNAL=$out/history.jsonl
 started=()
 cleanup() { for pid in "${started[@]}"; do kill -9 "$pid" 2> /dev/null; done; rm -rf "$GPUPART_REGISTRY_DIR"; }
 trap cleanup EXIT
-wait_for_line() { for _ in $(seq 1 300); do grep -q "$2" "$1" 2> /dev/null && return 0; sleep 0.05; done; return 1; }
-sms_of() { "$gp" mask parse "$1" --json | python3 -c 'import json,sys; print(" ".join(map(str,json.load(sys.stdin)["sms"])))'; }
 launch_path() { "$gp" list --json | python3 -c '
 import json, sys
 for p in json.load(sys.stdin)["processes"]:
     if p["pid"] == int(sys.argv[1]): print(p["shim"]["launch_path"])' "$1"; }
-# launches_on FILE FIRST LAST "SMS": gpupart-dev-smid's launches FIRST..LAST ran on exactly those SMs.
-launches_on() {
-    python3 - "$@" << 'PY'
-import sys
-path, first, last, allowed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), set(map(int, sys.argv[4].split()))
-ok, seen = True, 0
-for line in open(path):
-    if not line.startswith("launch "): continue
-    i = int(line.split()[1]); sms = set(map(int, line.split(":")[1].split()))
-    if first <= i <= last:
-        seen += 1
-        if sms != allowed: ok = False; print(f"  launch {i}: {sorted(sms)} != expected {sorted(allowed)}")
-sys.exit(0 if ok and seen == last - first + 1 else 1)
-PY
-}
 
 nvidia-smi --query-gpu=name,uuid,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 "$gp" probe > "$out/probe.txt" 2>&1
