@@ -72,5 +72,8 @@ callback_from_start chosen "GPUPART_LAUNCH_PATH=callback" "$verdict" GPUPART_LAU
 callback_from_start malformed "a malformed verdict" "$G0=0x51c,580.159.04,0x40,00ff"
 check "a malformed verdict: said on stderr in one line" [ "$(grep -c 'GPUPART_STREAM_MASK is malformed' "$work/malformed.err")" -eq 1 ]
 callback_from_start none "no verdict" ""
+# The driver-version file is read without blocking: a FIFO there (nobody writes it) is no driver version.
+mkfifo "$work/fifo-driver"
+callback_from_start fifo "a FIFO for the driver version" "$verdict" GPUPART_DRIVER_VERSION_FILE="$work/fifo-driver"
 
 checks_summary stream_path_end_to_end
