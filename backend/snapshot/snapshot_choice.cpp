@@ -30,7 +30,7 @@ std::string source_summary(const std::vector<std::vector<SourceStatus>>& sources
 
 }  // namespace
 
-ChosenSnapshot choose_snapshot(const std::optional<std::string>& requested, const MachineRoots& roots) {
+ChosenSnapshot choose_snapshot(const std::optional<std::string>& requested, const MachineRoots& roots, LiveRead what) {
     ChosenSnapshot chosen;
     if (requested) {
         chosen.origin = *requested;
@@ -40,7 +40,7 @@ ChosenSnapshot choose_snapshot(const std::optional<std::string>& requested, cons
         return chosen;
     }
     if (!find_nvidia_gpus(roots.sysfs).empty()) {
-        LiveTopology live = read_live_topology(roots);
+        LiveTopology live = read_live_topology(roots, what);
         chosen.origin = "live";
         chosen.live = true;
         chosen.why = fmt::format("{} NVIDIA GPU{} on this machine, read now ({})", live.snapshot.gpus.size(),

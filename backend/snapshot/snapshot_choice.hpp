@@ -21,7 +21,9 @@ struct ChosenSnapshot {
 };
 
 // `requested` is what --snapshot said (a path or builtin:NAME), if anything. Throws UserError.
-ChosenSnapshot choose_snapshot(const std::optional<std::string>& requested, const MachineRoots& roots = {});
+// `what` is what a live read is for (sources/live_topology.hpp).
+ChosenSnapshot choose_snapshot(const std::optional<std::string>& requested, const MachineRoots& roots = {},
+                               LiveRead what = LiveRead::full);
 
 // The GPU `index` of a chosen snapshot; throws UserError naming the valid range.
 const Gpu& select_gpu(const ChosenSnapshot& chosen, int index);

@@ -1,5 +1,6 @@
 #include "sources/live_topology.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 
@@ -97,24 +98,44 @@ SourceStatus mmio_status(const std::string& bus_id, const std::string& sysfs_roo
                         fmt::format("BAR0 of {} can be mapped; not read for this view (`gpupart source mmio` reads it)", bus_id)};
 }
 
+// What RM gave every GPU a partition command needs, so that NVML need not be started.
+bool rm_suffices(const std::vector<RmReadResult>& reads) {
+    return std::all_of(reads.begin(), reads.end(), [](const RmReadResult& rm) {
+        return rm.facts && rm.facts->uuid.ok() && rm.facts->pids.ok();
+    });
+}
+
 }  // namespace
 
-LiveTopology read_live_topology(const MachineRoots& roots) {
+LiveTopology read_live_topology(const MachineRoots& roots, LiveRead what) {
+    return read_live_topology(roots, what, [&roots] { return std::make_unique<RmDeviceTransport>(roots.dev); });
+}
+
+LiveTopology read_live_topology(const MachineRoots& roots, LiveRead what, const RmTransportMaker& make_transport) {
     LiveTopology live;
     live.snapshot.captured = now_utc();
     live.snapshot.description = "this machine's NVIDIA GPUs, read live by gpupart";
     const bool as_root = ::geteuid() == 0;
     const auto pci_gpus = find_nvidia_gpus(roots.sysfs);
     if (pci_gpus.empty()) return live;
-    const NvmlFacts nvml = read_nvml(roots.nvml_library);
+    std::vector<RmReadResult> rm_reads;
+    for (const PciGpu& pci : pci_gpus) {
+        const std::unique_ptr<RmTransport> transport = make_transport();
+        rm_reads.push_back(read_rm_facts(*transport, pci.bus_id, as_root));
+    }
+    NvmlFacts nvml;
+    if (what == LiveRead::full || !rm_suffices(rm_reads))
+        nvml = read_nvml(roots.nvml_library);
+    else
+        nvml.status = SourceStatus{Source::nvml, SourceState::not_read,
+                                   "not needed: the RM controls gave every GPU's UUID and processes"};
     const UdevFacts udev = read_udev(roots.proc);
     for (std::size_t i = 0; i < pci_gpus.size(); ++i) {
         const std::string& bus_id = pci_gpus[i].bus_id;
         Gpu gpu = gpu_from_sysfs(static_cast<int>(i), pci_gpus[i]);
         std::vector<SourceStatus> sources;
 
-        RmDeviceTransport transport(roots.dev);
-        const RmReadResult rm = read_rm_facts(transport, bus_id, as_root);
+        const RmReadResult& rm = rm_reads[i];
         sources.push_back(rm.status);
         std::vector<SmOrderEntry> sm_order;
         if (rm.facts) {
@@ -125,7 +146,7 @@ LiveTopology read_live_topology(const MachineRoots& roots) {
         if (device) add_nvml_facts(*device, gpu);
         describe_processes(gpu);
         sources.push_back(add_cached_probe(sm_order, gpu));
-        sources.push_back(nvml_status(nvml, device, bus_id));
+        sources.push_back(nvml.status.state == SourceState::not_read ? nvml.status : nvml_status(nvml, device, bus_id));
         sources.push_back(udev_status(udev, bus_id));
         sources.push_back(read_nvdebug(roots.proc, static_cast<int>(i)).status);
         sources.push_back(mmio_status(bus_id, roots.sysfs));

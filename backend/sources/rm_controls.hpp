@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "sources/rm_bytes.hpp"
@@ -40,6 +41,9 @@ inline constexpr Control kCeGetAllCaps{0x20802A0A, 136, "CE_GET_ALL_CAPS"};
 inline constexpr Control kCeGetCePceMask{0x20802A02, 8, "CE_GET_CE_PCE_MASK"};
 inline constexpr Control kGpuGetInfoV2{0x20800102, 564, "GPU_GET_INFO_V2"};
 inline constexpr Control kGpuGetPids{0x2080018D, 3812, "GPU_GET_PIDS"};
+// Identity: the UUID nvidia-smi and CUDA print, and the board's name (no privilege).
+inline constexpr Control kGpuGetGidInfo{0x2080014A, 268, "GPU_GET_GID_INFO"};
+inline constexpr Control kGpuGetNameString{0x20800110, 132, "GPU_GET_NAME_STRING"};
 
 inline Params request(const Control& control) { return Params(control.size); }
 
@@ -79,6 +83,8 @@ Params allocated_channels_request(int runlist);
 Params pce_mask_request(std::uint32_t engine_type);
 Params gpu_info_request(const std::vector<std::uint32_t>& indices);
 Params pids_request();  // every process with a subdevice of this GPU
+Params gid_request();   // the UUID as text ("GPU-" and 36 characters)
+Params name_request();  // the name as ASCII
 
 std::uint32_t decode_gpc_mask(Reply reply);
 std::uint32_t decode_tpc_mask(Reply reply);
@@ -110,5 +116,7 @@ CeAllCaps decode_ce_all_caps(Reply reply);
 std::uint32_t decode_pce_mask(Reply reply);
 std::map<std::uint32_t, std::uint32_t> decode_gpu_info(Reply reply);
 std::vector<int> decode_pids(Reply reply);
+std::string decode_gid(Reply reply);   // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", or DecodeError
+std::string decode_name(Reply reply);  // printable ASCII, or DecodeError
 
 }  // namespace gpupart::rm580

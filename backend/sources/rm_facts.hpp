@@ -33,6 +33,8 @@ struct RmFacts {
     RmCard card;
     bool as_root = false;  // the reader had CAP_SYS_ADMIN (root-only controls were asked)
 
+    RmAnswer<std::string> uuid;  // GPU_GET_GID_INFO, as NVML and CUDA print it
+    RmAnswer<std::string> name;
     RmAnswer<rm580::SmcMode> smc_mode;
     RmAnswer<std::map<std::uint32_t, std::uint32_t>> gr_info;  // GR info index -> value
     RmAnswer<std::uint32_t> gpc_mask;                          // physical GPCs present

@@ -38,8 +38,10 @@ std::optional<Chip> chip_of(std::uint32_t sm_version) {
 void add_identity(const RmFacts& facts, Gpu& gpu) {
     gpu.driver_version = known_fact(facts.driver_version, from_rm("NV_ESC_CHECK_VERSION_STR"));
     gpu.pci_bus_id = known_fact(facts.card.bus_id, from_rm("NV_ESC_CARD_INFO"));
-    for (auto* fact : {&gpu.name, &gpu.uuid})
-        if (!fact->known()) *fact = unknown_fact<std::string>("not read by the RM controls gpupart uses (NVML gives it)", from_rm(""));
+    if (facts.uuid.ok()) gpu.uuid = known_fact(*facts.uuid.value, from_rm("GPU_GET_GID_INFO"));
+    else if (!gpu.uuid.known()) gpu.uuid = unknown_fact<std::string>(facts.uuid.why_not + " (NVML gives it)", from_rm("GPU_GET_GID_INFO"));
+    if (facts.name.ok()) gpu.name = known_fact(*facts.name.value, from_rm("GPU_GET_NAME_STRING"));
+    else if (!gpu.name.known()) gpu.name = unknown_fact<std::string>(facts.name.why_not + " (NVML gives it)", from_rm("GPU_GET_NAME_STRING"));
     if (!gpu.cuda_version.known()) gpu.cuda_version = unknown_fact<std::string>("the RM controls do not say (CUDA does)", from_rm(""));
     if (!gpu.descriptor_version.known())
         gpu.descriptor_version = unknown_fact<int>("run `gpupart probe`: only a launched kernel shows it", from_rm(""));

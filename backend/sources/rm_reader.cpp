@@ -208,6 +208,8 @@ RmReadResult read_rm_facts(RmTransport& transport, const std::string& bus_id, bo
         facts.card = *card;
         client.attach(facts.card);
         Asker asker(client, as_root);
+        facts.uuid = asker.ask<std::string>(rm580::kGpuGetGidInfo, rm580::gid_request(), rm580::decode_gid);
+        facts.name = asker.ask<std::string>(rm580::kGpuGetNameString, rm580::name_request(), rm580::decode_name);
         facts.smc_mode = asker.ask<rm580::SmcMode>(rm580::kGpuGetInfoV2, rm580::gpu_info_request({rm580::kGpuInfoSmcMode}),
                                                    [](rm580::Reply reply) {
                                                        const auto values = rm580::decode_gpu_info(reply);

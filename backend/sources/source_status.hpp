@@ -17,6 +17,7 @@ enum class SourceState {
     needs_root,   // answers only to root; the facts it would give say "needs root"
     unsupported,  // there, but a version or layout we have not verified (never guessed)
     failed,       // there and allowed, but the call failed (the detail says how)
+    not_read,     // not asked: the sources read first gave everything the command needs (the detail says which)
 };
 
 struct SourceStatus {

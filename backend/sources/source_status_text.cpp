@@ -12,6 +12,7 @@ std::string_view to_string(SourceState state) {
         case SourceState::needs_root: return "needs root";
         case SourceState::unsupported: return "unsupported";
         case SourceState::failed: return "failed";
+        case SourceState::not_read: return "not read";
     }
     return "unknown";
 }

@@ -1,5 +1,6 @@
 #include "rm_fixture_transport.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -36,6 +37,12 @@ void put_bytes(std::span<std::byte> b, const std::vector<std::uint8_t>& bytes) {
     if (bytes.size() > b.size()) throw std::logic_error("fixture: recorded bytes longer than the block");
     std::memcpy(b.data(), bytes.data(), bytes.size());
 }
+// `text` at `at`, NUL-terminated when it is shorter than the field's `size` bytes (cut at the field otherwise).
+void put_text(std::span<std::byte> b, std::size_t at, const std::string& text, std::size_t size) {
+    if (at + size > b.size()) throw std::logic_error("fixture: text field past a parameter block");
+    std::memset(b.data() + at, 0, size);
+    std::memcpy(b.data() + at, text.data(), std::min(text.size(), size));
+}
 
 constexpr std::uint32_t kClient = 0xc1d00022;  // handles as the recording printed them
 constexpr std::uint32_t kDevice = 0xcaf00001;
@@ -46,6 +53,7 @@ const std::map<std::uint32_t, std::size_t> kSizes = {
     {0x205, 32},         {0x2080122A, 24},   {0x2080122B, 24},  {0x20801234, 8},   {0x20801228, 488},
     {0x2080121B, 9240},  {0x20803801, 1928}, {0x20800170, 340}, {0x20800179, 1008}, {0x20801109, 2056},
     {0x20801119, 516},   {0x20802A0A, 136},  {0x20802A02, 8},   {0x20800102, 564},  {0x2080018D, 3812},
+    {0x2080014A, 268},   {0x20800110, 132},
 };
 
 // The recorded GR0, COPY0..4 runlist query (replies2: "rlId (0, 0, 0, 1, 3, 10)").
@@ -290,6 +298,15 @@ std::uint32_t RmFixtureTransport::answer(std::uint32_t cmd, std::span<std::byte>
             put_bytes(p, hex_bytes(block.lines.at(0)));
             return block.status;
         }
+        case 0x2080014A:  // GPU_GET_GID_INFO: index @0, flags @4 (0: ASCII SHA-1) in; length @8, data[256] @12 out
+            if (!faults_.gid || get32(p, 4) != 0) return kNotRecorded;
+            put<std::uint32_t>(p, 8, static_cast<std::uint32_t>(faults_.gid->size() + 1));
+            put_text(p, 12, *faults_.gid, 256);
+            return 0;
+        case 0x20800110:  // GPU_GET_NAME_STRING: flags @0 (0: ASCII) in; ascii[128] @4 out
+            if (!faults_.name || get32(p, 0) != 0) return kNotRecorded;
+            put_text(p, 4, *faults_.name, 128);
+            return 0;
         default: return kNotRecorded;
     }
 }

@@ -8,7 +8,7 @@
 //
 // What the recording does not hold is refused, never made up: a control it never asked, a runlist
 // id of an engine other than GR0 and COPY0-4, the channel-group count of an engine other than GR0,
-// the allocated channels of a runlist other than 0. Such answers come back as kNotRecorded.
+// the allocated channels of a runlist other than 0, the UUID and the name (unless a test supplies them). Such answers come back as kNotRecorded.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,6 +30,10 @@ struct FixtureFaults {
     // FIFO_GET_INFO IS_PER_RUNLIST_CHANNEL_RAM_SUPPORTED (index 7), which the recording did not ask: unset
     // replays it as not recorded; set, the replay answers it, to test both of the reader's paths.
     std::optional<std::uint32_t> per_runlist_channel_ram;
+    // GPU_GET_GID_INFO and GPU_GET_NAME_STRING, which the recording did not ask: unset replays them as not
+    // recorded; set, the replay answers these bytes (up to the field's size, NUL-terminated where they fit).
+    std::optional<std::string> gid;
+    std::optional<std::string> name;
     std::string bus_id = "0000:01:00.0";  // the recording did not print the PCI address: the replay's card sits here
 };
 
