@@ -8,7 +8,7 @@
 
 #include "copy_engine_painter.hpp"
 #include "copy_engine_style.hpp"
-#include "fact_text.hpp"
+#include "fact_qtext.hpp"
 #include "model/gpu_queries.hpp"
 #include "report/topology_text.hpp"
 

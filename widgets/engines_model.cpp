@@ -9,7 +9,7 @@
 #include <QFont>
 #include <QStringList>
 
-#include "fact_text.hpp"
+#include "fact_qtext.hpp"
 
 namespace gpupart::widgets {
 

@@ -21,7 +21,7 @@
 #include "controller/controller.hpp"
 #include "controller/stream_mask_env.hpp"
 #include "sources/probe_cache.hpp"
-#include "controller/mps_findings.hpp"
+#include "controller/start_plan.hpp"
 #include "platform/mps_units.hpp"
 #include "registry/registry.hpp"
 #include "registry/registry_layout.h"
@@ -92,18 +92,9 @@ Command add_run_command(CLI::App& app) {
                 start.command = fmt::format("{}", fmt::join(options->command, " "));
                 start.uid = ::getuid();
                 start.after = resolved.mask;
-                SystemState with_new = controller.state();
-                ProcessState newcomer;
-                newcomer.uid = start.uid;
-                newcomer.command = start.command;
-                newcomer.partitioned = true;
-                newcomer.mask = resolved.mask;
-                newcomer.generation = 1;
-                with_new.processes.push_back(std::move(newcomer));
                 std::vector<Finding> findings = check_change(controller.state(), start);
-                // Starting processes one by one leaves TPCs idle until the last one: no warning for that here.
-                for (const Finding& finding : check_result(with_new))
-                    if (finding.id != "idle-tpcs" && belongs_in_plan(finding)) findings.push_back(finding);
+                for (Finding& finding : plan_start(controller.state(), Newcomer{start.uid, start.command, "", resolved.mask}).findings)
+                    findings.push_back(std::move(finding));
                 std::erase_if(findings, [](const Finding& f) { return f.id == "no-change"; });
                 if (options->dry_run) {
                     fmt::print("would start {} on TPCs {} ({} TPCs, {} SMs)\n", start.command, resolved.mask.to_list(),

@@ -7,7 +7,8 @@
 
 #include "controller/job_placement.hpp"
 #include "controller/job_rules.hpp"
-#include "controller/mps_findings.hpp"
+#include "controller/rules.hpp"
+#include "controller/start_plan.hpp"
 #include "controller/slurm_gres.hpp"
 #include "exit_codes.hpp"
 #include "model/gpu_queries.hpp"
@@ -77,24 +78,17 @@ std::string join_mps(const Gpu& gpu, std::vector<std::string>& lines) {
 // What the rules say about the GPU with the job on it, as `gpupart run` says it for a new process.
 std::vector<std::string> placement_warnings(const JobPlacement& placed, const SlurmPlaceRequest& request, bool mps_tried,
                                             bool mps_running) {
-    SystemState with_job = placed.state;
-    with_job.mps_running = with_job.mps_running || mps_running;
-    ProcessState newcomer;
-    newcomer.uid = request.uid;
-    newcomer.command = step_display(request.step);
-    newcomer.job = request.step;
-    newcomer.partitioned = true;
-    newcomer.mask = placed.tpcs;
-    newcomer.generation = 1;
-    with_job.processes.push_back(std::move(newcomer));
+    SystemState with_mps = placed.state;
+    with_mps.mps_running = with_mps.mps_running || mps_running;
+    const StartPlan plan = plan_start(with_mps, Newcomer{request.uid, step_display(request.step),
+                                                         request.step, placed.tpcs});
     std::vector<std::string> lines;
     // Only what the job brings (as a plan marks what is new): other jobs' findings are not this job's to read.
     const std::vector<Finding> before = check_result(placed.state);
-    for (Finding finding : check_result(with_job)) {
-        // The job's own steps share its TPCs on purpose; TPCs left idle are room for the next job.
-        if (finding.severity == Severity::info || finding.id == "idle-tpcs" || !belongs_in_plan(finding)) continue;
+    for (Finding finding : plan.findings) {
+        if (finding.severity == Severity::info) continue;
         if (std::find(before.begin(), before.end(), finding) != before.end()) continue;
-        if (placed.joined && finding.id == "overlap") continue;
+        if (placed.joined && finding.id == "overlap") continue;  // the job's own steps share its TPCs on purpose
         if (finding.id == "no-mps" && mps_tried) continue;  // join_mps said why there is none
         for (auto at = finding.message.find("the new process"); at != std::string::npos; at = finding.message.find("the new process"))
             finding.message.replace(at, 15, "this job");

@@ -9,7 +9,7 @@
 #include "model/user_error.hpp"
 #include "platform/user_names.hpp"
 #include "registry/graph_status.hpp"
-#include "registry/process_identity.hpp"
+#include "platform/process_identity.hpp"
 
 namespace gpupart::top {
 namespace {

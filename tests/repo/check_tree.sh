@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Rules of the source tree that a reviewer would otherwise have to remember, checked on the tracked files:
 #   - nothing generated is committed (Python byte code, objects, libraries, editor and patch leftovers);
-#   - no product source file (backend/, app/, widgets/) is longer than 400 lines: small files with one job.
+#   - no product source file (backend/, app/, widgets/) is longer than 400 lines: small files with one job;
+#   - no two product source files in different folders share a name (the extension aside): a name says
+#     which file is meant, in an include, a stack trace or a review.
 # Files that were over the limit before this check existed are named in long_files_allowed.txt with the
 # length they had; each may only shrink, and must leave the list once it is split (this check says so),
 # so the list can only get shorter. Any other file over the limit fails the check.
@@ -44,6 +46,16 @@ while read -r path; do
     fi
 done < <(git ls-files backend app widgets | grep -E '\.(c|h|cpp|hpp|cu|cuh|in|py|sh)$')
 
+declare -A folder_of
+while read -r path; do
+    name=$(basename "$path"); name=${name%.*}
+    folder=$(dirname "$path")
+    if [ -n "${folder_of[$name]:-}" ] && [ "${folder_of[$name]}" != "$folder" ]; then
+        fail "$path and a file in ${folder_of[$name]} share the name $name: name each for its own job"
+    fi
+    folder_of[$name]=$folder
+done < <(git ls-files backend app widgets | grep -E '\.(c|h|cpp|hpp|cu|cuh)$')
+
 for path in "${!allowed[@]}"; do
     git ls-files --error-unmatch "$path" > /dev/null 2>&1 || fail "$path is in $allowed_list but not in the tree: remove it from the list"
 done
@@ -52,4 +64,4 @@ if [ "$failures" -gt 0 ]; then
     echo "source tree: $failures problems"
     exit 1
 fi
-echo "source tree: no generated files, no product source file over $limit lines (${#allowed[@]} older ones listed)"
+echo "source tree: no generated files, no product source file over $limit lines (${#allowed[@]} older ones listed), no two sharing a name"

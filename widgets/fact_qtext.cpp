@@ -1,4 +1,4 @@
-#include "fact_text.hpp"
+#include "fact_qtext.hpp"
 
 namespace gpupart::widgets {
 
