@@ -11,7 +11,7 @@
 #include "registry/graph_status.hpp"
 #include "registry/job_reservations.hpp"
 #include "registry/registry.hpp"
-#include "registry/smlp_file.hpp"
+#include "smlp/smlp_file.hpp"
 
 namespace gpupart {
 

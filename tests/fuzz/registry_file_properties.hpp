@@ -22,7 +22,7 @@
 #include "registry/registry.hpp"
 #include "registry/registry_slot.h"
 #include "registry/slot_file.hpp"
-#include "registry/smlp_file.hpp"
+#include "smlp/smlp_file.hpp"
 
 namespace gpupart::fuzz {
 

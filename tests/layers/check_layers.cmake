@@ -6,22 +6,24 @@
 #
 # cmake -DCXX=<compiler> -DSCRATCH=<dir> -DIMPLICIT=<a|b> -DINCLUDES_<layer>=<a|b|...> -P check_layers.cmake
 cmake_minimum_required(VERSION 3.25)
-set(layers model platform sources snapshot report registry controller metrics planner curve_store fleet)
-set(forbidden_model      platform sources snapshot report registry controller metrics planner curve_store fleet)
-set(forbidden_platform   sources snapshot report registry controller metrics planner curve_store fleet)
-set(forbidden_sources    snapshot report registry controller metrics planner curve_store fleet)
-set(forbidden_snapshot   report registry controller metrics planner curve_store fleet)
-set(forbidden_report     snapshot registry controller metrics planner curve_store fleet)
-set(forbidden_registry   sources snapshot report controller metrics planner curve_store fleet)  # never the controller, never the sources
+set(layers model platform sources snapshot report registry smlp controller metrics planner curve_store fleet)
+set(forbidden_model      platform sources snapshot report registry smlp controller metrics planner curve_store fleet)
+set(forbidden_platform   sources snapshot report registry smlp controller metrics planner curve_store fleet)
+set(forbidden_sources    snapshot report registry smlp controller metrics planner curve_store fleet)
+set(forbidden_snapshot   report registry smlp controller metrics planner curve_store fleet)
+set(forbidden_report     snapshot registry smlp controller metrics planner curve_store fleet)
+set(forbidden_registry   sources snapshot report smlp controller metrics planner curve_store fleet)  # never the controller, never the sources
+# The SMLP reader reads components through the registry's files; it knows nothing of the controller.
+set(forbidden_smlp       sources snapshot report controller metrics planner curve_store fleet)
 set(forbidden_controller metrics planner curve_store fleet)  # the exporter's layer reads the controller, never the other way
 set(forbidden_metrics    planner curve_store fleet)
 # The planner is pure computation on the model's types; its curves reach the disk through
 # curve_store, the one planner-side layer that may use platform's safe files.
-set(forbidden_planner    platform sources snapshot report registry controller metrics curve_store fleet)
-set(forbidden_curve_store sources snapshot report registry controller metrics fleet)
+set(forbidden_planner    platform sources snapshot report registry smlp controller metrics curve_store fleet)
+set(forbidden_curve_store sources snapshot report registry smlp controller metrics fleet)
 # TPCs as a cluster scheduler's resource: placement and its own files, nothing that reads or
 # changes live processes.
-set(forbidden_fleet      sources snapshot report registry controller metrics planner curve_store)
+set(forbidden_fleet      sources snapshot report registry smlp controller metrics planner curve_store)
 
 # One light header per layer, the one a probe includes.
 set(header_model      model/gpu.hpp)
@@ -30,6 +32,7 @@ set(header_sources    sources/source_status.hpp)
 set(header_snapshot   snapshot/snapshot_file.hpp)
 set(header_report     report/csv_text.hpp)
 set(header_registry   registry/registry_layout.h)
+set(header_smlp       smlp/smlp_file.hpp)
 set(header_controller controller/finding.hpp)
 set(header_metrics    metrics/set_latency.hpp)
 set(header_planner    planner/scaling_curve.hpp)

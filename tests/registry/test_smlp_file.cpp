@@ -20,7 +20,7 @@
 
 #include "model/user_error.hpp"
 #include "registry/registry_seqlock.h"
-#include "registry/smlp_file.hpp"
+#include "smlp/smlp_file.hpp"
 #include "registry_test_support.hpp"
 #include "smlp_fixture.hpp"
 

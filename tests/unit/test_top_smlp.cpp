@@ -6,7 +6,7 @@
 
 #include <unistd.h>
 
-#include "registry/smlp_file.hpp"
+#include "smlp/smlp_file.hpp"
 #include "top/top_input.hpp"
 #include "top/top_layout.hpp"
 #include "top/top_view.hpp"

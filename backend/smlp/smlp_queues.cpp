@@ -9,7 +9,7 @@
 #include "model/user_error.hpp"
 #include "registry/slot_file.hpp"  // RegistryError, mask_from_words, uuid_text
 #include "registry/registry_slot.h"
-#include "registry/smlp_file.hpp"
+#include "smlp/smlp_file.hpp"
 
 namespace gpupart {
 namespace {

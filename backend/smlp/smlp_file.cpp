@@ -1,5 +1,5 @@
 // Finding, opening and reading SMLP component files; what their values mean is smlp_queues.cpp's.
-#include "registry/smlp_file.hpp"
+#include "smlp/smlp_file.hpp"
 
 #include <algorithm>
 #include <cerrno>
