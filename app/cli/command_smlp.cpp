@@ -10,7 +10,7 @@
 #include "model/user_error.hpp"
 #include "platform/user_names.hpp"
 #include "registry/registry.hpp"
-#include "registry/smlp_file.hpp"
+#include "smlp/smlp_file.hpp"
 
 namespace gpupart::cli {
 namespace {

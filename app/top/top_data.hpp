@@ -14,7 +14,7 @@
 #include "model/gpu.hpp"
 #include "model/launch_rates.hpp"
 #include "registry/registry.hpp"
-#include "registry/smlp_file.hpp"
+#include "smlp/smlp_file.hpp"
 #include "platform/process_usage.hpp"
 #include "sources/gpu_meters.hpp"
 #include "controller/owner_letters.hpp"
