@@ -1,5 +1,5 @@
 #pragma once
-// The SMLP dock: every SMLP component of the registry (libgpupart.so's locking protocol, registry/smlp_file.hpp)
+// The SMLP dock: every SMLP component of the registry (libgpupart.so's locking protocol, smlp/smlp_file.hpp)
 // as a tree, each component with its TPCs and free TPCs, and under it its requests in queue order (SQ: who
 // holds which TPCs, then FQ, then PQ), refreshed with the window. Refreshes that keep the same requests
 // change texts in place, so expansion, selection and scrolling survive the 4 Hz refresh.

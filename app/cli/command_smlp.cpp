@@ -1,4 +1,4 @@
-// gpupart smlp [NAME] [--json]: the SMLP components of the registry (registry/smlp_file.hpp), their queues
+// gpupart smlp [NAME] [--json]: the SMLP components of the registry (smlp/smlp_file.hpp), their queues
 // and who holds which TPCs, read without locking them (a component in the middle of a change says so).
 #include <memory>
 
