@@ -33,7 +33,9 @@ MachineRoots machine_roots() {
     return roots;
 }
 
-ChosenSnapshot load_chosen(const SnapshotOptions& options) { return choose_snapshot(options.snapshot, machine_roots()); }
+ChosenSnapshot load_chosen(const SnapshotOptions& options, LiveRead what) {
+    return choose_snapshot(options.snapshot, machine_roots(), what);
+}
 
 std::vector<Gpu> machine_gpus_for_numbers() {
     try {
@@ -72,8 +74,8 @@ void require_mask_bits(const ChosenSnapshot& chosen, const SnapshotOptions& opti
                                     gpu.index, mask_bits_unknown_reason(gpu)));
 }
 
-ChosenSnapshot partition_topology(const SnapshotOptions& options) {
-    ChosenSnapshot chosen = load_chosen(options);
+ChosenSnapshot partition_topology(const SnapshotOptions& options, LiveRead what) {
+    ChosenSnapshot chosen = load_chosen(options, what);
     require_mask_bits(chosen, options);
     return chosen;
 }
@@ -86,16 +88,16 @@ const Gpu& selected_gpu(const ChosenSnapshot& chosen, const SnapshotOptions& opt
     return select_gpu(chosen, selected_index(chosen, options));
 }
 
-Controller make_controller(const SnapshotOptions& options, int* gpu_index_out) {
-    const ChosenSnapshot topology = partition_topology(options);
+Controller make_controller(const SnapshotOptions& options, int* gpu_index_out, LiveRead what) {
+    const ChosenSnapshot topology = partition_topology(options, what);
     const int index = selected_index(topology, options);
     if (gpu_index_out != nullptr) *gpu_index_out = index;
     return Controller(Registry(Registry::default_directory()), select_gpu(topology, index), Journal(Journal::default_path()));
 }
 
 Controller make_controller_for_process(const SnapshotOptions& options, int pid) {
-    if (!options.gpu.empty()) return make_controller(options);
-    const ChosenSnapshot topology = partition_topology(options);
+    if (!options.gpu.empty()) return make_controller(options, nullptr, LiveRead::partition);
+    const ChosenSnapshot topology = partition_topology(options, LiveRead::partition);
     const Registry registry(Registry::default_directory());
     if (topology.snapshot.gpus.size() <= 1)
         return Controller(registry, select_gpu(topology, 0), Journal(Journal::default_path()));
@@ -112,8 +114,8 @@ Controller make_controller_for_process(const SnapshotOptions& options, int pid) 
 }
 
 Controller make_controller_for_gpu_key(const SnapshotOptions& options, const std::string& key) {
-    if (!options.gpu.empty() || key.empty()) return make_controller(options);
-    const ChosenSnapshot topology = partition_topology(options);
+    if (!options.gpu.empty() || key.empty()) return make_controller(options, nullptr, LiveRead::partition);
+    const ChosenSnapshot topology = partition_topology(options, LiveRead::partition);
     for (const Gpu& gpu : topology.snapshot.gpus)
         if (gpu_key(gpu) == key) return Controller(Registry(Registry::default_directory()), gpu, Journal(Journal::default_path()));
     throw UserError(fmt::format("the change is on GPU {}, which snapshot {} does not hold: name a GPU with --gpu", key,

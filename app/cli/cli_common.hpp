@@ -35,7 +35,8 @@ MachineRoots machine_roots();
 // The GPUs of this machine (or the built-in recording where it has none), for reading the registry's and
 // the history's masks as TPC numbers; none when no topology can be read.
 std::vector<Gpu> machine_gpus_for_numbers();
-ChosenSnapshot load_chosen(const SnapshotOptions& options);
+// The snapshot --snapshot names, else this machine read live for `what` (sources/live_topology.hpp).
+ChosenSnapshot load_chosen(const SnapshotOptions& options, LiveRead what = LiveRead::full);
 // "snapshot: builtin:h200 (no NVIDIA GPU on this machine: ...)", printed before human-readable output.
 void print_origin(const ChosenSnapshot& chosen);
 // The same as the first keys of every --json answer: snapshot, live, builtin, why, captured.
@@ -46,14 +47,17 @@ const std::vector<SourceStatus>& sources_of(const ChosenSnapshot& chosen, int in
 // The topology a partition is checked against. On a machine with an NVIDIA GPU that is the live model,
 // and only once its TPC mask bits are known (the probe gives them); the built-in recording is not this
 // GPU (mask-bit holes differ between chips), so it is used there only when named with --snapshot.
-ChosenSnapshot partition_topology(const SnapshotOptions& options);
+// `what`: LiveRead::partition where a command only changes partitions (set, undo, run), which reads no NVML
+// where the RM controls gave every GPU's UUID and processes.
+ChosenSnapshot partition_topology(const SnapshotOptions& options, LiveRead what = LiveRead::full);
 // The check partition_topology makes, on a topology already loaded: the selected GPU's mask bits are known.
 void require_mask_bits(const ChosenSnapshot& chosen, const SnapshotOptions& options);
 
 // The controller over this machine's registry, the user's journal and the GPU that --snapshot/--gpu name.
-Controller make_controller(const SnapshotOptions& options, int* gpu_index_out = nullptr);
+Controller make_controller(const SnapshotOptions& options, int* gpu_index_out = nullptr, LiveRead what = LiveRead::full);
 // The same for process `pid`: without --gpu, the GPU it is on when it is on exactly one (or the machine
-// has one); refuses in one line when it is on several or on none yet and the machine has several.
+// has one); refuses in one line when it is on several or on none yet and the machine has several. These
+// two read the machine for a partition change (LiveRead::partition): `set` and `undo` wait for no NVML.
 Controller make_controller_for_process(const SnapshotOptions& options, int pid);
 // The same for the GPU the registry calls `key` (a journal entry's GPU), unless --gpu names one.
 Controller make_controller_for_gpu_key(const SnapshotOptions& options, const std::string& key);

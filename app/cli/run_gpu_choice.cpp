@@ -28,7 +28,7 @@ VisibleGpus visible_gpus(const ChosenSnapshot& chosen) {
 ChosenSnapshot run_topology(SnapshotOptions& options, bool only) {
     // A live read for a partition: the start of every confined command waits for it (no NVML where the
     // RM controls give what this needs).
-    ChosenSnapshot chosen = options.snapshot ? load_chosen(options) : choose_snapshot(std::nullopt, machine_roots(), LiveRead::partition);
+    ChosenSnapshot chosen = load_chosen(options, LiveRead::partition);
     const auto value = environment("CUDA_VISIBLE_DEVICES");
     if (!only && value) {
         const VisibleGpus visible = visible_gpus(chosen);
