@@ -39,7 +39,7 @@ ChosenSnapshot load_chosen(const SnapshotOptions& options, LiveRead what) {
 
 std::vector<Gpu> machine_gpus_for_numbers() {
     try {
-        return load_chosen(SnapshotOptions{}).snapshot.gpus;
+        return load_chosen(SnapshotOptions{}, LiveRead::partition).snapshot.gpus;  // the maps: no NVML needed
     } catch (const UserError&) {
         return {};  // masks of GPUs whose map is not known read as descriptor bits ("bits:0x..."), said so where shown
     }

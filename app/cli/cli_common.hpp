@@ -33,7 +33,8 @@ void add_snapshot_options(CLI::App& command, SnapshotOptions& options);
 // GPUPART_NVML_LIBRARY where set (tests read constructed machines).
 MachineRoots machine_roots();
 // The GPUs of this machine (or the built-in recording where it has none), for reading the registry's and
-// the history's masks as TPC numbers; none when no topology can be read.
+// the history's masks as TPC numbers; none when no topology can be read. Read for a partition: the maps
+// and UUIDs are all it needs, so NVML is not started where the RM controls gave them.
 std::vector<Gpu> machine_gpus_for_numbers();
 // The snapshot --snapshot names, else this machine read live for `what` (sources/live_topology.hpp).
 ChosenSnapshot load_chosen(const SnapshotOptions& options, LiveRead what = LiveRead::full);
