@@ -146,7 +146,7 @@ LiveTopology read_live_topology(const MachineRoots& roots, LiveRead what, const 
         if (device) add_nvml_facts(*device, gpu);
         describe_processes(gpu);
         sources.push_back(add_cached_probe(sm_order, gpu));
-        sources.push_back(nvml.status.state == SourceState::not_read ? nvml.status : nvml_status(nvml, device, bus_id));
+        sources.push_back(nvml_status(nvml, device, bus_id));  // NVML's own status where it was not read
         sources.push_back(udev_status(udev, bus_id));
         sources.push_back(read_nvdebug(roots.proc, static_cast<int>(i)).status);
         sources.push_back(mmio_status(bus_id, roots.sysfs));

@@ -2,6 +2,8 @@
 // NVIDIA's open-gpu-kernel-modules headers). A partition command needs the UUID and nothing else NVML
 // offers, and NVML's start costs a CLI tens of milliseconds; one control on the client the reader already
 // holds costs microseconds.
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "sources/rm_controls.hpp"
@@ -22,13 +24,10 @@ bool hex_digit(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')
 // The text of a NUL-terminated field of at most `max` bytes at `at`; DecodeError when it has no end.
 std::string text_at(Reply reply, std::size_t at, std::size_t max, const char* what) {
     if (at + max > reply.size()) throw rm::DecodeError(fmt::format("reply of {} bytes has no {}", reply.size(), what));
-    std::string text;
-    for (std::size_t i = 0; i < max; ++i) {
-        const char c = static_cast<char>(reply[at + i]);
-        if (c == '\0') return text;
-        text.push_back(c);
-    }
-    throw rm::DecodeError(fmt::format("{} of {} bytes has no end", what, max));
+    const char* begin = reinterpret_cast<const char*>(reply.data() + at);
+    const std::size_t length = ::strnlen(begin, max);
+    if (length == max) throw rm::DecodeError(fmt::format("{} of {} bytes has no end", what, max));
+    return std::string(begin, length);
 }
 
 }  // namespace
