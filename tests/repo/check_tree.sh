@@ -26,7 +26,7 @@ fail() {
 generated=$(git ls-files | grep -E '(^|/)__pycache__/|\.(pyc|pyo|o|obj|a|so|gcda|gcno|orig|rej|swp)$|\.so\.[0-9.]+$|~$|(^|/)CMakeCache\.txt$' || true)
 for path in $generated; do fail "$path is generated: remove it from git (git rm --cached) and let the build make it"; done
 
-declare -A allowed
+declare -A allowed=()
 while read -r path length _; do
     case $path in ''|'#'*) continue ;; esac
     allowed[$path]=$length
@@ -46,7 +46,7 @@ while read -r path; do
     fi
 done < <(git ls-files backend app widgets | grep -E '\.(c|h|cpp|hpp|cu|cuh|in|py|sh)$')
 
-declare -A folder_of
+declare -A folder_of=()
 while read -r path; do
     name=$(basename "$path"); name=${name%.*}
     folder=$(dirname "$path")
