@@ -3,9 +3,12 @@
 // all. Planning is controller.cpp's.
 #include "controller/controller.hpp"
 
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -30,6 +33,9 @@ namespace {
 void kill_here_for_test(std::string_view point) {
     if (const char* at = std::getenv("GPUPART_TEST_KILL_AT"); at != nullptr && point == at) ::raise(SIGKILL);
 }
+
+// How long a change waits for the processes' CUDA graph re-masks (Registry::wait_for_graph_remasks).
+constexpr std::chrono::milliseconds kGraphRemaskWait{1000};
 
 }  // namespace
 
@@ -152,6 +158,14 @@ Applied Controller::apply(const Plan& plan) {
     for (std::string& problem : audit_changes(current_actor(), applied.entry.action, applied.entry.id, done))
         applied.notes.push_back(std::move(problem));
     transaction.reset();
+    // The change is in effect for every launch from here on; a CUDA graph exec takes it at its next replay
+    // unless the shim's re-mask thread has rebuilt it already. Waiting for that thread (about a millisecond
+    // for a 200-kernel exec) keeps the cost out of the application's next replay.
+    std::vector<std::pair<int, std::uint64_t>> written;
+    for (const JournalChange& change : applied.entry.changes) written.emplace_back(change.pid, change.generation_after);
+    for (const int pid : registry_.wait_for_graph_remasks(written, kGraphRemaskWait))
+        applied.notes.push_back(fmt::format("process {}: not all of its CUDA graphs were re-masked within {} ms; they take the "
+                                            "new mask at their next launch", pid, kGraphRemaskWait.count()));
     refresh();
     // A job's reservation follows what was done to its processes (job_rules.hpp).
     for (std::string& note : follow_job_changes(registry_.directory(), state_, plan.changes)) applied.notes.push_back(std::move(note));

@@ -6,6 +6,10 @@
 #include "control_seqlock.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "registry_seqlock.h"
 #include "uuid_text.h"
@@ -51,6 +55,8 @@ void gpupart_control_write(struct gpupart_control* control, const struct gpupart
     const uint32_t odd = gpupart_seq_write_begin(&control->seq);
     payload_copy(&control->current, value);
     gpupart_seq_write_end(&control->seq, odd);
+    /* The shim's CUDA-graph re-mask thread sleeps on seq (a futex of the shared mapping): wake it. */
+    syscall(SYS_futex, &control->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
 void gpupart_control_repair(struct gpupart_control* control) {

@@ -18,7 +18,8 @@ int gpupart_control_read(const struct gpupart_control* control, struct gpupart_c
 
 /* Seqlock write of a control block through memory (slot creation, the demo worker, tests); front ends
  * write through pwrite (slot_file.cpp) with the same steps. The caller holds the file's OFD write lock.
- * Saves the payload it replaces in `saved` first, and repairs a dead writer's block before that. */
+ * Saves the payload it replaces in `saved` first, and repairs a dead writer's block before that; wakes the
+ * threads waiting on seq after (control_wake.hpp says who waits). */
 void gpupart_control_write(struct gpupart_control* control, const struct gpupart_control_payload* value);
 
 /* Completes the block a writer killed mid-write left (seq odd) by restoring `saved`. The caller holds

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <thread>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -257,6 +258,29 @@ SlotRecord Registry::set_mask(int pid, const std::string& gpu_uuid, bool has_mas
                                         "(run `gpupart probe` on it); nothing changed", gpu_uuid));
     slot.write_control(gpu_uuid, has_mask, numbering->second.to_bits(allowed), numbering->second.to_bits(real_tpcs), expect.generation);
     return numbered(slot.read());
+}
+
+std::vector<int> Registry::wait_for_graph_remasks(const std::vector<std::pair<int, std::uint64_t>>& changes,
+                                                  std::chrono::milliseconds budget) const {
+    const auto deadline = std::chrono::steady_clock::now() + budget;
+    std::vector<std::pair<int, std::uint64_t>> waiting = changes;
+    for (;;) {
+        std::erase_if(waiting, [&](const std::pair<int, std::uint64_t>& change) {
+            try {
+                const SlotRecord record = SlotFile::open(slot_path_for(change.first), false).read();
+                return !record.graphs.remasker || record.graphs.execs == 0 ||
+                       record.graphs.settled_generation >= change.second ||
+                       process_liveness(record.pid, record.start_time) != Liveness::alive;
+            } catch (const RegistryError&) {
+                return true;  // gone or unreadable: nothing to wait for
+            }
+        });
+        if (waiting.empty() || std::chrono::steady_clock::now() >= deadline) break;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    std::vector<int> pids;
+    for (const auto& change : waiting) pids.push_back(change.first);
+    return pids;
 }
 
 int Registry::collect_garbage() const {

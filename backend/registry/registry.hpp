@@ -1,8 +1,10 @@
 #pragma once
 // The registry directory as front ends use it: every registered process with its liveness, finding
 // one by pid, changing its mask, and reclaiming the slots of processes that are gone.
+#include <chrono>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "platform/process_identity.hpp"
@@ -76,6 +78,13 @@ public:
     // map not known). The caller validated the mask against that GPU's floorplan.
     SlotRecord set_mask(int pid, const std::string& gpu_uuid, bool has_mask, const TpcMask& allowed, const TpcMask& real_tpcs,
                         const Expectation& expect = {}) const;
+
+    // After changes: waits until the shim of each (pid, generation written) has re-masked the process's CUDA
+    // graph execs for it (its re-mask thread's settled generation), so that their next replay pays nothing
+    // for the change; at most `budget` in all. A process without that thread, without execs, or gone is not
+    // waited for. Returns the pids it stopped waiting for (their execs take the mask at their next launch).
+    std::vector<int> wait_for_graph_remasks(const std::vector<std::pair<int, std::uint64_t>>& changes,
+                                            std::chrono::milliseconds budget) const;
 
     // Unlinks slots of processes that are gone and that this user may remove; returns how many. Only
     // slots read whole, whose name agrees with their header, in a trusted user directory.

@@ -76,6 +76,7 @@ extern "C" {
  * GPUPART_LAUNCH_PATH keeps a process on the launch callback alone. */
 #define GPUPART_ENV_STREAM_MASK "GPUPART_STREAM_MASK"
 #define GPUPART_ENV_LAUNCH_PATH "GPUPART_LAUNCH_PATH"
+#define GPUPART_ENV_GRAPH_REMASK "GPUPART_GRAPH_REMASK" /* "ahead" (default) or "at-launch": when graph execs are re-masked */
 #define GPUPART_ENV_JOB "GPUPART_JOB"           /* layout 5: copied into header.job (scheduler job id) */
 
 enum gpupart_slot_state {
@@ -255,7 +256,10 @@ struct gpupart_counters {
     uint64_t graph_remasks;        /* graph execs re-masked so far */
     uint64_t graph_remask_failures;/* re-masks the driver refused so far */
     uint64_t graph_launches;       /* cuGraphLaunch calls of the process (the driver's enter callback) */
-    uint8_t reserved[128 - 112];
+    /* The two words below were reserved (zero) in the first layout-5 shims, and zero still means what it
+     * meant then: no re-mask thread, nothing to wait for. */
+    uint64_t graph_remasker;       /* 1 while a thread of the shim re-masks graph execs ahead of their replay */
+    uint64_t graph_settled_generation; /* the control generation that thread last finished a pass at */
 };
 
 /* Per-GPU launch counters, same index as status.gpus (relaxed atomics). 32 bytes. */

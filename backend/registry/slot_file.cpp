@@ -20,6 +20,7 @@
 #include "registry/pread_seqlock.hpp"
 #include "registry/registry_seqlock.h"
 #include "registry/registry_slot.h"
+#include "registry/control_wake.hpp"
 
 namespace gpupart {
 namespace {
@@ -307,7 +308,8 @@ SlotRecord SlotFile::read() const {
                                                                         : GPUPART_GRAPHS_LAYOUT_UNKNOWN,
                                counters.graph_generation, counters.graph_execs, counters.graph_current,
                                counters.graph_unfollowable, counters.graph_device_launch, counters.graph_remasks,
-                               counters.graph_remask_failures};
+                               counters.graph_remask_failures, counters.graph_remasker == 1,
+                               counters.graph_settled_generation};
     record.app = app_masks_of(app, page.app);
     return record;
 }
@@ -389,6 +391,7 @@ bool SlotFile::write_control(const std::string& uuid, bool has_mask, const TpcMa
     store(4, kPayloadOffset, &value, kPayloadSize);
     const std::uint32_t even = odd + 1;
     store(5, kSeqOffset, &even, sizeof even);
+    wake_control_waiters(fd_);
     unlock();
     return completed;
 }

@@ -91,6 +91,8 @@ struct SlotGraphs {
     std::uint64_t device_launch = 0;
     std::uint64_t remasks = 0;
     std::uint64_t remask_failures = 0;
+    bool remasker = false;                 // a thread of the shim re-masks execs ahead of their replay
+    std::uint64_t settled_generation = 0;  // the control generation that thread last finished a pass at
 };
 
 struct SlotRecord {

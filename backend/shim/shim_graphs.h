@@ -3,10 +3,11 @@
  *
  * A graph exec keeps the TPC mask that was in force when its kernel descriptors were built (its upload),
  * so a mask change would not reach it. The follower watches the process's graph calls through the same
- * driver callback subscription as the launch descriptors (driver-API domain), remembers each exec's
- * kernel nodes, and at the first launch or upload of an exec after a mask change toggles those nodes off
- * and on: the driver then rebuilds their descriptors, and the launch callback writes the new mask.
- * docs/cuda-graphs.md says what was measured and what is not covered.
+ * driver callback subscription as the launch descriptors (driver-API domain) and remembers each exec's
+ * kernel nodes. After a mask change its re-mask thread (graph_remasker.c) toggles those nodes off and on
+ * and uploads each exec, so the driver rebuilds their descriptors, with the launch callback writing the
+ * new mask, before the application's next replay; an exec the thread has not reached is re-masked the
+ * same way at its first launch. docs/cuda-graphs.md says what was measured and what is not covered.
  */
 #ifndef GPUPART_SHIM_GRAPHS_H
 #define GPUPART_SHIM_GRAPHS_H
@@ -34,6 +35,18 @@ void gpupart_graphs_setup(void* libcuda, uint32_t handle, gpupart_enable_fn enab
 
 /* A driver-API callback (domain GPUPART_DOMAIN_DRIVER_API) of the process. */
 void gpupart_graphs_on_api(struct gpupart_slot_file* slot, int cbid, const void* record);
+
+/* One step of the re-mask thread: brings one stale exec up to date (GPUPART_AHEAD_ONE), finds none left
+ * and publishes counters.graph_settled_generation (GPUPART_AHEAD_DONE), or cannot now (GPUPART_AHEAD_BUSY:
+ * a control write in progress, or a graph call of the application's that does not leave the driver). */
+enum { GPUPART_AHEAD_DONE = 0, GPUPART_AHEAD_ONE = 1, GPUPART_AHEAD_BUSY = 2 };
+int gpupart_graphs_remask_ahead(struct gpupart_slot_file* slot);
+
+/* The thread gives up on this change: the application's launches re-mask the rest; `gpupart set` waits no more. */
+void gpupart_graphs_settle_ahead(struct gpupart_slot_file* slot);
+
+/* At exit: waits out a re-mask in progress; the thread makes no driver call after this returns. */
+void gpupart_graphs_stop_ahead(void);
 
 /* In a forked child: the parent's lock may have been held by another thread at the fork. */
 void gpupart_graphs_after_fork(void);

@@ -21,6 +21,8 @@
 //   slow_e2e <iterations whose e2e took more than twice the median>
 //   with --flip, the same two summary lines for the replays right after a change:
 //   changed_launch_ns ... / changed_e2e_ns ...  (the lines above are then the replays after those)
+//   settle_ns ...: after each change, the wait for the shim's re-mask thread (0 without one), which
+//   gpupart set makes too before it returns; the change's write itself is not timed
 //   done
 // Errors: "error <where>: <what>" on stderr, exit 1; exit 3: watchdog (120 s).
 #include <algorithm>
@@ -132,7 +134,20 @@ struct Flipper {
     c.gpus[0].flags = GPUPART_CONTROL_HAS_MASK;
     std::memcpy(c.gpus[0].allowed, masks[which], sizeof c.gpus[0].allowed);
     std::memcpy(c.gpus[0].real_tpcs, real, sizeof c.gpus[0].real_tpcs);
-    gpupart_control_write(&slot->control, &c);
+    gpupart_control_write(&slot->control, &c);  // wakes the shim's re-mask thread, as gpupart set does
+    generation = c.generation;
+  }
+  uint64_t generation = 0;
+
+  // What gpupart set does next: wait (at most a second) until the shim's re-mask thread has brought the
+  // process's graph execs up to date, if it runs one. Returns how long that took.
+  double settle() const {
+    const auto start = std::chrono::steady_clock::now();
+    if (__atomic_load_n(&slot->counters.graph_remasker, __ATOMIC_ACQUIRE) != 1) return 0.0;
+    while (__atomic_load_n(&slot->counters.graph_settled_generation, __ATOMIC_ACQUIRE) < generation &&
+           std::chrono::steady_clock::now() - start < std::chrono::seconds(1))
+      std::this_thread::yield();
+    return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
   }
 };
 
@@ -183,13 +198,16 @@ int main(int argc, char** argv) {
   std::printf("first launch_ns %.0f e2e_ns %.0f\n", first.launch_ns, first.e2e_ns);
   for (long i = 0; i < warmup; ++i) replay(exec, stream);
 
-  std::vector<double> launch_ns, e2e_ns, changed_launch_ns, changed_e2e_ns;
+  std::vector<double> launch_ns, e2e_ns, changed_launch_ns, changed_e2e_ns, settle_ns;
   launch_ns.reserve(static_cast<size_t>(iterations));
   e2e_ns.reserve(static_cast<size_t>(iterations));
   for (long i = 0; i < iterations; ++i) {
     if (interval_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(interval_us));
     const bool changed = flipper.slot != nullptr && i % 2 == 0;
-    if (changed) flipper.flip();
+    if (changed) {
+      flipper.flip();
+      settle_ns.push_back(flipper.settle());
+    }
     const Timing t = replay(exec, stream);
     (changed ? changed_launch_ns : launch_ns).push_back(t.launch_ns);
     (changed ? changed_e2e_ns : e2e_ns).push_back(t.e2e_ns);
@@ -203,6 +221,7 @@ int main(int argc, char** argv) {
   if (!changed_e2e_ns.empty()) {
     print_summary("changed_launch_ns", changed_launch_ns);
     print_summary("changed_e2e_ns", changed_e2e_ns);
+    print_summary("settle_ns", settle_ns);
   }
   std::printf("done\n");
   std::fflush(stdout);

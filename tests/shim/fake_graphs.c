@@ -6,6 +6,7 @@
  *  - an exec's kernel descriptors are built at its first launch and never again, except that a kernel
  *    node turned off and on again (cuGraphNodeSetEnabled through the exec) is rebuilt at the next launch;
  *    each build runs the descriptor callback, and the fake keeps the mask it got per node;
+ *  - an upload (cuGraphUpload) builds what the next launch would, so that launch builds nothing;
  *  - the graph calls the shim follows call the subscribed callback at enter and exit, if it enabled their
  *    driver-API cbid, with the record layout measured (fake_cuda_api_record); and the call then uses
  *    its parameters as the callback left them (cuGraphDestroy destroys whatever graph the callback put there);
@@ -39,6 +40,8 @@
 #define CB_EXEC_DESTROY 516
 #define CB_GRAPH_DESTROY 517
 #define CB_INSTANTIATE_WITH_FLAGS 643
+#define CB_UPLOAD 580
+#define CB_NODE_SET_ENABLED 650
 
 
 #define V04 0x40                /* graphs' kernels are built with Hopper's descriptor */
@@ -71,6 +74,7 @@ struct kernel {                 /* a kernel node as an exec holds it */
 };
 struct exec {
     int alive;
+    int busy;                   /* a call on it is in progress (atomic): two at once are counted in g_overlaps */
     int uploaded;
     unsigned rebuilt;           /* descriptors built by its last launch */
     size_t count;
@@ -81,6 +85,16 @@ static struct graph g_graphs[MAX_GRAPHS];
 static struct node g_nodes[MAX_NODES];
 static struct exec g_execs[MAX_EXECS];
 static size_t g_graphs_used, g_nodes_used, g_execs_used;
+/* Calls that were inside the same exec at once. The real driver does not lock an exec against concurrent
+ * calls; the shim's re-mask thread must never be in one while the application is. */
+static unsigned g_overlaps;
+
+static void exec_enter(struct exec* e) {
+    if (e != NULL && __atomic_exchange_n(&e->busy, 1, __ATOMIC_ACQUIRE)) __atomic_add_fetch(&g_overlaps, 1u, __ATOMIC_RELAXED);
+}
+static void exec_leave(struct exec* e) {
+    if (e != NULL) __atomic_store_n(&e->busy, 0, __ATOMIC_RELEASE);
+}
 
 /* A handle the test or the shim passes in, if it names a live object of the pool. */
 static void* pool_entry(void* pool, size_t element, size_t used, const void* handle) {
@@ -214,13 +228,25 @@ EXPORT int cuGraphNodeGetEnabled(void* exec, void* node, unsigned* enabled) {
 }
 
 EXPORT int cuGraphNodeSetEnabled(void* exec, void* node, unsigned enabled) {
+    struct {
+        void* exec;
+        void* node;
+        unsigned enabled;
+    } params = {exec, node, enabled};
+    int result = NOT_YET;
+    api_callback(CB_NODE_SET_ENABLED, "cuGraphNodeSetEnabled", &params, &result, SITE_ENTER);
     struct exec* e = exec_of(exec);
     const struct node* n = node_of(node);
+    exec_enter(e);
     struct kernel* k = e != NULL && n != NULL ? kernel_of(e, n) : NULL;
-    if (k == NULL) return INVALID_VALUE;
-    if (enabled && !k->enabled) k->dirty = 1; /* off and on again: rebuilt at the next launch */
-    k->enabled = enabled != 0;
-    return OK;
+    result = k != NULL ? OK : INVALID_VALUE;
+    if (k != NULL) {
+        if (enabled && !k->enabled) k->dirty = 1; /* off and on again: rebuilt at the next launch */
+        k->enabled = enabled != 0;
+    }
+    exec_leave(e);
+    api_callback(CB_NODE_SET_ENABLED, "cuGraphNodeSetEnabled", &params, &result, SITE_EXIT);
+    return result;
 }
 
 EXPORT int cuGraphInstantiateWithFlags(void** exec, void* graph, unsigned long long flags) {
@@ -242,35 +268,44 @@ EXPORT int cuGraphInstantiateWithFlags(void** exec, void* graph, unsigned long l
     return result;
 }
 
-/* The first launch builds every enabled kernel's descriptor; later ones only those turned on again. */
-EXPORT int cuGraphLaunch(void* exec, void* stream) {
+/* Builds every enabled kernel's descriptor at the first launch or upload; later only those turned on again. */
+static void build_descriptors(struct exec* e) {
+    e->rebuilt = 0;
+    for (size_t i = 0; i < e->count; ++i) {
+        struct kernel* k = &e->kernels[i];
+        if (!k->enabled || (e->uploaded && !k->dirty)) continue;
+        unsigned char descriptor[FAKE_CUDA_DESCRIPTOR_BYTES];
+        fake_cuda_build_descriptor(V04, descriptor);
+        uint32_t word0, disable;
+        memcpy(&word0, descriptor, sizeof word0);
+        memcpy(&disable, descriptor + V04_MASK_OFFSET, sizeof disable);
+        k->allowed_low = (word0 & V04_ENABLE_BIT) != 0 ? ~disable : 0u;
+        k->dirty = 0;
+        ++e->rebuilt;
+    }
+    e->uploaded = 1;
+}
+
+/* cuGraphLaunch and cuGraphUpload: the same parameters and the same descriptor builds. */
+static int launch_or_upload(int cbid, const char* name, void* exec, void* stream) {
     struct {
         void* exec;
         void* stream;
     } params = {exec, stream};
     int result = NOT_YET;
-    api_callback(CB_LAUNCH, "cuGraphLaunch", &params, &result, SITE_ENTER);
+    api_callback(cbid, name, &params, &result, SITE_ENTER);
     struct exec* e = exec_of(params.exec);
-    result = e != NULL ? OK : INVALID_VALUE;
-    if (e != NULL) {
-        e->rebuilt = 0;
-        for (size_t i = 0; i < e->count; ++i) {
-            struct kernel* k = &e->kernels[i];
-            if (!k->enabled || (e->uploaded && !k->dirty)) continue;
-            unsigned char descriptor[FAKE_CUDA_DESCRIPTOR_BYTES];
-            fake_cuda_build_descriptor(V04, descriptor);
-            uint32_t word0, disable;
-            memcpy(&word0, descriptor, sizeof word0);
-            memcpy(&disable, descriptor + V04_MASK_OFFSET, sizeof disable);
-            k->allowed_low = (word0 & V04_ENABLE_BIT) != 0 ? ~disable : 0u;
-            k->dirty = 0;
-            ++e->rebuilt;
-        }
-        e->uploaded = 1;
-    }
-    api_callback(CB_LAUNCH, "cuGraphLaunch", &params, &result, SITE_EXIT);
+    result = e != NULL && fake_cuda_stream_valid(params.stream) ? OK : INVALID_VALUE;
+    exec_enter(e);
+    if (result == OK) build_descriptors(e);
+    exec_leave(e);
+    api_callback(cbid, name, &params, &result, SITE_EXIT);
     return result;
 }
+
+EXPORT int cuGraphLaunch(void* exec, void* stream) { return launch_or_upload(CB_LAUNCH, "cuGraphLaunch", exec, stream); }
+
+EXPORT int cuGraphUpload(void* exec, void* stream) { return launch_or_upload(CB_UPLOAD, "cuGraphUpload", exec, stream); }
 
 EXPORT int cuGraphExecDestroy(void* exec) {
     struct {
@@ -323,3 +358,6 @@ EXPORT int fake_graph_live_count(void) {
     for (size_t i = 0; i < g_graphs_used; ++i) live += g_graphs[i].alive && g_graphs[i].owner == NULL;
     return live;
 }
+
+/* How many times two calls were inside one exec at once (see g_overlaps). */
+EXPORT unsigned fake_graph_overlaps(void) { return __atomic_load_n(&g_overlaps, __ATOMIC_RELAXED); }

@@ -195,6 +195,24 @@ EXPORT int cuCtxGetDevice(int* device) {
     return 0;
 }
 
+/* Contexts: one per visible device, current per thread (what the test's fake_cuda_set_device chose). */
+static char g_contexts[64];
+
+EXPORT int cuCtxGetCurrent(void** context) {
+    load_devices();
+    if (context == NULL) return 1;
+    *context = t_device < g_visible_count ? &g_contexts[t_device] : NULL;
+    return 0;
+}
+
+EXPORT int cuCtxSetCurrent(void* context) {
+    load_devices();
+    const uintptr_t offset = (uintptr_t)context - (uintptr_t)g_contexts;
+    if (context == NULL || (uintptr_t)context < (uintptr_t)g_contexts || offset >= (uintptr_t)g_visible_count) return 201;
+    t_device = (int)offset;
+    return 0;
+}
+
 EXPORT int cuDeviceGetUuid_v2(unsigned char uuid[16], int device) {
     load_devices();
     if (uuid == NULL || device < 0 || device >= g_visible_count) return 101;

@@ -18,6 +18,7 @@
  *     graphlaunch:I  cuGraphLaunch(exec I)  -> "graph I launch rebuilt=N masks=0x0000000f,none" (descriptors
  *                    that launch built; per kernel, the low 32 bits of the TPCs its descriptor allows,
  *                    "none" when it carries no mask)
+ *     graphmasks:I   the same masks without a launch: what exec I's descriptors carry now -> "graph I masks=..."
  *     graphdestroy:I cuGraphDestroy(graph I), as PyTorch does while the exec lives -> "graph I destroyed"
  *     execdestroy:I  cuGraphExecDestroy(exec I)                               -> "exec I destroyed"
  *     graphcount     graphs not destroyed yet (the application's)             -> "graphs live=N"
@@ -172,14 +173,16 @@ static int graph_step(const char* step) {
     int result;
     if (strcmp(step, "graphcount") == 0) {
         printf("graphs live=%d\n", g_api.live_count());
-    } else if (starts_with(step, "graphlaunch:")) {
-        if ((index = graph_index(step, "graphlaunch:")) < 0) return 1;
-        if ((result = g_api.launch(g_execs[index], NULL)) != 0) return failed(step, "cuGraphLaunch", result);
+    } else if (starts_with(step, "graphlaunch:") || starts_with(step, "graphmasks:")) {
+        const int launch = starts_with(step, "graphlaunch:");
+        if ((index = graph_index(step, launch ? "graphlaunch:" : "graphmasks:")) < 0) return 1;
+        if (launch && (result = g_api.launch(g_execs[index], NULL)) != 0) return failed(step, "cuGraphLaunch", result);
         uint32_t allowed[MAX_KERNELS];
         unsigned rebuilt = 0;
         const int kernels = g_api.exec_masks(g_execs[index], allowed, MAX_KERNELS, &rebuilt);
         if (kernels < 0 || kernels > MAX_KERNELS) return failed(step, "fake_graph_exec_masks", kernels);
-        printf("graph %d launch rebuilt=%u masks=", index, rebuilt);
+        if (launch) printf("graph %d launch rebuilt=%u masks=", index, rebuilt);
+        else printf("graph %d masks=", index);
         for (int k = 0; k < kernels; ++k) {
             if (allowed[k] == 0) printf("%snone", k ? "," : "");
             else printf("%s0x%08x", k ? "," : "", allowed[k]);
