@@ -182,7 +182,8 @@ Json entry_json(const RegistryEntry& entry, const std::optional<std::string>& on
     const GraphStatus g = graph_status(r);
     out["graphs"] = Json{{"tracking", std::string(to_string(g.tracking))}, {"execs", g.execs}, {"current", g.current},
                          {"older", g.older}, {"unfollowable", g.unfollowable}, {"device_launch", g.device_launch},
-                         {"remasks", g.remasks}, {"remask_failures", g.remask_failures}};
+                         {"remasks", g.remasks}, {"remask_failures", g.remask_failures},
+                         {"remask", g.ahead ? "ahead" : "at launch"}};
     out["app_masks"] = app_masks_json(r.app);
     return out;
 }

@@ -19,6 +19,7 @@ GraphStatus graph_status(const SlotRecord& record) {
     out.device_launch = std::min(g.device_launch, g.execs);
     out.remasks = g.remasks;
     out.remask_failures = g.remask_failures;
+    out.ahead = g.remasker;
     return out;
 }
 

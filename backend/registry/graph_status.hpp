@@ -18,6 +18,7 @@ struct GraphStatus {
     std::uint64_t device_launch = 0; // ... launched from the device: re-masked only when the host launches or uploads them
     std::uint64_t remasks = 0;
     std::uint64_t remask_failures = 0;
+    bool ahead = false;              // the shim's re-mask thread runs: execs are re-masked before their replay
 };
 
 // Reads the shim's counts against the control block: after a change the shim has not seen yet (no graph

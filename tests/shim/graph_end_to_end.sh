@@ -60,6 +60,8 @@ check "graph: followable" graph_is "$pid" unfollowable 0
 check "graph: not for device launch" graph_is "$pid" device_launch 0
 check "graph: its first launch is no re-mask" graph_is "$pid" remasks 0
 check "graph: the re-mask thread runs" graph_is "$pid" remasker 1
+"$gpupart" list --json > "$work/graphs-list.json" 2>&1
+check "graph: list --json says its execs are re-masked ahead" matches "$work/graphs-list.json" '"remask": *"ahead"'
 remasks=$(graph_counter "$pid" remasks)
 "$gpupart" set "$pid" gpc1 --snapshot builtin:h200 > "$work/graphs-set.out" 2> "$work/graphs-set.err"; rc=$?
 check "graph: set gpc1 exits 0" [ "$rc" -eq 0 ]
@@ -96,6 +98,8 @@ pid=$started
 out=$work/lazy.out
 check "at-launch: reaches its first pause" await "$work/lazy.1" "$pid"
 check "at-launch: no re-mask thread" graph_is "$pid" remasker 0
+"$gpupart" list --json > "$work/lazy-list.json" 2>&1
+check "at-launch: list --json says so" matches "$work/lazy-list.json" '"remask": *"at launch"'
 "$gpupart" set "$pid" gpc1 --snapshot builtin:h200 > "$work/lazy-set.out" 2> "$work/lazy-set.err"; rc=$?
 check "at-launch: set gpc1 exits 0" [ "$rc" -eq 0 ]
 touch "$work/lazy.go1"
