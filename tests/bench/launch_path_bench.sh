@@ -3,7 +3,8 @@
 # (through the `device` tool after tests/device/stage.sh):
 #   launches/s   gpupart-bench-threads with 1, 4, 8 and 16 threads on their own streams, the legacy default
 #                stream and per-thread default streams: bare, `gpupart run --tpcs all` and `--tpcs gpc0-3`
-#                (target: at least 0.95x bare in every row)
+#                (target: at least 0.95x bare in every row); then the bare program once more ("bare again"), whose
+#                ratio to the first bare run shows how much two identical runs differ on that machine
 #   graphs       gpupart-bench-graph, a 200-kernel graph: steady replay p50 bare and under the shim, and the
 #                first replay after each mask change (target: at most 50 us more than a steady replay)
 #   start        start to exit of the smallest CUDA program (gpupart-bench-start), bare and under
@@ -39,7 +40,7 @@ failed=0
 as_mode() {
     local mode=$1; shift
     case $mode in
-        bare) "$@" ;;
+        bare|bare-again) "$@" ;;  # bare-again: the bare program once more, last: how far two bare runs differ
         conn8) CUDA_DEVICE_MAX_CONNECTIONS=8 "$@" ;;  # what gpupart run sets for an MPS client, without the shim
         all) "$gp" run --tpcs all -- "$@" ;;
         gpc0-3) "$gp" run --tpcs gpc0-3 -- "$@" ;;
@@ -72,7 +73,7 @@ for rep in $(seq 1 "$reps"); do
     echo "rep $rep: launch rates"
     for stream in own legacy per-thread; do
         for threads in 1 4 8 16; do
-            for mode in bare all gpc0-3 cb-gpc0-3; do
+            for mode in bare all gpc0-3 cb-gpc0-3 bare-again; do
                 record "launch $mode" as_mode "$mode" "$bin/gpupart-bench-threads" --threads "$threads" --stream "$stream" --ms 700
             done
         done
@@ -118,13 +119,14 @@ for line in open(sys.argv[1]):
         if "median" in f: figures[(f"graph {p[2]}", p[1])].append(float(f["median"]))
 med = lambda v: statistics.median(v) if v else float("nan")
 missed = []
-print(f"{'launches/s':<28} {'bare':>9} {'run all':>9} {'x bare':>7} {'run gpc0-3':>10} {'x bare':>7} {'callback gpc0-3':>15} {'x bare':>7}")
+print(f"{'launches/s':<28} {'bare':>9} {'run all':>9} {'x bare':>7} {'run gpc0-3':>10} {'x bare':>7} {'callback gpc0-3':>15} {'x bare':>7}"
+      f" {'bare again':>10} {'x bare':>7}")
 for key in sorted({k[:3] for k in rates}, key=lambda k: (k[0], ["own", "legacy", "per-thread"].index(k[1]), k[2])):
     place, stream, threads = key
-    bare, all_, part, callback = (med(rates[key + (m,)]) for m in ("bare", "all", "gpc0-3", "cb-gpc0-3"))
+    bare, all_, part, callback, again = (med(rates[key + (m,)]) for m in ("bare", "all", "gpc0-3", "cb-gpc0-3", "bare-again"))
     name = f"{'MPS ' if place == 'launch-mps' else ''}{threads} thr, {stream}"
     print(f"{name:<28} {bare:>9.0f} {all_:>9.0f} {all_ / bare:>7.2f} {part:>10.0f} {part / bare:>7.2f} {callback:>15.0f} "
-          f"{callback / bare:>7.2f}")
+          f"{callback / bare:>7.2f} {again:>10.0f} {again / bare:>7.2f}")
     for label, value in (("run all", all_), ("run gpc0-3", part)):
         if not value >= 0.95 * bare: missed.append(f"launches/s, {name}, {label}: {value / bare:.2f}x bare (target 0.95x)")
 steady_bare, steady_shim = med(figures[("graph e2e_ns", "bare")]), med(figures[("graph e2e_ns", "shim")])
