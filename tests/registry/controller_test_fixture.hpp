@@ -1,11 +1,17 @@
 #pragma once
 // What the controller tests share: the built-in H200, a private registry with its journal, a controller
-// over both, and a process's mask as the registry holds it.
+// over both, and a process's mask as the registry holds it; and, for the registry tests as well, the test
+// process registered the way the shim registers.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "controller/controller.hpp"
+#include "registry/registry_slot.h"
 #include "registry_test_support.hpp"
 #include "snapshot/snapshot_file.hpp"
 
@@ -30,5 +36,23 @@ struct ControllerFixture : ::testing::Test {
         return record.control && has_mask_on(*record.control) ? allowed_on(*record.control).to_list() : "all";
     }
 };
+
+// The fixture of test_controller.cpp and test_controller_rules.cpp: one class, so that GoogleTest keeps their
+// tests in one suite (ControllerTest); h200() is the GPU they plan for.
+struct ControllerTest : ControllerFixture {
+    static const Gpu& h200() { return builtin_h200(); }
+};
+
+// Registers the calling process itself (the test), as the shim would; the path of its slot file.
+inline std::string register_self(const std::string& dir, std::uint64_t start_time, const char* allowed = nullptr) {
+    const gpupart_control_payload initial = control_with(allowed, "0xffffffffffffffffffffffffffffffff");
+    gpupart_slot_file* slot = nullptr;
+    char path[512];
+    EXPECT_EQ(gpupart_slot_create(user_dir_in(dir).c_str(), ::getpid(), start_time, ::getuid(), "test-self", "test", "", nullptr, &initial, &slot,
+                                  path, sizeof path),
+              0);
+    ::munmap(slot, GPUPART_SLOT_FILE_SIZE);
+    return path;
+}
 
 }  // namespace gpupart::test

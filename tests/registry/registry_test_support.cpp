@@ -97,4 +97,10 @@ void RegisteredChild::finish() {
 
 RegisteredChild::~RegisteredChild() { finish(); }
 
+int wait_exit_code(pid_t pid) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 }  // namespace gpupart::test

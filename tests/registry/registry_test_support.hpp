@@ -35,6 +35,9 @@ struct RegisteredChild {
     int to_child = -1;
 };
 
+// Waits for child `pid` to end: its exit status, or 128 + the signal that killed it.
+int wait_exit_code(pid_t pid);
+
 // A control payload with one entry for kTestGpu (no entry when `allowed_hex` is null).
 gpupart_control_payload control_with(const char* allowed_hex, const char* real_hex, const char* gpu = kTestGpu);
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rules of the source tree that a reviewer would otherwise have to remember, checked on the tracked files:
 #   - nothing generated is committed (Python byte code, objects, libraries, editor and patch leftovers);
-#   - no product source file (backend/, app/, widgets/) is longer than 400 lines: small files with one job;
+#   - no source file (backend/, app/, widgets/, tests/, packaging/: C, C++, CUDA, Python, shell, CMake) is
+#     longer than 400 lines: small files with one job;
 #   - no two product source files in different folders share a name (the extension aside): a name says
 #     which file is meant, in an include, a stack trace or a review.
 # Files that were over the limit before this check existed are named in long_files_allowed.txt with the
@@ -44,7 +45,7 @@ while read -r path; do
     elif [ "$lines" -gt "$limit" ]; then
         fail "$path has $lines lines, more than $limit: split it by concern"
     fi
-done < <(git ls-files backend app widgets | grep -E '\.(c|h|cpp|hpp|cu|cuh|in|py|sh)$')
+done < <(git ls-files backend app widgets tests packaging CMakeLists.txt | grep -E '(\.(c|h|cpp|hpp|cu|cuh|in|py|sh|cmake)|CMakeLists\.txt)$')
 
 declare -A folder_of=()
 while read -r path; do
@@ -64,4 +65,4 @@ if [ "$failures" -gt 0 ]; then
     echo "source tree: $failures problems"
     exit 1
 fi
-echo "source tree: no generated files, no product source file over $limit lines (${#allowed[@]} older ones listed), no two sharing a name"
+echo "source tree: no generated files, no source file over $limit lines (${#allowed[@]} older ones listed), no two sharing a name"

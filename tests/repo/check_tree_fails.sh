@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # check_tree.sh must fail on what it forbids: a throwaway git checkout with one clean tree, then the same tree
-# with two product files sharing a name, with a generated file, and with a product file over 400 lines.
+# with two product files sharing a name, with a generated file, and with a product or test file over 400 lines.
 #   check_tree_fails.sh PATH/TO/check_tree.sh WORK_DIR
 set -u
 check_tree=$1
@@ -33,5 +33,11 @@ seq 1 401 | sed 's/^/int v/; s/$/;/' > backend/model/big.cpp && git add backend/
 bash "$check_tree" . > "$work/long.txt" 2>&1
 check "a product file over 400 lines fails it" [ $? -eq 1 ]
 check "the failure says split it" contains "$work/long.txt" "backend/model/big.cpp has 401 lines, more than 400"
+git rm -q --cached backend/model/big.cpp && rm backend/model/big.cpp
+
+mkdir -p tests/unit && seq 1 401 | sed 's/^/int t/; s/$/;/' > tests/unit/test_big.cpp && git add tests/unit/test_big.cpp
+bash "$check_tree" . > "$work/long-test.txt" 2>&1
+check "a test file over 400 lines fails it too" [ $? -eq 1 ]
+check "that failure names the test file" contains "$work/long-test.txt" "tests/unit/test_big.cpp has 401 lines, more than 400"
 
 checks_summary "check_tree.sh fails on what it forbids"

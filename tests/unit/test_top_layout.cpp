@@ -1,17 +1,14 @@
 // The layout of `gpupart top` at 80x24, 120x40 and 200x60, read as text and as cells: no terminal.
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <sstream>
-
-#include <unistd.h>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "model/gpu_queries.hpp"
-#include "controller/rules.hpp"
 #include "top/top_layout.hpp"
-#include "top/top_view.hpp"
+#include "top_screen_text.hpp"
 #include "top_test_data.hpp"
 
 using namespace gpupart;
@@ -20,40 +17,11 @@ using namespace gpupart::top::test;
 
 namespace {
 
-std::vector<std::string> lines_of(const Screen& screen) {
-    std::vector<std::string> lines;
-    std::istringstream in(screen.text());
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
-}
-
 // The row whose text starts with `prefix` (-1: none).
 int row_starting(const Screen& screen, const std::string& prefix) {
     for (int r = 0; r < screen.height(); ++r)
         if (screen.row_text(r).starts_with(prefix)) return r;
     return -1;
-}
-
-bool contains(const Screen& screen, const std::string& text) { return screen.text().find(text) != std::string::npos; }
-
-// The text inside the dialog's box (what lies right of its left border, between its top and bottom).
-std::string dialog_text(const Screen& screen) {
-    std::string text;
-    bool inside = false;
-    for (int r = 0; r < screen.height(); ++r) {
-        const std::string line = screen.row_text(r);
-        if (line.find("┌") != std::string::npos) inside = true;
-        if (inside && line.find("│") != std::string::npos) text += line.substr(line.find("│")) + "\n";
-        if (line.find("└") != std::string::npos) break;
-    }
-    return text;
-}
-
-// Every row fits the width and the frame has exactly `height` rows.
-void expect_fits(const Screen& screen) {
-    const auto lines = lines_of(screen);
-    EXPECT_EQ(static_cast<int>(lines.size()), screen.height());
-    for (const auto& line : lines) EXPECT_LE(text_width(line), screen.width()) << line;
 }
 
 }  // namespace
@@ -241,141 +209,6 @@ TEST(TopLayout, MarksTheCursorAndOwnersAreCellAttributes) {
     EXPECT_EQ(hit->value, 25);
 }
 
-TEST(TopLayout, TheConfirmationShowsTheChangesAndOnlyTheFindingsTheyBring) {
-    const TopData data = frame_data(demo_processes());
-    SystemState state;
-    state.gpu = h200();
-    for (const TopProcess& p : data.processes) {
-        ProcessState ps;
-        ps.pid = p.pid;
-        ps.start_time = p.start_time;
-        ps.command = p.command;
-        ps.partitioned = true;
-        ps.mask = p.mask;
-        state.processes.push_back(ps);
-    }
-    PlannedChange change;
-    change.pid = 4102;
-    change.command = data.processes[1].command;
-    change.before_partitioned = true;
-    change.before = data.processes[1].mask;
-    change.after = data.processes[1].mask;
-    change.after.set(1);  // two of gpc1's TPCs
-    change.after.set(9);
-    Plan plan;
-    plan.action = "give 1,9 to 4102";
-    plan.changes = {change};
-    plan.findings = check_plan(state, plan.changes);
-    UiState ui;
-    ui.dialog = Dialog::confirm;
-    ui.pending = PendingPlan{plan, "Give TPCs 1,9 to B 4102?"};
-    const Screen screen = layout_top(data, ui, 80, 24);
-    expect_fits(screen);
-    SCOPED_TRACE(screen.text());
-    const std::string dialog = dialog_text(screen);
-    EXPECT_TRUE(contains(screen, "┌─ Give TPCs 1,9 to B 4102? "));
-    // The counts come first: B's masks are long lists of TPC numbers, cut at this width.
-    EXPECT_NE(dialog.find("16 TPCs → 18: 4-5,12-13,20-21,28-29,35-36,42-43,49-50,56-57 → 1,4-5,9"), std::string::npos);
-    EXPECT_NE(dialog.find("warning: process 4102 gets only 2 of gpc1's 8 TPCs"), std::string::npos);
-    EXPECT_NE(dialog.find("share TPCs 1,9"), std::string::npos);       // new: A holds them too
-    EXPECT_EQ(dialog.find("without MPS"), std::string::npos);          // held already: counted, not repeated
-    EXPECT_NE(dialog.find("(3 findings that hold already: see the findings panel)"), std::string::npos);
-    EXPECT_NE(dialog.find("Enter or y applies"), std::string::npos);
-}
-
-TEST(TopLayout, ARefusedPlanSaysNothingWillChange) {
-    const TopData data = frame_data(demo_processes());
-    UiState ui;
-    ui.dialog = Dialog::confirm;
-    Plan plan;
-    plan.findings = {{Severity::error, "controller", "process 4101 has one TPC left: a partition needs at least one", "last-tpc"}};
-    ui.pending = PendingPlan{plan, "Take a TPC from A 4101?"};
-    const Screen screen = layout_top(data, ui, 80, 24);
-    SCOPED_TRACE(screen.text());
-    EXPECT_TRUE(contains(screen, "error: process 4101 has one TPC left"));
-    EXPECT_TRUE(contains(screen, "Refused: nothing will change."));
-    EXPECT_FALSE(contains(screen, "Enter or y applies"));
-}
-
-TEST(TopLayout, AnUndoOfRulesAloneSaysWhichRulesComeBack) {
-    const TopData data = frame_data(demo_processes());
-    gpupart_rules_file armed{};
-    std::snprintf(armed.profile, sizeof armed.profile, "%s", "serving");
-    armed.count = 2;
-    Plan plan;
-    plan.action = "undo #3 (profile disarm)";
-    plan.undoes = 3;
-    plan.rules = RulesChange{std::nullopt, armed};
-    UiState ui;
-    ui.dialog = Dialog::confirm;
-    ui.pending = PendingPlan{plan, "Undo #3 (profile disarm)?"};
-    const Screen screen = layout_top(data, ui, 80, 24);
-    SCOPED_TRACE(screen.text());
-    const std::string dialog = dialog_text(screen);
-    EXPECT_NE(dialog.find("rules for processes that start later: no rules → profile serving (2 rules)"), std::string::npos);
-    EXPECT_EQ(dialog.find("no change to make"), std::string::npos);
-    // There is no redo: the dialog must not promise that u undoes the undo.
-    EXPECT_NE(dialog.find("Enter or y undoes it"), std::string::npos);
-    EXPECT_NE(dialog.find("no redo"), std::string::npos);
-    EXPECT_EQ(dialog.find("u undoes it later"), std::string::npos);
-}
-
-TEST(TopLayout, HelpSetupSortAndActionDialogs) {
-    const TopData data = frame_data(demo_processes());
-    UiState ui;
-    ui.dialog = Dialog::help;
-    Screen screen = layout_top(data, ui, 80, 24);
-    EXPECT_TRUE(contains(screen, "gpupart top · keys"));
-    EXPECT_TRUE(contains(screen, "u          undo your last change"));
-    EXPECT_TRUE(contains(screen, "any key closes this help"));  // the whole help fits 80x24
-    ui.dialog = Dialog::setup;
-    screen = layout_top(data, ui, 80, 24);
-    EXPECT_TRUE(contains(screen, "[x] colours"));
-    EXPECT_TRUE(contains(screen, "refresh every 1.0 s"));
-    ui.dialog = Dialog::sort_menu;
-    screen = layout_top(data, ui, 80, 24);
-    EXPECT_TRUE(contains(screen, "PID   (now)"));
-    ui.dialog = Dialog::action_menu;
-    ui.marked.set(9);
-    screen = layout_top(data, ui, 120, 40);
-    SCOPED_TRACE(screen.text());
-    EXPECT_TRUE(contains(screen, "1  Give marked TPCs 9 to 4101 (A)"));
-    EXPECT_TRUE(contains(screen, "3  Release 9 (held by nobody then)"));
-    EXPECT_TRUE(contains(screen, "6  Undo your last change"));
-    // Only the dialog takes clicks while it is open.
-    for (const Hit& hit : screen.hits) EXPECT_EQ(hit.kind, HitKind::menu_item);
-}
-
-// The menus do not offer a change that changes nothing.
-TEST(TopLayout, TheActionMenuDoesNotOfferChangesThatChangeNothing) {
-    // As `gpupart demo start` runs it: A (selected) holds gpc0-3, B gpc4-5, C gpc6; gpc7 is free.
-    std::vector<FakeProcess> fakes = demo_processes();
-    fakes[2].tpcs = "gpc6";
-    const TopData data = frame_data(fakes);
-    UiState ui;
-    ui.marked.set(9);  // A's own TPC
-    auto items = action_menu(data, ui);
-    EXPECT_FALSE(items[0].enabled);
-    EXPECT_TRUE(items[2].enabled);  // 9 is held: releasing it changes something
-    ui.marked = TpcMask{};
-    ui.marked.set(7);  // of gpc7: held by nobody
-    items = action_menu(data, ui);
-    EXPECT_TRUE(items[0].enabled);
-    EXPECT_FALSE(items[2].enabled);
-}
-
-TEST(TopLayout, SearchAndFilterPromptsLiveInTheStatusLine) {
-    const TopData data = frame_data(demo_processes());
-    UiState ui;
-    ui.dialog = Dialog::filter;
-    ui.input = ui.filter = "vision";
-    const Screen screen = layout_top(data, ui, 80, 24);
-    SCOPED_TRACE(screen.text());
-    EXPECT_TRUE(screen.row_text(22).starts_with("Filter: vision_"));
-    EXPECT_TRUE(contains(screen, "▸ B    4102"));
-    EXPECT_FALSE(contains(screen, "A    4101"));
-}
-
 TEST(TopLayout, ViewOnlyAndEmptyRegistryAreSaid) {
     TopData data = frame_data({});
     data.source.read_only = "this GPU's TPC map is not known";
@@ -435,90 +268,6 @@ TEST(TopLayout, EveryRoleOfTheFloorplanMatchesTheTableLetter) {
     }
 }
 
-// A process keeps its letter and colour for its whole life; an exit frees a letter and is
-// reported, and never re-letters the others (B stayed B when A exited).
-TEST(OwnerLetters, AnExitNeverMovesAnotherProcesssLetter) {
-    OwnerLetters letters;
-    EXPECT_TRUE(letters.update({{300, 1, "c"}, {100, 1, "a"}, {200, 1, "b"}}).empty());
-    EXPECT_EQ(letters.mark(100, 1).letter, 'A');
-    EXPECT_EQ(letters.mark(200, 1).letter, 'B');
-    EXPECT_EQ(letters.mark(300, 1).letter, 'C');
-    const int b_colour = letters.mark(200, 1).index;
-
-    const auto exited = letters.update({{200, 1, "b"}, {300, 1, "c"}});
-    ASSERT_EQ(exited.size(), 1u);
-    EXPECT_EQ(exited[0].pid, 100);
-    EXPECT_EQ(exited[0].letter, 'A');
-    EXPECT_EQ(exited[0].command, "a");
-    EXPECT_EQ(letters.mark(200, 1).letter, 'B');
-    EXPECT_EQ(letters.mark(200, 1).index, b_colour);
-    EXPECT_EQ(letters.mark(300, 1).letter, 'C');
-
-    // A new process takes the lowest free letter; a pid reused by a new process (another start time) is new.
-    EXPECT_TRUE(letters.update({{200, 1, "b"}, {300, 1, "c"}, {50, 7, "d"}}).empty());
-    EXPECT_EQ(letters.mark(50, 7).letter, 'A');
-    const auto reused = letters.update({{200, 2, "b2"}, {300, 1, "c"}, {50, 7, "d"}});
-    ASSERT_EQ(reused.size(), 1u);
-    EXPECT_EQ(reused[0].pid, 200);
-    EXPECT_EQ(letters.mark(200, 2).letter, 'B');
-    EXPECT_EQ(letters.mark(200, 1).letter, '?');
-}
-
-// Frames of a hand-made SystemState through make_top_data, one refresh a second, with the view's state
-// (rates, letters) kept across them as a session keeps it.
-struct Frames {
-    SystemState state;
-    TopSource source{"builtin:h200", true, "", "", 1};
-    LaunchRates rates{kTopRateWindow};
-    OwnerLetters letters;
-    std::chrono::steady_clock::time_point now = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
-    Frames() { state.gpu = h200(); }
-    TopData next() {
-        now += std::chrono::seconds(1);
-        return make_top_data(state, source, "/run/gpupart", rates, letters, now);
-    }
-};
-
-TEST(OwnerLetters, TheViewKeepsLettersAcrossSamplesAndNamesTheExit) {
-    Frames frames;
-    const auto process = [](int pid) {
-        ProcessState p;
-        p.pid = pid;
-        p.start_time = 1;
-        p.command = "worker " + std::to_string(pid);
-        return p;
-    };
-    frames.state.processes = {process(10), process(20), process(30)};
-    TopData data = frames.next();
-    ASSERT_EQ(data.processes.size(), 3u);
-    EXPECT_EQ(data.processes[1].letter, 'B');
-    frames.state.processes = {process(20), process(30)};
-    data = frames.next();
-    ASSERT_EQ(data.processes.size(), 2u);
-    EXPECT_EQ(data.processes[0].pid, 20);
-    EXPECT_EQ(data.processes[0].letter, 'B');
-    EXPECT_EQ(data.processes[1].letter, 'C');
-    ASSERT_EQ(data.exited.size(), 1u);
-    EXPECT_EQ(data.exited[0].letter, 'A');
-    EXPECT_EQ(data.exited[0].command, "worker 10");
-}
-
-// Launch rates count graph replays; a process that only replays graphs is not shown idle.
-TEST(TopData, TheLaunchRateCountsGraphReplays) {
-    Frames frames;
-    ProcessState p;
-    p.pid = 42;
-    p.start_time = 1;
-    p.graph_launches = 100;
-    frames.state.processes = {p};
-    frames.next();
-    frames.state.processes[0].graph_launches = 500;
-    const TopData data = frames.next();
-    ASSERT_EQ(data.processes.size(), 1u);
-    ASSERT_TRUE(data.processes[0].launches_per_second.has_value());
-    EXPECT_DOUBLE_EQ(*data.processes[0].launches_per_second, 400.0);
-}
-
 // NVML's meters get a header row of their own at every size, each part whole, the clock untouched;
 // each process's GPU memory is NVML's; at 60x16 a process row is still visible.
 TEST(TopLayout, GpuMetersHaveAHeaderRowAtEverySize) {
@@ -569,18 +318,6 @@ TEST(TopLayout, TheWideTableShowsCpuAndHostMemory) {
     EXPECT_NE(screen.row_text(header).find("  MEM GPU%  CPU%   RSS SHIM"), std::string::npos);
     EXPECT_NE(screen.row_text(header + 1).find("     -    -    97 2300M active"), std::string::npos);
     EXPECT_NE(screen.row_text(header + 2).find("     -    -     -     - active"), std::string::npos);
-}
-
-TEST(TopData, UsageComesFromProcOfRealProcesses) {
-    TopData data = frame_data(demo_processes());
-    data.processes[0].pid = ::getpid();  // this test, a real process (not simulated)
-    data.processes[0].start_time = 0;    // any start time
-    data.processes[0].simulated = false;
-    ProcessUsageSampler usage;
-    add_usage(data, usage, std::chrono::steady_clock::now());
-    ASSERT_TRUE(data.processes[0].rss_bytes.has_value());
-    EXPECT_GT(*data.processes[0].rss_bytes, 1ull << 20);
-    EXPECT_FALSE(data.processes[1].rss_bytes.has_value());  // a demo worker: not sampled
 }
 
 // Item 7: --batch frames are for files and pipes: no cursor mark, no status line, no keys.
