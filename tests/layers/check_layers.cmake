@@ -4,7 +4,11 @@
 # not use fails with "No such file". The table below is the architecture, written down independently of
 # the CMake code that builds the include roots: loosen a root there and this test fails.
 #
-# cmake -DCXX=<compiler> -DSCRATCH=<dir> -DIMPLICIT=<a|b> -DINCLUDES_<layer>=<a|b|...> -P check_layers.cmake
+# The front ends are held to it the same way (the include directories their targets really get), each with
+# the layers it may not use. The CLI may use every layer and is not listed.
+#
+# cmake -DCXX=<compiler> -DSCRATCH=<dir> -DIMPLICIT=<a|b> -DINCLUDES_<layer or front end>=<a|b|...>
+#       [-DFRONTENDS=<a|b>] -P check_layers.cmake
 cmake_minimum_required(VERSION 3.25)
 set(layers model platform sources snapshot report registry smlp controller metrics planner curve_store fleet)
 set(forbidden_model      platform sources snapshot report registry smlp controller metrics planner curve_store fleet)
@@ -24,6 +28,16 @@ set(forbidden_curve_store sources snapshot report registry smlp controller metri
 # TPCs as a cluster scheduler's resource: placement and its own files, nothing that reads or
 # changes live processes.
 set(forbidden_fleet      sources snapshot report registry smlp controller metrics planner curve_store)
+
+# Front ends: the probe measures (sources) and writes the shim's layout (registry); a demo worker only
+# registers; drawing a GPU and the desktop app and gpupart top act through the controller, never the
+# exporter's metrics or the cluster scheduler's fleet; the render library draws, without the planner.
+set(forbidden_probe       snapshot report smlp controller metrics planner curve_store fleet)
+set(forbidden_demo_worker sources snapshot report smlp controller metrics planner curve_store fleet)
+set(forbidden_render      metrics planner curve_store fleet)
+set(forbidden_widgets     metrics fleet)
+set(forbidden_gui         metrics fleet)
+set(forbidden_top         metrics fleet)
 
 # One light header per layer, the one a probe includes.
 set(header_model      model/gpu.hpp)
@@ -48,9 +62,10 @@ string(REPLACE "|" ";" implicit "${IMPLICIT}")
 file(REMOVE_RECURSE ${SCRATCH})
 file(MAKE_DIRECTORY ${SCRATCH})
 
+string(REPLACE "|" ";" frontends "${FRONTENDS}")
 set(failures 0)
 set(checks 0)
-foreach(layer IN LISTS layers)
+foreach(layer IN LISTS layers frontends)
   if(NOT DEFINED INCLUDES_${layer})
     message(FATAL_ERROR "check_layers.cmake: -DINCLUDES_${layer}= is missing")
   endif()
@@ -98,4 +113,4 @@ endforeach()
 if(failures GREATER 0)
   message(FATAL_ERROR "${failures} of ${checks} layer checks failed")
 endif()
-message(STATUS "${checks} layer checks passed: every layer reaches what it may use and nothing else")
+message(STATUS "${checks} layer checks passed: every layer and front end (${frontends}) reaches what it may use and nothing else")
