@@ -1,7 +1,7 @@
 #pragma once
 // Compute- or memory-intensive, from the shape of a fitted scaling curve (Zahaf et al., RTNS 2021, Section 3.1).
 //
-// Seed 002's Definition 1: "Given an architecture, a kernel is considered to be memory intensive if,
+// Zahaf et al.'s (RTNS 2021) Definition 1: "Given an architecture, a kernel is considered to be memory intensive if,
 // beyond a certain threshold, allocating more SMs does not improve its performance on that
 // architecture." Its Figure 3 shows where that threshold lies: memory-intensive kernels stop speeding
 // up at about half of the GPU's SMs (40 of 68), compute-intensive ones keep improving to the whole GPU.

@@ -1,5 +1,5 @@
 #pragma once
-// Seed 002's heuristic "Partition and allocate" (Section 5): sizes partitions of a GPU and allocates
+// Zahaf et al.'s (RTNS 2021) heuristic "Partition and allocate" (Section 5): sizes partitions of a GPU and allocates
 // tasks to them so that every task meets its deadline, merging partitions to save resources.
 //   - Algorithm 1 (partition and allocate): a partition per task, sized by Lemma 2; while the partitions
 //     need more than N TPCs (Lemma 3's test Pi <= N fails), merge two of them; fail when no merge is left.

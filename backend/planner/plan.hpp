@@ -1,5 +1,5 @@
 #pragma once
-// Seed 002's partition-and-allocate (partition_allocate.hpp) for gpupart's processes: each process with
+// Zahaf et al.'s (RTNS 2021) partition-and-allocate (partition_allocate.hpp) for gpupart's processes: each process with
 // a measured curve, a class and a target becomes one of the seed's tasks, and the result says how many
 // TPCs each process gets, which processes share a partition, whether each target is met, and, when the
 // targets cannot all be met, why and what is closest.

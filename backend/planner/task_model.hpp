@@ -1,5 +1,5 @@
 #pragma once
-// Seed 002's task and partition model (Sections 4 and 5.1-5.5), in gpupart's unit: a partition is a
+// Zahaf et al.'s (RTNS 2021) task and partition model (Sections 4 and 5.1-5.5), in gpupart's unit: a partition is a
 // number of TPCs of one GPU of N TPCs (the seed's M SMs), every task a process sharing it.
 //
 //  - Task tau_i = {T_i, D_i, M_i, Cc_i(m), Cn_i(m)} (Section 4.2): period, relative deadline, type

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Seed 000's evaluation (section 6) reproduced for gpupart on one real GPU, beside MPS, green contexts and no
+"""The evaluation (section 6) of Bakita & Anderson's "Hardware Compute Partitioning on NVIDIA GPUs for Composable Systems" (ECRTS 2025) reproduced for gpupart on one real GPU, beside MPS, green contexts and no
 partitioning at all, in one run: start-up, launch, set-to-applied, partition enforcement and granularity
 (tests/bench/evidence/README.md). Runs on the GPU machine after tests/device/stage.sh:
 
