@@ -46,11 +46,20 @@ void append_graph_change(std::vector<Finding>& findings, const ProcessState& pro
                                                "bodies, lost or refused nodes): {} keep{} the old TPCs until re-instantiated",
                                                process.pid, g.unfollowable, g.execs, g.execs == 1 ? "exec" : "execs",
                                                g.unfollowable == 1 ? "it" : "they", g.unfollowable == 1 ? "s" : "")));
-    if (g.execs > g.unfollowable)
+    const std::uint64_t following = g.execs - std::min(g.unfollowable, g.execs);
+    if (following == 0) return;
+    const bool one = following == 1;
+    // With the shim's re-mask thread the change waits for it (Registry::wait_for_graph_remasks); without
+    // it, each exec is re-masked inside its first launch after the change.
+    if (g.ahead)
+        findings.push_back(note("graphs-follow", "docs/cuda-graphs.md",
+                                fmt::format("process {}: {} CUDA graph {} {} re-masked before this change returns (at the "
+                                            "latest at {} next launch)", process.pid, following, one ? "exec" : "execs",
+                                            one ? "is" : "are", one ? "its" : "their")));
+    else
         findings.push_back(note("graphs-follow", "docs/cuda-graphs.md",
                                 fmt::format("process {}: {} CUDA graph {} take{} the new TPCs at {} next launch", process.pid,
-                                            g.execs - g.unfollowable, g.execs - g.unfollowable == 1 ? "exec" : "execs",
-                                            g.execs - g.unfollowable == 1 ? "s" : "", g.execs - g.unfollowable == 1 ? "its" : "their")));
+                                            following, one ? "exec" : "execs", one ? "s" : "", one ? "its" : "their")));
 }
 
 }  // namespace

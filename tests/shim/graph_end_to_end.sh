@@ -113,6 +113,31 @@ wait "$pid"; rc=$?
 check "at-launch: exits 0" [ "$rc" -eq 0 ]
 check "at-launch: the shim said nothing" only_the_half_gpc0_warning "$work/lazy.err"
 
+# A process whose re-mask thread cannot run (stopped): `gpupart set` waits at most a second for it, makes the
+# change all the same and says which process's graphs take the mask at their next launch; once the process
+# runs again, its thread brings the exec up to date before any replay.
+start stopped "$gpupart" run --tpcs $Q --snapshot builtin:h200 -- "$host" load:"$fake" graph:2 graphlaunch:0 \
+    ready:"$work/stopped.1" wait:"$work/stopped.go1" graphmasks:0 ready:"$work/stopped.2" wait:"$work/stopped.go2"
+pid=$started
+check "stopped: reaches its first pause" await "$work/stopped.1" "$pid"
+kill -STOP "$pid"
+set_start=$(date +%s%N)
+"$gpupart" set "$pid" gpc1 --snapshot builtin:h200 > "$work/stopped-set.out" 2> "$work/stopped-set.err"; rc=$?
+set_ms=$(( ($(date +%s%N) - set_start) / 1000000 ))
+check "stopped: set gpc1 exits 0" [ "$rc" -eq 0 ]
+check "stopped: set waited about a second, not more (${set_ms} ms)" [ "$set_ms" -ge 900 ] && [ "$set_ms" -lt 5000 ]
+check "stopped: set says the graphs take the mask at their next launch" contains "$work/stopped-set.err" \
+    "process $pid: not all of its CUDA graphs were re-masked within 1000 ms; they take the new mask at their next launch"
+kill -CONT "$pid"
+for _ in $(seq 1 200); do [ "$(graph_counter "$pid" settled_generation)" = 2 ] && break; sleep 0.01; done
+check "stopped: running again, its thread settles the change" graph_is "$pid" settled_generation 2
+touch "$work/stopped.go1"
+check "stopped: reaches its second pause" await "$work/stopped.2" "$pid"
+check "stopped: the exec carries gpc1 before any replay" line_is "$work/stopped.out" 6 "graph 0 masks=$Y,$Y"
+touch "$work/stopped.go2"
+wait "$pid"; rc=$?
+check "stopped: exits 0" [ "$rc" -eq 0 ]
+
 # A value the shim does not know: one line on stderr, and the default (the thread).
 start odd env GPUPART_GRAPH_REMASK=sometimes "$gpupart" run --tpcs $Q --snapshot builtin:h200 -- "$host" \
     load:"$fake" graph:1 ready:"$work/odd.1" wait:"$work/odd.go1"

@@ -171,6 +171,17 @@ TEST(Rules, ChangedMaskSaysGraphExecsFollowAtTheirNextLaunch) {
     EXPECT_FALSE(has_id(findings, "graphs-keep-mask"));
 }
 
+TEST(Rules, WithTheShimsReMaskThreadGraphExecsAreReMaskedBeforeTheChangeReturns) {
+    auto p = process(10, kGpc1);
+    p.graphs = graphs(1, 0, 0);
+    p.graphs.ahead = true;
+    const auto state = state_with({p});
+    const auto f = find_rule(check_change(state, change_of(state.processes[0], kGpc6)), "docs/cuda-graphs.md", Severity::info);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_EQ(f->id, "graphs-follow");
+    EXPECT_EQ(f->message, "process 10: 1 CUDA graph exec is re-masked before this change returns (at the latest at its next launch)");
+}
+
 TEST(Rules, ChangedMaskWithoutGraphsSaysNothingAboutGraphs) {
     const auto state = state_with({process(10, kGpc1)});
     const auto findings = check_change(state, change_of(state.processes[0], kGpc6));
