@@ -41,12 +41,16 @@ static const int kFollowedCallbacks[] = {CB_INSTANTIATE, CB_LAUNCH, CB_LAUNCH_PT
                                          CB_INSTANTIATE_WITH_PARAMS, CB_INSTANTIATE_WITH_PARAMS_PTSZ};
 /* For the re-mask thread: every call that changes an exec (the thread must never be in the driver on an
  * exec at the same time: the driver does not lock one), and every call that may destroy a context. */
-/* cuGraphExec{KernelNode,Memcpy,Memset,HostNode,ChildGraphNode}SetParams, cuGraphExecUpdate, the event and
- * semaphore node setters, cuGraphNodeSetEnabled, cuGraphExecBatchMemOpNodeSetParams, their _v2 and
- * cuGraphExecNodeSetParams. */
-static const int kExecCalls[] = {538, 561, 562, 563, 564, 586, 595, 596, 624, 625, 650, 672, 692, 696, 714};
-/* cuCtxDestroy (and _v2), cuDevicePrimaryCtxRelease and cuDevicePrimaryCtxReset (and their _v2). */
-static const int kContextCalls[] = {11, 322, 387, 389, 544, 545};
+/* On execs: cuGraphExec{KernelNode,Memcpy,Memset,HostNode,ChildGraphNode}SetParams, cuGraphExecUpdate, the
+ * event and semaphore node setters, cuGraphNodeSetEnabled and GetEnabled, cuGraphExecGetFlags,
+ * cuGraphExecBatchMemOpNodeSetParams, their _v2 and cuGraphExecNodeSetParams. On the graphs execs are made
+ * from (the thread passes their node handles): cuGraphKernelNodeSetParams (and _v2), cuGraphDestroyNode,
+ * cuGraphClone, cuGraphDebugDotPrint, cuGraphAddNode (and _v2), cuGraphNodeSetParams and
+ * cuStreamBeginCaptureToGraph (and _ptsz). Instantiation is counted too (kind_of). */
+static const int kExecCalls[] = {538, 561, 562, 563, 564, 586, 595, 596, 624, 625, 650, 651, 658, 672, 692, 696, 714,
+                                 521, 522, 523, 628, 691, 712, 713, 720, 721, 723};
+/* cuCtxDestroy (and _v2), cuDevicePrimaryCtxRelease and cuDevicePrimaryCtxReset (and their _v2), cuGreenCtxDestroy. */
+static const int kContextCalls[] = {11, 322, 387, 389, 544, 545, 744};
 
 /* The driver's callback record for the driver-API domain, as measured on driver 580 (not CUPTI's
  * CUpti_CallbackData): u32 size at 0, CUresult* at 40, function name at 48, parameter struct at 56,
@@ -130,10 +134,14 @@ int gpupart_graphs_remask_ahead(struct gpupart_slot_file* slot) {
     int result = GPUPART_AHEAD_DONE;
     struct gpupart_control control;
     if (g_stopping || __atomic_load_n(&g_disabled, __ATOMIC_RELAXED)) goto out;
+    /* A slot shrunk under the process: touching its last page lets the slot guard swap in its private copy
+     * now (gpupart_shim.c, touch_last_page), before the control block is read. */
+    (void)*(const volatile uint8_t*)((const uint8_t*)slot + GPUPART_SLOT_FILE_SIZE - 1);
     if (gpupart_control_read(&slot->control, &control, 4) != 0) {
         result = GPUPART_AHEAD_BUSY; /* a write is in progress */
         goto out;
     }
+    if (control.seq == 0) goto out; /* zeros, never a written block: nothing to adopt */
     gpupart_graph_book_adopt(control.current.generation);
     struct exec_record* rec = gpupart_graph_book_next_for_thread();
     if (rec == NULL) { /* nothing left that the thread can reach: the rest waits for its launch */
@@ -153,12 +161,6 @@ out:
     gpupart_graph_book_publish(slot);
     pthread_mutex_unlock(&BOOK.lock);
     return result;
-}
-
-void gpupart_graphs_settle_ahead(struct gpupart_slot_file* slot) {
-    pthread_mutex_lock(&BOOK.lock);
-    gpupart_store64(&slot->counters.graph_settled_generation, BOOK.latest_generation);
-    pthread_mutex_unlock(&BOOK.lock);
 }
 
 void gpupart_graphs_stop_ahead(void) {
@@ -183,9 +185,14 @@ static enum call_kind kind_of(int cbid) {
     return CALL_OTHER;
 }
 
+/* The follower stops. Under the lock: the re-mask thread finishes the step it is in and starts none after,
+ * so graph calls that no longer count themselves never meet it in the driver. */
 static void layout_unknown(struct gpupart_slot_file* slot) {
+    pthread_mutex_lock(&BOOK.lock);
     __atomic_store_n(&g_disabled, 1u, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&BOOK.lock);
     gpupart_store64(&slot->counters.graph_tracking, GPUPART_GRAPHS_LAYOUT_UNKNOWN);
+    gpupart_store64(&slot->counters.graph_remasker, 0); /* gpupart set has nothing to wait for */
 }
 
 void gpupart_graphs_on_api(struct gpupart_slot_file* slot, int cbid, const void* record_pointer) {
@@ -204,6 +211,8 @@ void gpupart_graphs_on_api(struct gpupart_slot_file* slot, int cbid, const void*
         if (t_counted > 0) end_counted();
         return;
     }
+    /* An instantiation was counted at its enter (below): out before its exit takes the lock. */
+    if (kind == CALL_INSTANTIATE && site == SITE_EXIT && t_counted > 0) end_counted();
     if (__atomic_load_n(&g_disabled, __ATOMIC_RELAXED)) return;
     if (kind == CALL_LAUNCH && site == SITE_ENTER) {
         if (cbid == CB_LAUNCH || cbid == CB_LAUNCH_PTSZ) { /* count graph launches once (the enter site) */
@@ -217,7 +226,7 @@ void gpupart_graphs_on_api(struct gpupart_slot_file* slot, int cbid, const void*
             !__atomic_load_n(&g_remasking, __ATOMIC_SEQ_CST))
             return;
         end_counted();
-    } else if (kind == CALL_EXEC) {
+    } else if (kind == CALL_EXEC || (kind == CALL_INSTANTIATE && site == SITE_ENTER)) {
         if (site != SITE_ENTER) return;
         begin_counted();
         if (!__atomic_load_n(&g_remasking, __ATOMIC_SEQ_CST)) return;

@@ -30,6 +30,7 @@ typedef int (*upload_fn)(void* exec, void* stream);
 typedef int (*ctx_get_fn)(void** context);
 typedef int (*ctx_set_fn)(void* context);
 typedef int (*stream_create_fn)(void** stream, unsigned flags);
+typedef int (*capture_mode_fn)(int* mode);
 static struct {
     get_nodes_fn get_nodes;
     node_type_fn node_type;
@@ -42,6 +43,7 @@ static struct {
     ctx_get_fn ctx_get;
     ctx_set_fn ctx_set;
     stream_create_fn stream_create;
+    capture_mode_fn exchange_capture_mode;
 } g_cu;
 
 /* The re-mask thread's stream in each context it uploaded in (only that thread touches this). */
@@ -82,6 +84,8 @@ int gpupart_graph_nodes_resolve(void* libcuda) {
         memcpy(&g_cu.ctx_set, &ctx_set, sizeof(void*));
         memcpy(&g_cu.stream_create, &stream_create, sizeof(void*));
     }
+    void* exchange = resolve(libcuda, "cuThreadExchangeStreamCaptureMode");
+    if (exchange != NULL) memcpy(&g_cu.exchange_capture_mode, &exchange, sizeof(void*));
     return 0;
 }
 
@@ -179,6 +183,13 @@ int gpupart_graph_upload(void* context, void* exec) {
     if (set != 0) return set;
     void* stream = stream_in(context);
     return stream != NULL ? g_cu.upload(exec, stream) : -1;
+}
+
+#define CAPTURE_MODE_RELAXED 2 /* CU_STREAM_CAPTURE_MODE_RELAXED */
+
+void gpupart_graph_relax_capture(void) {
+    int mode = CAPTURE_MODE_RELAXED;
+    if (g_cu.exchange_capture_mode != NULL) g_cu.exchange_capture_mode(&mode);
 }
 
 void gpupart_graph_forget_streams(void) { memset(g_streams, 0, sizeof g_streams); }

@@ -36,6 +36,10 @@ void* gpupart_graph_current_context(void);
  * driver's error. Only the re-mask thread calls this. */
 int gpupart_graph_upload(void* context, void* exec);
 
+/* Puts the calling thread's stream-capture mode to relaxed: its calls then never invalidate a capture in
+ * progress on another thread (the re-mask thread, once). */
+void gpupart_graph_relax_capture(void);
+
 /* Contexts are being destroyed: forget the shim's streams in them (the driver destroys them with it). */
 void gpupart_graph_forget_streams(void);
 

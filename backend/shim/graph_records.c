@@ -43,7 +43,8 @@ static void set_unfollowable(struct exec_record* rec, uint32_t why) {
 }
 
 void gpupart_graph_book_adopt(uint64_t generation) {
-    if (generation == BOOK.latest_generation) return;
+    /* Generations only grow; an older one (the slot guard's copy of an older block) changes nothing. */
+    if (generation <= BOOK.latest_generation) return;
     BOOK.latest_generation = generation;
     BOOK.current = 0;
     BOOK.failed_at_latest = 0;
@@ -155,7 +156,10 @@ int gpupart_graph_book_stale(const struct exec_record* rec) {
 struct exec_record* gpupart_graph_book_next_for_thread(void) {
     for (size_t i = 0; i < BOOK.execs.capacity; ++i) {
         struct exec_record* rec = BOOK.execs.values[i];
-        if (BOOK.execs.keys[i] != NULL && rec->context != NULL && gpupart_graph_book_stale(rec) &&
+        /* Not an exec made for device launch: kernels on the application's streams may launch it from the
+         * device at any time, and nothing would order the thread's upload after them. Its host launches
+         * re-mask it instead. */
+        if (BOOK.execs.keys[i] != NULL && rec->context != NULL && !rec->device_launch && gpupart_graph_book_stale(rec) &&
             (rec->unfollowable == FOLLOWED || rec->unfollowable == CONDITIONAL_BODIES || rec->unfollowable == REMASK_REFUSED))
             return rec;
     }

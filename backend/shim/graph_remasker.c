@@ -4,7 +4,7 @@
  * rebuilds the descriptors there; toggled and uploaded beforehand, the replay costs what a steady one
  * does. So the thread does the toggles and the upload as soon as the change is written, and the front end
  * waits (briefly) for it to finish before it says the change is made.
- * It blocks every signal (the application's handlers never run on it), sleeps in a futex wait on the
+ * It blocks every signal but the fault signals (the application's handlers never run on it), sleeps in a futex wait on the
  * slot's control.seq (one wake per change; a 1 s timeout covers a wake that went to no one), and stops
  * calling the driver at exit before the CUDA runtime tears contexts down.
  */
@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "graph_nodes.h"
 #include "registry_seqlock.h"
 #include "shim_graphs.h"
 
@@ -29,6 +30,7 @@
 #define ODD_POLLS_FAST 50        /* a write in progress: checked every 2 ms this often, then every second */
 
 static struct gpupart_slot_file* g_slot;
+static pid_t g_pid; /* the process that started the thread */
 
 int gpupart_graph_remasker_wanted(void) {
     const char* value = getenv(GPUPART_ENV_GRAPH_REMASK);
@@ -59,16 +61,16 @@ static void pass(struct gpupart_slot_file* slot) {
         const int step = gpupart_graphs_remask_ahead(slot);
         if (step == GPUPART_AHEAD_ONE) continue;
         if (step == GPUPART_AHEAD_DONE) return;
-        if (++busy == BUSY_RETRIES) {
-            gpupart_graphs_settle_ahead(slot);
-            return;
-        }
+        /* Given up: the launches re-mask the rest, and gpupart set, finding this change unsettled, says so. */
+        if (++busy == BUSY_RETRIES) return;
         sleep_ns(1000000l);
     }
 }
 
 static void* run(void* argument) {
     struct gpupart_slot_file* slot = argument;
+    /* Its uploads must never break a stream capture another thread of the application has in progress. */
+    gpupart_graph_relax_capture();
     uint32_t handled = 0; /* 0 is never a written seq: the first pass runs at once */
     int odd_polls = 0;
     for (;;) {
@@ -89,13 +91,19 @@ static void* run(void* argument) {
 }
 
 static void stop_at_exit(void) {
+    /* A forked child inherits this handler but not the thread, and its slot is not the parent's. */
+    if (getpid() != g_pid) return;
     gpupart_graphs_stop_ahead();
     gpupart_store64(&g_slot->counters.graph_remasker, 0);
 }
 
 int gpupart_graph_remasker_start(struct gpupart_slot_file* slot) {
+    /* Every signal blocked but those a fault raises: the slot guard must see a SIGBUS from a slot
+     * truncated under the process (a blocked fault signal would kill the whole process instead). */
     sigset_t all, previous;
     sigfillset(&all);
+    const int faults[] = {SIGBUS, SIGSEGV, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; ++i) sigdelset(&all, faults[i]);
     pthread_attr_t attributes;
     if (pthread_attr_init(&attributes) != 0) return -1;
     pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
@@ -110,6 +118,7 @@ int gpupart_graph_remasker_start(struct gpupart_slot_file* slot) {
         return -1;
     }
     g_slot = slot;
+    g_pid = getpid();
     /* Registered now, after the CUDA runtime's own exit handlers: it runs before them (reverse order). */
     atexit(stop_at_exit);
     pthread_setname_np(thread, "gpupart-graphs");

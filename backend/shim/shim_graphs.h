@@ -42,9 +42,6 @@ void gpupart_graphs_on_api(struct gpupart_slot_file* slot, int cbid, const void*
 enum { GPUPART_AHEAD_DONE = 0, GPUPART_AHEAD_ONE = 1, GPUPART_AHEAD_BUSY = 2 };
 int gpupart_graphs_remask_ahead(struct gpupart_slot_file* slot);
 
-/* The thread gives up on this change: the application's launches re-mask the rest; `gpupart set` waits no more. */
-void gpupart_graphs_settle_ahead(struct gpupart_slot_file* slot);
-
 /* At exit: waits out a re-mask in progress; the thread makes no driver call after this returns. */
 void gpupart_graphs_stop_ahead(void);
 

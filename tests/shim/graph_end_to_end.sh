@@ -138,6 +138,21 @@ touch "$work/stopped.go2"
 wait "$pid"; rc=$?
 check "stopped: exits 0" [ "$rc" -eq 0 ]
 
+# Someone truncates the slot of a process whose re-mask thread runs: the slot guard swaps in a private copy
+# when the thread next reads it (the thread leaves fault signals unblocked so the guard sees them), and the
+# process lives on with its mask.
+start truncated "$gpupart" run --tpcs $Q --snapshot builtin:h200 -- "$host" load:"$fake" graph:1 graphlaunch:0 \
+    ready:"$work/truncated.1" wait:"$work/truncated.go1" graphlaunch:0
+pid=$started
+check "truncated: reaches its pause" await "$work/truncated.1" "$pid"
+truncate -s 0 "$(slot_of "$pid")"
+sleep 1.5  # the thread's wait fails on the vanished page and it reads the slot again after a second
+check "truncated: the process still runs" running "$pid"
+touch "$work/truncated.go1"
+wait "$pid"; rc=$?
+check "truncated: exits 0" [ "$rc" -eq 0 ]
+check "truncated: its last replay kept its mask" line_is "$work/truncated.out" 6 "graph 0 launch rebuilt=0 masks=$X"
+
 # A value the shim does not know: one line on stderr, and the default (the thread).
 start odd env GPUPART_GRAPH_REMASK=sometimes "$gpupart" run --tpcs $Q --snapshot builtin:h200 -- "$host" \
     load:"$fake" graph:1 ready:"$work/odd.1" wait:"$work/odd.go1"
@@ -194,12 +209,13 @@ remasks=$(graph_counter "$pid" remasks)
 check "graph shapes: set gpc1 exits 0" [ "$rc" -eq 0 ]
 touch "$work/shapes.go1"
 check "graph shapes: reach their second pause" await "$work/shapes.2" "$pid"
-# The thread re-masked and uploaded all four before the set returned: their replays build nothing.
+# The thread re-masked and uploaded three before the set returned: their replays build nothing. The exec
+# made for device launch it leaves to its host launch (the device may launch it at any time).
 check "graph shapes: destroyed graph's exec follows" line_is "$out" 14 "graph 0 launch rebuilt=0 masks=$Y,$Y"
 check "graph shapes: child graph's kernel follows" line_is "$out" 15 "graph 1 launch rebuilt=0 masks=$Y,$Y"
 check "graph shapes: conditional body keeps 0-3, its sibling follows" line_is "$out" 16 \
     "graph 2 launch rebuilt=0 masks=$Y,$X"
-check "graph shapes: device-launch exec follows" line_is "$out" 17 "graph 3 launch rebuilt=0 masks=$Y"
+check "graph shapes: device-launch exec follows at its host launch" line_is "$out" 17 "graph 3 launch rebuilt=1 masks=$Y"
 check "graph shapes: three current" graph_is "$pid" current 3
 check "graph shapes: still one unfollowable" graph_is "$pid" unfollowable 1
 check "graph shapes: three re-masked for the change" graph_is "$pid" remasks $((remasks + 3))
