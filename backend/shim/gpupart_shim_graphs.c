@@ -62,6 +62,7 @@ static const int kContextCalls[] = {11, 322, 387, 389, 544, 545, 744};
 #define RECORD_SITE 84
 #define SITE_ENTER 0u
 #define SITE_EXIT 1u
+#define INSTANTIATE_FLAG_UPLOAD 2ull /* CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD: uploaded inside the call */
 #define DRAIN_WAIT_NS 2000000ll /* how long the thread waits for the application's graph calls to leave */
 
 enum call_kind { CALL_OTHER, CALL_LAUNCH, CALL_EXEC, CALL_INSTANTIATE, CALL_EXEC_DESTROY, CALL_GRAPH_DESTROY, CALL_CONTEXT };
@@ -77,6 +78,7 @@ static uint32_t g_ahead;                       /* the thread may run: callbacks,
 static uint32_t g_remasker_started, g_stopping;
 static __thread int t_in_shim;
 static __thread uint32_t t_counted;            /* this thread's graph calls counted in g_inflight */
+static __thread uint64_t t_instantiate_seen;   /* the control generation at this thread's instantiation's enter */
 
 static void begin_counted(void) {
     __atomic_add_fetch(&g_inflight, 1u, __ATOMIC_SEQ_CST);
@@ -108,7 +110,9 @@ static void on_instantiated(struct gpupart_slot_file* slot, int cbid, void* cons
         flags = *(const uint64_t*)params[2]; /* CUDA_GRAPH_INSTANTIATE_PARAMS starts with its flags */
     struct gpupart_control control; /* the mask its upload will get: not an older one the follower last saw */
     if (gpupart_control_read(&slot->control, &control, 4) == 0) gpupart_graph_book_adopt(control.current.generation);
-    if (gpupart_graph_book_instantiated(slot, *exec_out, graph, flags) && g_ahead && !g_remasker_started)
+    /* Uploaded inside the instantiation: it carries the mask of then, which a change since has made stale. */
+    const uint64_t dated = (flags & INSTANTIATE_FLAG_UPLOAD) != 0 ? t_instantiate_seen : BOOK.latest_generation;
+    if (gpupart_graph_book_instantiated(slot, *exec_out, graph, flags, dated) && g_ahead && !g_remasker_started)
         g_remasker_started = gpupart_graph_remasker_start(slot) == 0;
 }
 
@@ -228,6 +232,10 @@ void gpupart_graphs_on_api(struct gpupart_slot_file* slot, int cbid, const void*
         end_counted();
     } else if (kind == CALL_EXEC || (kind == CALL_INSTANTIATE && site == SITE_ENTER)) {
         if (site != SITE_ENTER) return;
+        if (kind == CALL_INSTANTIATE) { /* the generation an upload inside it would carry (0: unknown, stale) */
+            struct gpupart_control seen;
+            t_instantiate_seen = gpupart_control_read(&slot->control, &seen, 4) == 0 ? seen.current.generation : 0;
+        }
         begin_counted();
         if (!__atomic_load_n(&g_remasking, __ATOMIC_SEQ_CST)) return;
         end_counted(); /* the thread is in the driver on an exec: wait for it */

@@ -64,7 +64,7 @@ static void drop_exec(struct exec_record* rec) {
     free(graph_rec);
 }
 
-int gpupart_graph_book_instantiated(struct gpupart_slot_file* slot, void* exec, void* graph, uint64_t flags) {
+int gpupart_graph_book_instantiated(struct gpupart_slot_file* slot, void* exec, void* graph, uint64_t flags, uint64_t dated) {
     /* An exec the shim still knows at this address was destroyed unseen: forget it first, so that the graph
      * record looked up next is not one that forgetting it frees. */
     struct exec_record* previous = gpupart_table_remove(&BOOK.execs, exec);
@@ -86,13 +86,16 @@ int gpupart_graph_book_instantiated(struct gpupart_slot_file* slot, void* exec, 
     rec->exec = exec;
     rec->graph = graph;
     rec->context = gpupart_graph_current_context();
-    rec->generation = BOOK.latest_generation; /* its upload is still to come; a newer mask then gets it anyway */
+    rec->generation = dated; /* the newest when its upload is still to come: a newer mask then gets it anyway */
     rec->device_launch = (flags & INSTANTIATE_FLAG_DEVICE_LAUNCH) != 0;
     size_t capacity = 0;
     rec->unfollowable = gpupart_graph_collect(graph, &rec->nodes, &rec->node_count, &capacity);
     if (rec->unfollowable != FOLLOWED) ++BOOK.unfollowable;
     if (rec->device_launch) ++BOOK.device_launch;
-    ++BOOK.current; /* dated with the newest generation: counted before anything may forget it */
+    if (dated == BOOK.latest_generation) ++BOOK.current; /* counted before anything may forget it */
+    /* Stale from birth (a change came while it was being instantiated and uploaded): its launches must take
+     * the slow path again, which re-masks it, even if nothing else is stale. */
+    else __atomic_store_n(&BOOK.synced_seq, 1u, __ATOMIC_RELAXED);
     if (gpupart_table_put(&BOOK.execs, rec->exec, rec) != 0) {
         rec->graph = NULL; /* its graph record does not count it */
         forget_exec(rec);

@@ -46,8 +46,9 @@ void gpupart_graph_book_publish(struct gpupart_slot_file* slot);
 void gpupart_graph_book_adopt(uint64_t generation);
 
 /* A new exec of `graph`, instantiated with `flags` (CUgraphInstantiate_flags) in the calling thread's
- * context. 1 when it is recorded, 0 when it is not (out of memory: counted as an error). */
-int gpupart_graph_book_instantiated(struct gpupart_slot_file* slot, void* exec, void* graph, uint64_t flags);
+ * context, whose descriptors carry (or get at their upload) the mask of control generation `dated`. 1 when
+ * it is recorded, 0 when it is not (out of memory: counted as an error). */
+int gpupart_graph_book_instantiated(struct gpupart_slot_file* slot, void* exec, void* graph, uint64_t flags, uint64_t dated);
 
 /* The application destroys an exec; a graph (its argument may be replaced by a stand-in of the shim's). */
 void gpupart_graph_book_exec_destroyed(void* exec);
