@@ -224,18 +224,21 @@ void gpupart_graphs_on_api(struct gpupart_slot_file* slot, int cbid, const void*
             /* A replay is a launch for "last launch": a process that only replays graphs is not idle. */
             gpupart_store64(&slot->counters.last_launch_realtime_ns, gpupart_coarse_realtime_ns());
         }
-        /* The launch path while nothing changed: no lock, no record field beyond those. */
-        begin_counted();
+        /* The launch path while nothing changed: no lock, no record field beyond those; counted in for the
+         * re-mask thread only where one may run. */
+        const int ahead = (int)__atomic_load_n(&g_ahead, __ATOMIC_RELAXED);
+        if (ahead) begin_counted();
         if (__atomic_load_n(&slot->control.seq, __ATOMIC_SEQ_CST) == __atomic_load_n(&BOOK.synced_seq, __ATOMIC_ACQUIRE) &&
             !__atomic_load_n(&g_remasking, __ATOMIC_SEQ_CST))
             return;
-        end_counted();
+        if (ahead) end_counted();
     } else if (kind == CALL_EXEC || (kind == CALL_INSTANTIATE && site == SITE_ENTER)) {
         if (site != SITE_ENTER) return;
         if (kind == CALL_INSTANTIATE) { /* the generation an upload inside it would carry (0: unknown, stale) */
             struct gpupart_control seen;
             t_instantiate_seen = gpupart_control_read(&slot->control, &seen, 4) == 0 ? seen.current.generation : 0;
         }
+        if (!__atomic_load_n(&g_ahead, __ATOMIC_RELAXED)) return; /* no thread to keep out */
         begin_counted();
         if (!__atomic_load_n(&g_remasking, __ATOMIC_SEQ_CST)) return;
         end_counted(); /* the thread is in the driver on an exec: wait for it */
@@ -268,7 +271,8 @@ void gpupart_graphs_on_api(struct gpupart_slot_file* slot, int cbid, const void*
     pthread_mutex_lock(&BOOK.lock);
     if (kind == CALL_LAUNCH) {
         on_launch_slow(slot, params[0]);
-        begin_counted(); /* under the lock: the thread cannot be in the driver now, and waits for this call */
+        /* Under the lock: the thread cannot be in the driver now, and waits for this call. */
+        if (__atomic_load_n(&g_ahead, __ATOMIC_RELAXED)) begin_counted();
     } else if (instantiate) {
         on_instantiated(slot, cbid, params);
     } else if (kind == CALL_EXEC_DESTROY) {
@@ -294,27 +298,34 @@ static int enable_all(gpupart_enable_fn enable, uint32_t handle, const int* cbid
     return 0;
 }
 
+/* The calls the re-mask thread needs to see, enabled; 0, or -1 (none left enabled) after one line on stderr. */
+static int enable_ahead(gpupart_enable_fn enable, uint32_t handle) {
+    int refused = 0;
+    if (enable_all(enable, handle, kExecCalls, sizeof kExecCalls / sizeof kExecCalls[0], &refused) == 0) {
+        if (enable_all(enable, handle, kContextCalls, sizeof kContextCalls / sizeof kContextCalls[0], &refused) == 0) return 0;
+        for (size_t k = 0; k < sizeof kExecCalls / sizeof kExecCalls[0]; ++k) enable(0, handle, GPUPART_DOMAIN_DRIVER_API, kExecCalls[k]);
+    }
+    fprintf(stderr, "gpupart-shim: CUDA refused the callback %d: CUDA graphs are re-masked at their first launch after a "
+            "change, not ahead of it\n", refused);
+    return -1;
+}
+
 void gpupart_graphs_setup(void* libcuda, uint32_t handle, gpupart_enable_fn enable, struct gpupart_slot_file* slot) {
     int refused = 0;
     if (gpupart_graph_nodes_resolve(libcuda) != 0) {
         gpupart_store64(&slot->counters.graph_tracking, GPUPART_GRAPHS_UNAVAILABLE);
         return;
     }
+    /* Decided before any graph callback is on: a graph call counts itself for the thread from the first. */
+    const int ahead = gpupart_graph_remasker_wanted() && gpupart_graph_can_upload() && enable_ahead(enable, handle) == 0;
+    __atomic_store_n(&g_ahead, (uint32_t)ahead, __ATOMIC_RELEASE);
     if (enable_all(enable, handle, kFollowedCallbacks, sizeof kFollowedCallbacks / sizeof kFollowedCallbacks[0], &refused) != 0) {
         fprintf(stderr, "gpupart-shim: CUDA refused the graph-call callback %d: CUDA graphs keep the mask of their upload\n", refused);
+        __atomic_store_n(&g_ahead, 0u, __ATOMIC_RELEASE); /* no exec is ever recorded: no thread starts */
         gpupart_store64(&slot->counters.graph_tracking, GPUPART_GRAPHS_UNAVAILABLE);
         return;
     }
     gpupart_store64(&slot->counters.graph_tracking, GPUPART_GRAPHS_FOLLOWED);
-    if (!gpupart_graph_remasker_wanted() || !gpupart_graph_can_upload()) return;
-    if (enable_all(enable, handle, kExecCalls, sizeof kExecCalls / sizeof kExecCalls[0], &refused) != 0 ||
-        enable_all(enable, handle, kContextCalls, sizeof kContextCalls / sizeof kContextCalls[0], &refused) != 0) {
-        for (size_t k = 0; k < sizeof kExecCalls / sizeof kExecCalls[0]; ++k) enable(0, handle, GPUPART_DOMAIN_DRIVER_API, kExecCalls[k]);
-        fprintf(stderr, "gpupart-shim: CUDA refused the callback %d: CUDA graphs are re-masked at their first launch after a "
-                "change, not ahead of it\n", refused);
-        return;
-    }
-    __atomic_store_n(&g_ahead, 1u, __ATOMIC_RELEASE);
 }
 
 void gpupart_graphs_after_fork(void) {

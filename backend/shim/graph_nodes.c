@@ -52,15 +52,13 @@ static struct {
     void* stream;
 } g_streams[MAX_CONTEXTS];
 
-static void* resolve(void* libcuda, const char* name) { return dlsym(libcuda, name); }
-
 int gpupart_graph_nodes_resolve(void* libcuda) {
     static const char* const required[] = {"cuGraphGetNodes", "cuGraphNodeGetType", "cuGraphChildGraphNodeGetGraph",
                                            "cuGraphNodeGetEnabled", "cuGraphNodeSetEnabled", "cuGraphCreate",
                                            "cuGraphDestroy"};
     void* found[7];
     for (int i = 0; i < 7; ++i) {
-        found[i] = resolve(libcuda, required[i]);
+        found[i] = dlsym(libcuda, required[i]);
         if (found[i] == NULL) {
             fprintf(stderr, "gpupart-shim: this CUDA driver has no %s: CUDA graphs keep the mask of their upload\n", required[i]);
             return -1;
@@ -74,17 +72,17 @@ int gpupart_graph_nodes_resolve(void* libcuda) {
     memcpy(&g_cu.graph_create, &found[5], sizeof(void*));
     memcpy(&g_cu.graph_destroy, &found[6], sizeof(void*));
     /* Optional: the thread that re-masks execs ahead of their replay needs these four. */
-    void* upload = resolve(libcuda, "cuGraphUpload");
-    void* ctx_get = resolve(libcuda, "cuCtxGetCurrent");
-    void* ctx_set = resolve(libcuda, "cuCtxSetCurrent");
-    void* stream_create = resolve(libcuda, "cuStreamCreate");
+    void* upload = dlsym(libcuda, "cuGraphUpload");
+    void* ctx_get = dlsym(libcuda, "cuCtxGetCurrent");
+    void* ctx_set = dlsym(libcuda, "cuCtxSetCurrent");
+    void* stream_create = dlsym(libcuda, "cuStreamCreate");
     if (upload != NULL && ctx_get != NULL && ctx_set != NULL && stream_create != NULL) {
         memcpy(&g_cu.upload, &upload, sizeof(void*));
         memcpy(&g_cu.ctx_get, &ctx_get, sizeof(void*));
         memcpy(&g_cu.ctx_set, &ctx_set, sizeof(void*));
         memcpy(&g_cu.stream_create, &stream_create, sizeof(void*));
     }
-    void* exchange = resolve(libcuda, "cuThreadExchangeStreamCaptureMode");
+    void* exchange = dlsym(libcuda, "cuThreadExchangeStreamCaptureMode");
     if (exchange != NULL) memcpy(&g_cu.exchange_capture_mode, &exchange, sizeof(void*));
     return 0;
 }

@@ -43,7 +43,7 @@ void gpupart_graph_relax_capture(void);
 /* Contexts are being destroyed: forget the shim's streams in them (the driver destroys them with it). */
 void gpupart_graph_forget_streams(void);
 
-/* Single-use CUgraph for the application's cuGraphDestroy when its execs must keep their graph alive;
+/* An empty graph of the shim's, handed to the application's cuGraphDestroy when its execs must keep their graph alive;
  * 0 when made. And the real destroy of a graph the shim kept. */
 int gpupart_graph_create_stand_in(void** graph);
 int gpupart_graph_destroy(void* graph);
